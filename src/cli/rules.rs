@@ -1,0 +1,158 @@
+//! `arena perft` and `arena show`: the rules layer from the command line.
+
+use std::{
+    io::{self, Write},
+    time::Instant,
+};
+
+use anyhow::{Context, Result, bail};
+use arena::{
+    game::{Game, GameSpec, perft_divide},
+    with_game,
+};
+use clap::Args;
+
+/// Where a position comes from: the start, a FEN / board, and moves played from there.
+#[derive(Args, Debug, Clone, Default)]
+pub struct PositionArgs {
+    /// Start from this position: an Ataxx FEN (`x5o/7/7/7/7/7/o5x x 0 1`) or an m,n,k
+    /// board (rows from the top separated by '/', `x` `o` `.` or a count of empty cells).
+    #[arg(long, value_name = "FEN", allow_hyphen_values = true)]
+    pub fen: Option<String>,
+    /// Then play these moves: `h8g7f6` or `7,7 6,6` (m,n,k), `b2 a1a3 0000` (Ataxx).
+    #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
+    pub moves: Option<String>,
+}
+
+impl PositionArgs {
+    /// Builds the position, naming the bad part of the input on error.
+    pub fn position<G: Game>(&self, config: &G::Config) -> Result<G> {
+        let mut pos = match &self.fen {
+            Some(fen) => G::from_text(config, fen).context("--fen")?,
+            None => G::new(config),
+        };
+        if let Some(moves) = &self.moves {
+            pos.play_move_list(moves).context("--moves")?;
+        }
+        Ok(pos)
+    }
+}
+
+/// Count the leaves of the legal move tree (checks move generation; measures speed).
+#[derive(Args, Debug)]
+#[command(after_help = "Example: arena perft ataxx 6   (prints 141865520)")]
+pub struct PerftArgs {
+    /// The game: tictactoe, gomoku, gomoku-exact, ataxx, mnk:W,H,K[,exact].
+    #[arg(value_parser = parse_game)]
+    game: GameSpec,
+    /// Depth in plies (a pass is a ply).
+    depth: u32,
+    #[command(flatten)]
+    position: PositionArgs,
+    /// Print the count below each root move.
+    #[arg(long)]
+    divide: bool,
+}
+
+/// Print a position as a board diagram.
+#[derive(Args, Debug)]
+#[command(after_help = "Example: arena show gomoku --moves h8i9h9")]
+pub struct ShowArgs {
+    /// The game: tictactoe, gomoku, gomoku-exact, ataxx, mnk:W,H,K[,exact].
+    #[arg(value_parser = parse_game)]
+    game: GameSpec,
+    #[command(flatten)]
+    position: PositionArgs,
+}
+
+/// clap value parser for game names.
+pub fn parse_game(s: &str) -> Result<GameSpec, String> {
+    s.parse()
+}
+
+/// Deepest perft we accept: far beyond what finishes in a lifetime on any board.
+const MAX_PERFT_DEPTH: u32 = 64;
+
+pub fn perft(args: PerftArgs) -> Result<()> {
+    with_game!(args.game, |G, cfg| perft_game::<G>(&args, &cfg))
+}
+
+fn perft_game<G: Game>(args: &PerftArgs, config: &G::Config) -> Result<()> {
+    let mut pos: G = args.position.position(config)?;
+    let depth = args.depth;
+    if depth > MAX_PERFT_DEPTH {
+        bail!("depth {depth} is too large: the limit is {MAX_PERFT_DEPTH}");
+    }
+    if let Some(max) = max_depth(&pos)
+        && depth > max
+    {
+        bail!("depth {depth} is too large for this board: only {max} empty cells are left");
+    }
+    let mut out = io::stdout().lock();
+    let start = Instant::now();
+    let total = if args.divide {
+        let mut total = 0;
+        for (mv, n) in perft_divide(&mut pos, depth) {
+            writeln!(out, "{} {n}", pos.format_move(mv))?;
+            total += n;
+        }
+        writeln!(out)?;
+        total
+    } else {
+        pos.perft(depth)
+    };
+    let secs = start.elapsed().as_secs_f64();
+    writeln!(out, "{total}")?;
+    writeln!(
+        out,
+        "perft({depth}) of {} in {:.3} s: {}",
+        describe(&pos),
+        secs,
+        rate(total as f64 / secs.max(1e-9), "leaves/s")
+    )?;
+    Ok(())
+}
+
+/// For m,n,k-games a perft deeper than the number of empty cells is a mistake.
+fn max_depth<G: Game>(pos: &G) -> Option<u32> {
+    let any: &dyn std::any::Any = pos;
+    any.downcast_ref::<arena::game::Mnk>()
+        .map(|m| (m.mnk().cells() - m.stones()) as u32)
+}
+
+fn describe<G: Game>(pos: &G) -> String {
+    let text = pos.to_text();
+    if text.is_empty() {
+        "the empty board".to_string()
+    } else {
+        format!("'{text}'")
+    }
+}
+
+/// `1.23 G leaves/s`-style rate.
+pub fn rate(per_second: f64, unit: &str) -> String {
+    let (v, prefix) = if per_second >= 1e9 {
+        (per_second / 1e9, "G")
+    } else if per_second >= 1e6 {
+        (per_second / 1e6, "M")
+    } else if per_second >= 1e3 {
+        (per_second / 1e3, "k")
+    } else {
+        (per_second, "")
+    };
+    format!("{v:.2} {prefix}{unit}")
+}
+
+pub fn show(args: ShowArgs) -> Result<()> {
+    with_game!(args.game, |G, cfg| show_game::<G>(&args, &cfg))
+}
+
+fn show_game<G: Game>(args: &ShowArgs, config: &G::Config) -> Result<()> {
+    let pos: G = args.position.position(config)?;
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    let mut out = io::stdout().lock();
+    write!(out, "{}", pos.diagram())?;
+    writeln!(out, "{} legal moves; hash {:016x}", moves.len(), pos.hash())?;
+    Ok(())
+}

@@ -1,0 +1,172 @@
+//! Game names as users write them (`gomoku`, `mnk:9,9,5,exact`, `ataxx`) and the
+//! [`with_game!`](crate::with_game) macro that turns one into a concrete [`Game`] type.
+
+use std::{fmt, str::FromStr};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{MnkConfig, MnkRule};
+
+/// A game variant chosen by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameSpec {
+    /// An m,n,k-game (tic-tac-toe and gomoku are presets).
+    Mnk(MnkConfig),
+    /// Ataxx on 7×7.
+    Ataxx,
+}
+
+/// Every name [`GameSpec::from_str`] accepts, for help texts.
+pub const GAME_NAMES: &str =
+    "tictactoe, gomoku, gomoku-exact, ataxx, or mnk:WIDTH,HEIGHT,K[,exact|,freestyle]";
+
+impl GameSpec {
+    /// The family: `mnk` or `ataxx` (tables and engines are per family).
+    pub fn family(&self) -> &'static str {
+        match self {
+            GameSpec::Mnk(_) => "mnk",
+            GameSpec::Ataxx => "ataxx",
+        }
+    }
+}
+
+impl FromStr for GameSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<GameSpec, String> {
+        let name = s.trim().to_ascii_lowercase();
+        match name.as_str() {
+            "tictactoe" | "tic-tac-toe" => return Ok(GameSpec::Mnk(MnkConfig::tictactoe())),
+            "gomoku" | "gomoku-freestyle" => return Ok(GameSpec::Mnk(MnkConfig::gomoku())),
+            "gomoku-exact" | "gomoku-standard" => {
+                return Ok(GameSpec::Mnk(MnkConfig::gomoku_exact()));
+            }
+            "ataxx" => return Ok(GameSpec::Ataxx),
+            _ => {}
+        }
+        let Some(rest) = name.strip_prefix("mnk:") else {
+            return Err(format!("unknown game '{s}': expected {GAME_NAMES}"));
+        };
+        let parts: Vec<&str> = rest.split(',').map(str::trim).collect();
+        let bad = || format!("bad game '{s}': expected mnk:WIDTH,HEIGHT,K[,exact|,freestyle]");
+        if !(3..=4).contains(&parts.len()) {
+            return Err(bad());
+        }
+        let num = |t: &str| -> Result<u32, String> {
+            t.parse()
+                .map_err(|_| format!("bad game '{s}': '{t}' is not a number"))
+        };
+        let rule = match parts.get(3) {
+            None | Some(&"freestyle") => MnkRule::Freestyle,
+            Some(&"exact") => MnkRule::Exact,
+            Some(other) => {
+                return Err(format!(
+                    "bad game '{s}': rule '{other}' is not 'exact' or 'freestyle'"
+                ));
+            }
+        };
+        MnkConfig::new(num(parts[0])?, num(parts[1])?, num(parts[2])?, rule)
+            .map(GameSpec::Mnk)
+            .map_err(|e| format!("bad game '{s}': {e}"))
+    }
+}
+
+impl fmt::Display for GameSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GameSpec::Ataxx => f.write_str("ataxx"),
+            GameSpec::Mnk(c) if *c == MnkConfig::tictactoe() => f.write_str("tictactoe"),
+            GameSpec::Mnk(c) if *c == MnkConfig::gomoku() => f.write_str("gomoku"),
+            GameSpec::Mnk(c) if *c == MnkConfig::gomoku_exact() => f.write_str("gomoku-exact"),
+            GameSpec::Mnk(c) => {
+                write!(f, "mnk:{},{},{}", c.width(), c.height(), c.k())?;
+                if c.rule() == MnkRule::Exact {
+                    f.write_str(",exact")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Serialize for GameSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for GameSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<GameSpec, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Runs `$body` with `$G` bound to the concrete game type of `$spec` and `$cfg` to its
+/// rules config, so generic code can be called from a runtime game choice:
+///
+/// ```
+/// use arena::{game::{Game, GameSpec}, with_game};
+/// let spec: GameSpec = "tictactoe".parse().unwrap();
+/// let n = with_game!(spec, |G, cfg| G::new(&cfg).perft(2));
+/// assert_eq!(n, 72);
+/// ```
+#[macro_export]
+macro_rules! with_game {
+    ($spec:expr, |$G:ident, $cfg:ident| $body:expr) => {
+        match $spec {
+            $crate::game::GameSpec::Mnk(config) => {
+                #[allow(non_camel_case_types, unused)]
+                type $G = $crate::game::Mnk;
+                #[allow(unused_variables)]
+                let $cfg = config;
+                $body
+            }
+            $crate::game::GameSpec::Ataxx => {
+                #[allow(non_camel_case_types, unused)]
+                type $G = $crate::game::Ataxx;
+                #[allow(unused_variables)]
+                let $cfg = ();
+                $body
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for name in [
+            "tictactoe",
+            "gomoku",
+            "gomoku-exact",
+            "ataxx",
+            "mnk:4,4,3",
+            "mnk:20,20,5,exact",
+        ] {
+            let spec: GameSpec = name.parse().unwrap();
+            assert_eq!(spec.to_string(), name);
+        }
+        assert_eq!(
+            "mnk:3,3,3".parse::<GameSpec>().unwrap().to_string(),
+            "tictactoe"
+        );
+    }
+
+    #[test]
+    fn bad_names_say_what_is_wrong() {
+        let e = "chess".parse::<GameSpec>().unwrap_err();
+        assert!(e.contains("unknown game 'chess'"), "{e}");
+        let e = "mnk:21,15,5".parse::<GameSpec>().unwrap_err();
+        assert!(e.contains("21x15"), "{e}");
+        let e = "mnk:15,15,7".parse::<GameSpec>().unwrap_err();
+        assert!(e.contains("k = 7"), "{e}");
+        let e = "mnk:15,x,5".parse::<GameSpec>().unwrap_err();
+        assert!(e.contains("'x' is not a number"), "{e}");
+        let e = "mnk:15,15,5,renju".parse::<GameSpec>().unwrap_err();
+        assert!(e.contains("renju"), "{e}");
+    }
+}

@@ -1,0 +1,9 @@
+//! arena: seeded engine-vs-engine tournaments, ratings, tuning and reports for m,n,k-games
+//! (tic-tac-toe, gomoku) and Ataxx, with the engines running in-process.
+//!
+//! The layers, each using only those listed before it (see `DESIGN.md`):
+//! [`game`] (rules).
+
+#![warn(missing_docs)]
+
+pub mod game;

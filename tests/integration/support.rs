@@ -1,0 +1,54 @@
+//! Helpers shared by the integration tests.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+/// The `arena` binary built by cargo for this test run.
+pub fn arena() -> Command {
+    Command::cargo_bin("arena").expect("cargo builds the arena binary for integration tests")
+}
+
+/// A path under `tests/data/`.
+pub fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// Runs arena with `args`, expects success, returns stdout.
+pub fn run_ok(args: &[&str]) -> String {
+    let out = arena().args(args).output().expect("arena runs");
+    assert!(
+        out.status.success(),
+        "arena {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("arena prints UTF-8")
+}
+
+/// Runs arena with `args`, expects exit code 2 and a one-line error; returns it.
+pub fn run_bad_input(args: &[&str]) -> String {
+    let out = arena().args(args).output().expect("arena runs");
+    let stderr = String::from_utf8(out.stderr).expect("arena prints UTF-8");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "arena {args:?} should exit 2, stderr: {stderr}"
+    );
+    assert!(
+        !stderr.contains("panicked"),
+        "arena {args:?} panicked: {stderr}"
+    );
+    // clap adds its usual "For more information, try '--help'." to usage errors.
+    let lines = stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("For more information"))
+        .count();
+    assert_eq!(
+        lines,
+        1,
+        "arena {args:?}: the error is one line: {stderr}"
+    );
+    stderr
+}
