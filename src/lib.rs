@@ -6,4 +6,8 @@
 
 #![warn(missing_docs)]
 
+pub mod config;
+pub mod engine;
+pub mod eval;
 pub mod game;
+pub mod search;

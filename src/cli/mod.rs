@@ -1,6 +1,7 @@
 //! Argument parsing (clap) and dispatch to the library. Commands print; the library
 //! returns values and errors.
 
+mod engine;
 mod rules;
 
 use std::{io, process::ExitCode};
@@ -30,6 +31,9 @@ struct Cli {
 enum Command {
     Perft(rules::PerftArgs),
     Show(rules::ShowArgs),
+    #[command(alias = "analyze")]
+    Analyse(engine::AnalyseArgs),
+    Bench(engine::BenchArgs),
 }
 
 /// Runs the command line and maps errors to a message and an exit code.
@@ -38,6 +42,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => rules::perft(args),
         Command::Show(args) => rules::show(args),
+        Command::Analyse(args) => engine::analyse(args),
+        Command::Bench(args) => engine::bench(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -483,6 +483,21 @@ impl Game for Ataxx {
         }
     }
 
+    /// Singles by destination (0..49), jumps by source and destination (49..2450), the
+    /// pass last (2450).
+    #[inline]
+    fn move_index(&self, mv: AtaxxMove) -> usize {
+        match mv {
+            AtaxxMove::Single(t) => usize::from(t),
+            AtaxxMove::Jump(f, t) => 49 + usize::from(f) * 49 + usize::from(t),
+            AtaxxMove::Pass => 49 + 49 * 49,
+        }
+    }
+
+    fn move_index_bound(&self) -> usize {
+        49 + 49 * 49 + 1
+    }
+
     fn is_legal(&self, mv: AtaxxMove) -> bool {
         if self.is_over() {
             return false;

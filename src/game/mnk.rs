@@ -407,6 +407,15 @@ impl Game for Mnk {
         );
     }
 
+    #[inline]
+    fn move_index(&self, mv: MnkMove) -> usize {
+        mv.cell()
+    }
+
+    fn move_index_bound(&self) -> usize {
+        self.config.cells()
+    }
+
     fn is_legal(&self, mv: MnkMove) -> bool {
         !self.won && mv.cell() < self.config.cells() && self.cells[mv.cell()] == EMPTY
     }

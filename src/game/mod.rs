@@ -203,6 +203,13 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     /// A forced pass is a move. Allocates only if `moves` has too little capacity.
     fn legal_moves(&self, moves: &mut Vec<Self::Move>);
 
+    /// A dense index of a move, below [`Game::move_index_bound`], for per-move tables
+    /// (history heuristics): the cell for m,n,k, the destination (and source) for Ataxx.
+    fn move_index(&self, mv: Self::Move) -> usize;
+
+    /// One more than the largest [`Game::move_index`] in this variant.
+    fn move_index_bound(&self) -> usize;
+
     /// Whether `mv` is legal here (the game is not over and the move follows the rules).
     fn is_legal(&self, mv: Self::Move) -> bool;
 

@@ -1,0 +1,196 @@
+//! `arena analyse` and `arena bench`: one engine from the command line.
+
+use std::{
+    io::{self, Write},
+    path::PathBuf,
+    time::Duration,
+};
+
+use anyhow::{Context, Result, bail};
+use arena::{
+    config,
+    engine::{Engine, EngineConfig, EngineGame, bench, builtin},
+    game::Game,
+    search::{Limits, score},
+    with_game,
+};
+use clap::Args;
+
+use super::rules::{PositionArgs, rate};
+
+/// Search one position and print each iteration, like a UCI engine's info lines.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Example: arena analyse configs/engines/gomoku-seed003-threat.toml \
+                        --moves h8i9h9 --depth 5"
+)]
+pub struct AnalyseArgs {
+    /// The engine config (TOML).
+    engine: PathBuf,
+    #[command(flatten)]
+    position: PositionArgs,
+    /// Search to this depth (overrides the config's limits).
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Stop after this many nodes (overrides the config's limits).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Stop after this many milliseconds (overrides the config's limits).
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Set a named parameter first, e.g. --set search.top_k=5 --set table.defence=2
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+}
+
+/// Search fixed positions to a fixed depth: total nodes (a fingerprint of the engine's
+/// behaviour) and speed.
+#[derive(Args, Debug)]
+#[command(after_help = "Without an engine config, benches the built-in engines of each game.")]
+pub struct BenchArgs {
+    /// An engine config (TOML); default: the built-in engines.
+    engine: Option<PathBuf>,
+    /// Depth (default: 5 for gomoku and Ataxx, 9 for small boards).
+    #[arg(long)]
+    depth: Option<u32>,
+}
+
+/// Loads an engine config and applies `--set` assignments.
+pub fn load_engine(path: &std::path::Path, set: &[String]) -> Result<EngineConfig> {
+    let mut engine = EngineConfig::load(path)?;
+    for assignment in set {
+        let (name, value) = config::parse_assignment(assignment)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("--set {assignment}"))?;
+        engine
+            .set(&name, value)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("--set {assignment}"))?;
+    }
+    Ok(engine)
+}
+
+pub fn analyse(args: AnalyseArgs) -> Result<()> {
+    let engine = load_engine(&args.engine, &args.set)?;
+    with_game!(engine.game, |G, game| analyse_game::<G>(
+        &args, &engine, &game
+    ))
+}
+
+fn analyse_game<G: EngineGame>(
+    args: &AnalyseArgs,
+    config: &EngineConfig,
+    game: &G::Config,
+) -> Result<()> {
+    let pos: G = args.position.position(game)?;
+    if pos.outcome().is_some() {
+        bail!("the game is over in this position: nothing to analyse");
+    }
+    let mut limits = config.search.limits();
+    if args.depth.is_some() || args.nodes.is_some() || args.movetime.is_some() {
+        limits = Limits {
+            depth: args.depth,
+            nodes: args.nodes,
+            movetime: args.movetime.map(Duration::from_millis),
+        };
+    }
+    let mut engine = Engine::<G>::new(config, game).map_err(anyhow::Error::msg)?;
+    engine.searcher().new_game(0);
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "{} ({}) on {}",
+        config.name,
+        config.summary(),
+        if pos.to_text().is_empty() {
+            "the empty board".to_string()
+        } else {
+            pos.to_text()
+        }
+    )?;
+    let mut write_error = None;
+    let result = engine.search(&pos, limits, |it| {
+        let secs = it.time.as_secs_f64();
+        let pv: Vec<String> = it.pv.iter().map(|&m| pos_format(&pos, m)).collect();
+        let line = format!(
+            "depth {:>2}  score {:<12} nodes {:>10}  nps {:>10}  time {:>8.1} ms  pv {}",
+            it.depth,
+            score::describe(it.score),
+            it.nodes,
+            rate(it.nodes as f64 / secs.max(1e-9), ""),
+            secs * 1e3,
+            pv.join(" ")
+        );
+        if let Err(e) = writeln!(out, "{line}") {
+            write_error.get_or_insert(e);
+        }
+    });
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    let best = result
+        .best
+        .map_or("(none)".to_string(), |m| pos.format_move(m));
+    writeln!(
+        out,
+        "bestmove {best}  (depth {}, {} nodes, {:.1} ms)",
+        result.depth,
+        result.nodes,
+        result.time.as_secs_f64() * 1e3
+    )?;
+    Ok(())
+}
+
+fn pos_format<G: Game>(pos: &G, mv: G::Move) -> String {
+    pos.format_move(mv)
+}
+
+pub fn bench(args: BenchArgs) -> Result<()> {
+    let engines = match &args.engine {
+        Some(path) => vec![EngineConfig::load(path)?],
+        None => ["gomoku-seed003-threat", "ataxx-rich", "tictactoe-perfect"]
+            .iter()
+            .map(|name| builtin::engine(name))
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    let mut out = io::stdout().lock();
+    let mut total_nodes = 0;
+    let mut total_secs = 0.0;
+    for engine in &engines {
+        let report = bench::run(engine, args.depth).map_err(anyhow::Error::msg)?;
+        writeln!(
+            out,
+            "{} ({}), depth {}",
+            engine.name, engine.game, report.depth
+        )?;
+        for line in &report.lines {
+            writeln!(
+                out,
+                "  {:<32} best {:<6} {:<12} nodes {:>10}  {:>8.1} ms",
+                line.position,
+                line.best,
+                score::describe(line.score),
+                line.nodes,
+                line.time.as_secs_f64() * 1e3
+            )?;
+        }
+        let secs = report.time.as_secs_f64();
+        writeln!(
+            out,
+            "  {} nodes  {:.3} s  {}",
+            report.nodes,
+            secs,
+            rate(report.nodes as f64 / secs.max(1e-9), "nodes/s")
+        )?;
+        total_nodes += report.nodes;
+        total_secs += secs;
+    }
+    if engines.len() > 1 {
+        writeln!(
+            out,
+            "total {total_nodes} nodes  {total_secs:.3} s  {}",
+            rate(total_nodes as f64 / total_secs.max(1e-9), "nodes/s")
+        )?;
+    }
+    Ok(())
+}

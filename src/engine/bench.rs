@@ -1,0 +1,111 @@
+//! The engine fingerprint: search fixed positions of the engine's game to a fixed depth
+//! and total the nodes. The total changes only when the search's behaviour changes; the
+//! speed (nodes per second) is what `arena bench` and `benches/search.rs` measure.
+
+use std::time::{Duration, Instant};
+
+use super::{Engine, EngineConfig, EngineGame};
+use crate::{game::GameSpec, search::Limits, with_game};
+
+/// Fixed positions per game family (move lists for m,n,k from the empty board, FENs for
+/// Ataxx), and the depth each is searched to.
+pub fn positions(game: &GameSpec) -> (&'static [&'static str], u32) {
+    match game {
+        GameSpec::Ataxx => (
+            &[
+                "x5o/7/7/7/7/7/o5x x 0 1",
+                "x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1",
+                "7/1x5/7/2x1o2/5o1/7/7 x 0 1",
+                "x2o2o/1xx1o2/2xooo1/1x1x1o1/2xxo2/3x3/o4xx o 3 9",
+            ],
+            5,
+        ),
+        GameSpec::Mnk(c) if c.width() >= 9 && c.height() >= 9 => (
+            &[
+                "h8i9",
+                "h8i9j7g9i8j8",
+                "h8i9h9h10g8i8i7g9j9j10",
+                "h8h9i8g8i9i10j10k11g9f10i7j8",
+                "h8g9g8i8f8e8g7f6h7i6h6h5j9",
+            ],
+            5,
+        ),
+        GameSpec::Mnk(_) => (&["", "b2", "a1b2"], 9),
+    }
+}
+
+/// One position's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchLine {
+    /// The position.
+    pub position: String,
+    /// Best move found.
+    pub best: String,
+    /// Its score.
+    pub score: i32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time taken.
+    pub time: Duration,
+}
+
+/// The whole bench.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchReport {
+    /// Depth searched.
+    pub depth: u32,
+    /// Per position.
+    pub lines: Vec<BenchLine>,
+    /// Total nodes: the fingerprint.
+    pub nodes: u64,
+    /// Total time.
+    pub time: Duration,
+}
+
+/// Runs the bench for `config` (its game's positions, `depth` or the game's bench depth;
+/// the config's own limits are replaced by the depth).
+pub fn run(config: &EngineConfig, depth: Option<u32>) -> Result<BenchReport, String> {
+    with_game!(config.game, |G, game| run_game::<G>(config, &game, depth))
+}
+
+fn run_game<G: EngineGame>(
+    config: &EngineConfig,
+    game: &G::Config,
+    depth: Option<u32>,
+) -> Result<BenchReport, String> {
+    let (texts, default_depth) = positions(&config.game);
+    let depth = depth.unwrap_or(default_depth);
+    let mut engine = Engine::<G>::new(config, game)?;
+    let mut report = BenchReport {
+        depth,
+        lines: Vec::new(),
+        nodes: 0,
+        time: Duration::ZERO,
+    };
+    let start = Instant::now();
+    for text in texts {
+        let pos = G::from_text(game, text).map_err(|e| e.to_string())?;
+        engine.searcher().new_game(0);
+        let limits = Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        };
+        let result = engine.search(&pos, limits, |_| {});
+        report.nodes += result.nodes;
+        report.lines.push(BenchLine {
+            position: if text.is_empty() {
+                "(empty board)".to_string()
+            } else {
+                text.to_string()
+            },
+            best: result
+                .best
+                .map_or("(none)".to_string(), |m| pos.format_move(m)),
+            score: result.score,
+            nodes: result.nodes,
+            time: result.time,
+        });
+    }
+    report.time = start.elapsed();
+    Ok(report)
+}

@@ -1,0 +1,372 @@
+//! Engine configs (TOML) and their named parameters.
+//!
+//! ```toml
+//! name = "seed003-threat"
+//! game = "gomoku"
+//! table = "../tables/gomoku/seed003.toml"   # relative to this file; leave out for none
+//!
+//! [search]
+//! depth = 4                 # limits: depth, nodes, movetime_ms (0 = unset; one needed)
+//! ordering = ["tt_move", "threat", "static", "killers", "history"]
+//! ```
+//!
+//! Every number is a named parameter: `search.<key>` for the search settings and
+//! `table.<key>` for the weight table's (`table.open_three`, `table.points.five`).
+
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    config::{self, ConfigError},
+    eval::{OrderFlags, Table},
+    game::GameSpec,
+    search::{Limits, SearchSettings},
+};
+
+/// One move-ordering heuristic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderingKind {
+    /// Generation order (seed 002); must stand alone.
+    None,
+    /// m,n,k: attack + defence point scores (seed 001).
+    Static,
+    /// m,n,k: seed 000's threat categories and forced-move pruning (`search.threat_prune`).
+    Threat,
+    /// The transposition table's move first.
+    TtMove,
+    /// Two killer moves per ply.
+    Killers,
+    /// History heuristic.
+    History,
+    /// Ataxx: stones gained first (seed 004).
+    Captures,
+    /// Ataxx: singles before jumps.
+    SinglesFirst,
+}
+
+impl OrderingKind {
+    /// The name used in configs (`tt_move`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderingKind::None => "none",
+            OrderingKind::Static => "static",
+            OrderingKind::Threat => "threat",
+            OrderingKind::TtMove => "tt_move",
+            OrderingKind::Killers => "killers",
+            OrderingKind::History => "history",
+            OrderingKind::Captures => "captures",
+            OrderingKind::SinglesFirst => "singles_first",
+        }
+    }
+
+    fn families(self) -> &'static [&'static str] {
+        match self {
+            OrderingKind::Static | OrderingKind::Threat => &["mnk"],
+            OrderingKind::Captures | OrderingKind::SinglesFirst => &["ataxx"],
+            _ => &["mnk", "ataxx"],
+        }
+    }
+}
+
+/// The `[search]` section: limits, transposition table, ordering and pruning.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// Deepest iteration in plies (0: no depth limit).
+    pub depth: u32,
+    /// Node limit per move (0: none). Deterministic.
+    pub nodes: u64,
+    /// Time limit per move in milliseconds (0: none). Not reproducible.
+    pub movetime_ms: u64,
+    /// Transposition table size in MB (0: none).
+    pub tt_mb: u32,
+    /// Ordering heuristics, combined in a fixed precedence: tt_move, then the threat or
+    /// singles-first class, then killers, then static or capture scores, then history.
+    pub ordering: Vec<OrderingKind>,
+    /// Search only the best K moves at each node (0: all; seed 001).
+    pub top_k: u32,
+    /// m,n,k: candidates are empty cells within this distance of a stone (0: all cells;
+    /// the empty board's candidate is its centre).
+    pub radius: u32,
+    /// m,n,k with `threat`: 0 sort only, 1 a winning point alone, 2 also an opponent's
+    /// five must be blocked, 3 also open-four points only, 4 also double-three points only
+    /// (3 and 4 are seed 000's heuristics and can miss defences).
+    pub threat_prune: u32,
+    /// Aspiration window half-width (0: off).
+    pub aspiration: i32,
+    /// Choose at random (seeded per game) among root moves within this margin (0: off).
+    pub random_margin: i32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            depth: 0,
+            nodes: 0,
+            movetime_ms: 0,
+            tt_mb: 16,
+            ordering: vec![OrderingKind::TtMove],
+            top_k: 0,
+            radius: 2,
+            threat_prune: 2,
+            aspiration: 0,
+            random_margin: 0,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// The limits per move.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            depth: (self.depth > 0).then_some(self.depth),
+            nodes: (self.nodes > 0).then_some(self.nodes),
+            movetime: (self.movetime_ms > 0).then(|| Duration::from_millis(self.movetime_ms)),
+        }
+    }
+
+    /// The search settings.
+    pub fn settings(&self) -> SearchSettings {
+        let has = |k| self.ordering.contains(&k);
+        SearchSettings {
+            order: OrderFlags {
+                static_score: has(OrderingKind::Static),
+                threat: has(OrderingKind::Threat),
+                threat_prune: self.threat_prune.min(4) as u8,
+                captures: has(OrderingKind::Captures),
+                singles_first: has(OrderingKind::SinglesFirst),
+            },
+            tt_move: has(OrderingKind::TtMove),
+            killers: has(OrderingKind::Killers),
+            history: has(OrderingKind::History),
+            top_k: self.top_k as usize,
+            aspiration: self.aspiration,
+            random_margin: self.random_margin,
+        }
+    }
+
+    fn validate(&self, family: &str) -> Result<(), String> {
+        if self.depth == 0 && self.nodes == 0 && self.movetime_ms == 0 {
+            return Err("[search] needs a limit: set depth, nodes or movetime_ms".into());
+        }
+        if self.depth as usize >= crate::search::score::MAX_PLY {
+            return Err(format!(
+                "search.depth = {} is too deep (at most {})",
+                self.depth,
+                crate::search::score::MAX_PLY - 1
+            ));
+        }
+        if self.ordering.contains(&OrderingKind::None) && self.ordering.len() > 1 {
+            return Err(
+                "search.ordering: \"none\" means generation order and must stand alone".into(),
+            );
+        }
+        for kind in &self.ordering {
+            if !kind.families().contains(&family) {
+                return Err(format!(
+                    "search.ordering: \"{}\" does not apply to {family} games",
+                    kind.as_str()
+                ));
+            }
+        }
+        if self.threat_prune > 4 {
+            return Err(format!(
+                "search.threat_prune = {} is outside 0..=4",
+                self.threat_prune
+            ));
+        }
+        if self.aspiration < 0 || self.random_margin < 0 {
+            return Err("search.aspiration and search.random_margin cannot be negative".into());
+        }
+        if self.tt_mb > 65536 {
+            return Err(format!("search.tt_mb = {} is more than 64 GB", self.tt_mb));
+        }
+        Ok(())
+    }
+}
+
+/// The file form of an engine config.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EngineFile {
+    name: String,
+    game: GameSpec,
+    #[serde(default)]
+    table: Option<String>,
+    #[serde(default)]
+    search: SearchConfig,
+}
+
+/// A complete engine config: the table file already read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineConfig {
+    /// Name in results and reports.
+    pub name: String,
+    /// The game it plays.
+    pub game: GameSpec,
+    /// Where the table came from (for reports and write-back), if from a file.
+    pub table_path: Option<PathBuf>,
+    /// The weight table (none: search alone).
+    pub table: Option<Table>,
+    /// Search settings.
+    pub search: SearchConfig,
+}
+
+impl EngineConfig {
+    /// Reads an engine config and its table (a path relative to the config's folder).
+    pub fn load(path: &Path) -> Result<EngineConfig, ConfigError> {
+        let text = config::read(path)?;
+        EngineConfig::parse(&path.display().to_string(), path, &text)
+    }
+
+    /// Reads an engine config from text; `base` is the file the text came from (table
+    /// paths are relative to its folder).
+    pub fn parse(source: &str, base: &Path, text: &str) -> Result<EngineConfig, ConfigError> {
+        EngineConfig::parse_with(source, base, text, &config::read)
+    }
+
+    /// [`EngineConfig::parse`] with the table file read by `read` (embedded configs).
+    pub fn parse_with(
+        source: &str,
+        base: &Path,
+        text: &str,
+        read: &dyn Fn(&Path) -> Result<String, ConfigError>,
+    ) -> Result<EngineConfig, ConfigError> {
+        let file: EngineFile = config::parse(source, text)?;
+        EngineConfig::from_parts(source, base, file, read)
+    }
+
+    /// Builds a config from an already parsed TOML table (inline engines in tournament
+    /// configs); `source` names it in errors.
+    pub fn from_toml(
+        source: &str,
+        base: &Path,
+        tree: toml::Table,
+    ) -> Result<EngineConfig, ConfigError> {
+        let text = toml::to_string(&tree).map_err(|e| ConfigError::new(source, e.to_string()))?;
+        EngineConfig::parse(source, base, &text)
+    }
+
+    fn from_parts(
+        source: &str,
+        base: &Path,
+        file: EngineFile,
+        read: &dyn Fn(&Path) -> Result<String, ConfigError>,
+    ) -> Result<EngineConfig, ConfigError> {
+        let (table_path, table) = match file.table.as_deref() {
+            None | Some("none") => (None, None),
+            Some(rel) => {
+                let path = config::resolve(base, rel);
+                let table = read(&path)
+                    .and_then(|text| Table::parse(&path.display().to_string(), &text))
+                    .map_err(|e| ConfigError::new(source, format!("key `table`: {e}")))?;
+                (Some(path), Some(table))
+            }
+        };
+        let engine = EngineConfig {
+            name: file.name,
+            game: file.game,
+            table_path,
+            table,
+            search: file.search,
+        };
+        engine.validate().map_err(|e| ConfigError::new(source, e))?;
+        Ok(engine)
+    }
+
+    /// Checks limits, ordering and that the table suits the game.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err("key `name` is empty".into());
+        }
+        let family = self.game.family();
+        if let Some(t) = &self.table
+            && t.family() != family
+        {
+            return Err(format!(
+                "key `table`: a {} table cannot evaluate {} ({})",
+                t.family(),
+                family,
+                self.game
+            ));
+        }
+        self.search.validate(family)
+    }
+
+    /// Every parameter as a TOML tree: `search.*` and `table.*`.
+    pub fn params(&self) -> toml::Table {
+        let mut tree = toml::Table::new();
+        tree.insert(
+            "search".into(),
+            toml::Value::Table(config::to_table(&self.search)),
+        );
+        if let Some(table) = &self.table {
+            tree.insert("table".into(), toml::Value::Table(config::to_table(table)));
+        }
+        tree
+    }
+
+    /// Every numeric parameter: (name, value, is_integer).
+    pub fn numeric_params(&self) -> Vec<(String, f64, bool)> {
+        config::numeric_params(&self.params())
+    }
+
+    /// The value of a named parameter.
+    pub fn get(&self, name: &str) -> Option<toml::Value> {
+        config::get_path(&self.params(), name).cloned()
+    }
+
+    /// Sets a named parameter (`search.depth`, `table.open_three`, `name`), checking the
+    /// result.
+    pub fn set(&mut self, name: &str, value: toml::Value) -> Result<(), String> {
+        if name == "name" {
+            self.name = value
+                .as_str()
+                .ok_or_else(|| "parameter `name` must be a string".to_string())?
+                .to_string();
+            return Ok(());
+        }
+        let mut tree = self.params();
+        config::set_path(&mut tree, name, value)?;
+        let search: SearchConfig = match tree.remove("search") {
+            Some(toml::Value::Table(t)) => {
+                config::from_table("search", t).map_err(|e| e.message)?
+            }
+            _ => unreachable!("params() always has a search table"),
+        };
+        let table = match tree.remove("table") {
+            Some(toml::Value::Table(t)) => {
+                Some(Table::from_toml("table", t).map_err(|e| e.message)?)
+            }
+            _ => None,
+        };
+        let updated = EngineConfig {
+            search,
+            table,
+            ..self.clone()
+        };
+        updated.validate()?;
+        *self = updated;
+        Ok(())
+    }
+
+    /// A short description: table and ordering, for reports.
+    pub fn summary(&self) -> String {
+        let table = self
+            .table
+            .as_ref()
+            .map_or("none".to_string(), |t| t.name().to_string());
+        let ordering: Vec<String> = self
+            .search
+            .ordering
+            .iter()
+            .map(|o| o.as_str().to_string())
+            .collect();
+        format!("table {table}, ordering [{}]", ordering.join(", "))
+    }
+}

@@ -1,0 +1,212 @@
+//! Engines: a [`Player`] is anything that returns a move for a position. This module
+//! holds the built-in engine made from an engine config (TOML: name, game, weight table,
+//! search settings) and the named parameters that let tournaments override and tuners
+//! set any number in it (`search.depth`, `table.open_three`).
+//!
+//! It knows games, evaluation and search; it knows nothing of tournaments.
+
+pub mod bench;
+pub mod builtin;
+pub mod config;
+
+use std::time::Duration;
+
+pub use self::config::{EngineConfig, OrderingKind, SearchConfig};
+use crate::{
+    eval::{AtaxxTable, Evaluator, MnkTable, Table, ataxx::AtaxxEval, mnk::MnkEval},
+    game::{Ataxx, Game, Mnk},
+    search::{Iteration, Limits, SearchResult, Searcher},
+};
+
+/// A clock for games played with a time control (per side, the remaining time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// Time left for [first, second] player.
+    pub remaining: [Duration; 2],
+    /// Added after each move.
+    pub increment: Duration,
+}
+
+/// What a player is asked to move in: the game from its start, and the clock.
+#[derive(Clone, Copy, Debug)]
+pub struct Turn<'a, G: Game> {
+    /// The position the game started from (after the opening, or before it).
+    pub start: &'a G,
+    /// Moves played from `start`.
+    pub moves: &'a [G::Move],
+    /// The current position (`start` with `moves` played).
+    pub position: &'a G,
+    /// The clock, for games with a time control.
+    pub clock: Option<Clock>,
+}
+
+/// A move and what the player said about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveReport<M> {
+    /// The move.
+    pub mv: M,
+    /// Depth reached (0 if unknown).
+    pub depth: u32,
+    /// Nodes searched for this move (0 if unknown).
+    pub nodes: u64,
+    /// Time used.
+    pub time: Duration,
+    /// Score for the mover, if reported.
+    pub score: Option<i32>,
+    /// Principal variation, if reported.
+    pub pv: Vec<M>,
+}
+
+/// Why a player failed to produce a move.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlayerError {
+    /// The player has no move although the game goes on.
+    #[error("no move returned")]
+    NoMove,
+    /// Anything else (outside engines: crash, hang, garbage).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Something that returns a move for a position.
+pub trait Player<G: Game>: Send {
+    /// The name shown in results.
+    fn name(&self) -> &str;
+
+    /// A new game starts; `seed` drives any randomness of the player.
+    fn new_game(&mut self, seed: u64) -> Result<(), PlayerError>;
+
+    /// The player's move in `turn.position` (an unfinished game).
+    fn play(&mut self, turn: &Turn<'_, G>) -> Result<MoveReport<G::Move>, PlayerError>;
+}
+
+/// Games the built-in engine can play: how to build an evaluator for them.
+pub trait EngineGame: Game {
+    /// The evaluator type.
+    type Eval: Evaluator<Self> + Clone;
+
+    /// The evaluator for `config`'s variant with an optional table (none: search alone).
+    fn evaluator(
+        config: &Self::Config,
+        table: Option<&Table>,
+        search: &SearchConfig,
+    ) -> Result<Self::Eval, String>;
+}
+
+impl EngineGame for Mnk {
+    type Eval = MnkEval;
+
+    fn evaluator(
+        config: &Self::Config,
+        table: Option<&Table>,
+        search: &SearchConfig,
+    ) -> Result<MnkEval, String> {
+        let table = match table {
+            None => MnkTable::zero(),
+            Some(Table::Mnk(t)) => t.clone(),
+            Some(other) => {
+                return Err(format!(
+                    "the table is for {}, not for m,n,k-games",
+                    other.family()
+                ));
+            }
+        };
+        Ok(MnkEval::new(config, &table, search.radius as usize))
+    }
+}
+
+impl EngineGame for Ataxx {
+    type Eval = AtaxxEval;
+
+    fn evaluator(
+        _config: &(),
+        table: Option<&Table>,
+        _search: &SearchConfig,
+    ) -> Result<AtaxxEval, String> {
+        match table {
+            None => Ok(AtaxxEval::new(&AtaxxTable::material_only())),
+            Some(Table::Ataxx(t)) => Ok(AtaxxEval::new(t)),
+            Some(other) => Err(format!(
+                "the table is for {}, not for ataxx",
+                other.family()
+            )),
+        }
+    }
+}
+
+/// The built-in engine: a searcher made from an [`EngineConfig`].
+pub struct Engine<G: EngineGame> {
+    name: String,
+    searcher: Searcher<G, G::Eval>,
+    limits: Limits,
+}
+
+impl<G: EngineGame> Engine<G> {
+    /// Builds the engine for the variant `game` (which must be the config's game).
+    pub fn new(config: &EngineConfig, game: &G::Config) -> Result<Engine<G>, String> {
+        let eval = G::evaluator(game, config.table.as_ref(), &config.search)?;
+        let settings = config.search.settings();
+        Ok(Engine {
+            name: config.name.clone(),
+            searcher: Searcher::new(eval, settings, config.search.tt_mb as usize),
+            limits: config.search.limits(),
+        })
+    }
+
+    /// The limits each move is searched with.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Searches `pos` with explicit limits, reporting each iteration.
+    pub fn search(
+        &mut self,
+        pos: &G,
+        limits: Limits,
+        on_iteration: impl FnMut(&Iteration<G::Move>),
+    ) -> SearchResult<G::Move> {
+        self.searcher.search(pos, limits, on_iteration)
+    }
+
+    /// The searcher (for tests and benchmarks).
+    pub fn searcher(&mut self) -> &mut Searcher<G, G::Eval> {
+        &mut self.searcher
+    }
+}
+
+impl<G: EngineGame> Player<G> for Engine<G> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self, seed: u64) -> Result<(), PlayerError> {
+        self.searcher.new_game(seed);
+        Ok(())
+    }
+
+    fn play(&mut self, turn: &Turn<'_, G>) -> Result<MoveReport<G::Move>, PlayerError> {
+        let limits = match turn.clock {
+            // The built-in engine plays by its own limits; with a clock it also keeps to
+            // a share of its remaining time.
+            Some(clock) => {
+                let left = clock.remaining[turn.position.side_to_move().index()];
+                let budget = left / 20 + clock.increment / 2;
+                Limits {
+                    movetime: Some(self.limits.movetime.map_or(budget, |t| t.min(budget))),
+                    ..self.limits
+                }
+            }
+            None => self.limits,
+        };
+        let result = self.searcher.search(turn.position, limits, |_| {});
+        let mv = result.best.ok_or(PlayerError::NoMove)?;
+        Ok(MoveReport {
+            mv,
+            depth: result.depth,
+            nodes: result.nodes,
+            time: result.time,
+            score: Some(result.score),
+            pv: result.pv,
+        })
+    }
+}

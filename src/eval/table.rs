@@ -1,0 +1,350 @@
+//! Weight tables: TOML files under `configs/tables/`, separate from engine configs so they
+//! can be compared, tuned and written back in the same format.
+//!
+//! Every number in a table is a named parameter (`table.open_three`,
+//! `table.points.five`, `table.mobility`) through [`crate::config`].
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::patterns::{PATTERN_COUNT, Pattern};
+use crate::config::{self, ConfigError};
+
+/// A weight table for one game family. The file's `family` key (`mnk` or `ataxx`) says
+/// which.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)] // a handful of tables per run; boxing buys nothing
+pub enum Table {
+    /// For m,n,k-games (gomoku, tic-tac-toe, ...).
+    Mnk(MnkTable),
+    /// For Ataxx.
+    Ataxx(AtaxxTable),
+}
+
+impl Table {
+    /// Reads a table file.
+    pub fn load(path: &Path) -> Result<Table, ConfigError> {
+        Table::parse(&path.display().to_string(), &config::read(path)?)
+    }
+
+    /// Reads a table from TOML text; `source` names it in errors. The family is read
+    /// first so that errors about the other keys keep their line numbers.
+    pub fn parse(source: &str, text: &str) -> Result<Table, ConfigError> {
+        let raw: toml::Table = config::parse(source, text)?;
+        let family = raw.get("family").and_then(toml::Value::as_str);
+        let table = match family {
+            Some("mnk") => Table::Mnk(config::parse(source, text)?),
+            Some("ataxx") => Table::Ataxx(config::parse(source, text)?),
+            Some(other) => {
+                return Err(ConfigError::new(
+                    source,
+                    format!("key `family`: '{other}' is not 'mnk' or 'ataxx'"),
+                ));
+            }
+            None => {
+                return Err(ConfigError::new(
+                    source,
+                    "key `family` is missing: write family = \"mnk\" or family = \"ataxx\"",
+                ));
+            }
+        };
+        table.validate().map_err(|e| ConfigError::new(source, e))?;
+        Ok(table)
+    }
+
+    /// Reads a table back from its TOML tree (after named parameters were set).
+    pub fn from_toml(source: &str, tree: toml::Table) -> Result<Table, ConfigError> {
+        let text = toml::to_string(&tree).map_err(|e| ConfigError::new(source, e.to_string()))?;
+        Table::parse(source, &text)
+    }
+
+    /// The family name (`mnk` or `ataxx`).
+    pub fn family(&self) -> &'static str {
+        match self {
+            Table::Mnk(_) => "mnk",
+            Table::Ataxx(_) => "ataxx",
+        }
+    }
+
+    /// The table's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Table::Mnk(t) => &t.name,
+            Table::Ataxx(t) => &t.name,
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        match self {
+            Table::Mnk(t) => t.validate(),
+            Table::Ataxx(_) => Ok(()),
+        }
+    }
+}
+
+/// How an m,n,k table turns patterns into a position score.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MnkEvaluation {
+    /// Sum over every stone and each of its four lines of the weight of the pattern the
+    /// stone is part of (seeds 000 and 003); kept incrementally.
+    #[default]
+    Lines,
+    /// The best point score on the board for each side (seed 001).
+    Points,
+}
+
+/// Weights of the thirteen named patterns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+#[allow(missing_docs)]
+pub struct PatternWeights {
+    pub five: i64,
+    pub open_four: i64,
+    pub rush_four: i64,
+    pub dead_four: i64,
+    pub open_three: i64,
+    pub sleep_three: i64,
+    pub dead_three: i64,
+    pub open_two: i64,
+    pub sleep_two: i64,
+    pub dead_two: i64,
+    pub open_one: i64,
+    pub sleep_one: i64,
+    pub dead_one: i64,
+}
+
+impl PatternWeights {
+    /// The weights indexed by [`Pattern`] (`None` weighs 0).
+    pub fn by_pattern(&self) -> [i64; PATTERN_COUNT] {
+        let mut w = [0; PATTERN_COUNT];
+        for p in Pattern::ALL {
+            w[p as usize] = match p {
+                Pattern::None => 0,
+                Pattern::DeadOne => self.dead_one,
+                Pattern::DeadTwo => self.dead_two,
+                Pattern::DeadThree => self.dead_three,
+                Pattern::DeadFour => self.dead_four,
+                Pattern::SleepOne => self.sleep_one,
+                Pattern::OpenOne => self.open_one,
+                Pattern::SleepTwo => self.sleep_two,
+                Pattern::OpenTwo => self.open_two,
+                Pattern::SleepThree => self.sleep_three,
+                Pattern::OpenThree => self.open_three,
+                Pattern::RushFour => self.rush_four,
+                Pattern::OpenFour => self.open_four,
+                Pattern::Five => self.five,
+            };
+        }
+        w
+    }
+}
+
+/// A weight table for m,n,k-games. Pattern names are relative to k (see
+/// [`super::patterns`]): for gomoku they mean what they say. The pattern weights at the
+/// top level score stones in the position evaluation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MnkTable {
+    /// Always `mnk`.
+    pub family: String,
+    /// A short name for reports.
+    #[serde(default)]
+    pub name: String,
+    /// `lines` (default) or `points`.
+    #[serde(default)]
+    pub evaluation: MnkEvaluation,
+    /// The opponent's patterns weigh `defence` times ours, from the point of view of the
+    /// player choosing a move: a position is scored `defence * S(side to move) -
+    /// S(side that just moved)` and a point `attack + defence * defence_value`.
+    #[serde(default = "one")]
+    pub defence: f64,
+    /// Bonus per ring towards the centre (0 on the edge ring), for stones in the position
+    /// score and for points.
+    #[serde(default)]
+    pub centre: i64,
+    /// Point bonus when one move makes two fours (in two lines).
+    #[serde(default)]
+    pub double_four: i64,
+    /// Point bonus when one move makes a four and an open three.
+    #[serde(default)]
+    pub four_three: i64,
+    /// Point bonus when one move makes two open threes.
+    #[serde(default)]
+    pub double_three: i64,
+    /// Weight of a stone in a winning line (position score; the same names below).
+    #[serde(default)]
+    pub five: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub open_four: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub rush_four: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub dead_four: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub open_three: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub sleep_three: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub dead_three: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub open_two: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub sleep_two: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub dead_two: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub open_one: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub sleep_one: i64,
+    #[serde(default)]
+    #[allow(missing_docs)]
+    pub dead_one: i64,
+    /// Weights of the pattern a stone would make on an empty point (move ordering,
+    /// `points` evaluation). Left out: the same as the line weights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<PatternWeights>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl MnkTable {
+    fn validate(&self) -> Result<(), String> {
+        if !(self.defence.is_finite() && self.defence >= 0.0 && self.defence <= 100.0) {
+            return Err(format!(
+                "key `defence`: {} is outside 0..=100",
+                self.defence
+            ));
+        }
+        Ok(())
+    }
+
+    /// The weights of stone patterns in the position score.
+    pub fn line_weights(&self) -> PatternWeights {
+        PatternWeights {
+            five: self.five,
+            open_four: self.open_four,
+            rush_four: self.rush_four,
+            dead_four: self.dead_four,
+            open_three: self.open_three,
+            sleep_three: self.sleep_three,
+            dead_three: self.dead_three,
+            open_two: self.open_two,
+            sleep_two: self.sleep_two,
+            dead_two: self.dead_two,
+            open_one: self.open_one,
+            sleep_one: self.sleep_one,
+            dead_one: self.dead_one,
+        }
+    }
+
+    /// The point weights (the line weights when the table has no `[points]`).
+    pub fn point_weights(&self) -> PatternWeights {
+        self.points.unwrap_or_else(|| self.line_weights())
+    }
+
+    /// A table of zeros: search alone decides (tic-tac-toe's perfect engine).
+    pub fn zero() -> MnkTable {
+        let text = "family = \"mnk\"\nname = \"none\"\n";
+        toml::from_str(text).expect("an empty table is valid")
+    }
+}
+
+/// A weight table for Ataxx. Every term is scored for the side to move minus the same
+/// term for the opponent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AtaxxTable {
+    /// Always `ataxx`.
+    pub family: String,
+    /// A short name for reports.
+    #[serde(default)]
+    pub name: String,
+    /// Per stone.
+    #[serde(default)]
+    pub material: i64,
+    /// Per square of the largest rectangle made only of one's own stones (seed 004).
+    #[serde(default)]
+    pub rectangle: i64,
+    /// Per legal move (singles and jumps).
+    #[serde(default)]
+    pub mobility: i64,
+    /// Per stone next to an empty square (usually negative: such stones can be flipped).
+    #[serde(default)]
+    pub frontier: i64,
+    /// Per stone on a corner square.
+    #[serde(default)]
+    pub corner: i64,
+    /// Per stone on an edge square that is not a corner.
+    #[serde(default)]
+    pub edge: i64,
+}
+
+impl AtaxxTable {
+    /// Material only, 100 per stone.
+    pub fn material_only() -> AtaxxTable {
+        AtaxxTable {
+            family: "ataxx".to_string(),
+            name: "material".to_string(),
+            material: 100,
+            rectangle: 0,
+            mobility: 0,
+            frontier: 0,
+            corner: 0,
+            edge: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_parse_and_round_trip() {
+        let text = "family = \"mnk\"\nname = \"t\"\nfive = 100\nopen_three = 7\n\
+                    [points]\nfive = 5\n";
+        let t = Table::parse("t.toml", text).unwrap();
+        let Table::Mnk(m) = &t else { panic!() };
+        assert_eq!(m.line_weights().five, 100);
+        assert_eq!(m.point_weights().five, 5);
+        assert_eq!(m.defence, 1.0);
+        let back = Table::from_toml("t", crate::config::to_table(&t)).unwrap();
+        assert_eq!(back, t);
+        let names: Vec<String> = crate::config::numeric_params(&crate::config::to_table(&t))
+            .into_iter()
+            .map(|p| p.0)
+            .collect();
+        assert!(names.contains(&"open_three".to_string()), "{names:?}");
+        assert!(names.contains(&"points.five".to_string()), "{names:?}");
+        assert!(names.contains(&"defence".to_string()), "{names:?}");
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors() {
+        let e = Table::parse("t.toml", "family = \"mnk\"\nopen_tree = 3\n").unwrap_err();
+        assert!(e.to_string().contains("open_tree"), "{e}");
+        let e = Table::parse("t.toml", "family = \"chess\"\n").unwrap_err();
+        assert!(e.to_string().contains("chess"), "{e}");
+        let e = Table::parse("t.toml", "family = \"mnk\"\ndefence = -1.0\n").unwrap_err();
+        assert!(e.to_string().contains("defence"), "{e}");
+        let e =
+            Table::parse("t.toml", "family = \"ataxx\"\nmaterial = 1\nmobilty = 2\n").unwrap_err();
+        assert!(e.to_string().contains("mobilty"), "{e}");
+    }
+}

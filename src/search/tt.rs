@@ -1,0 +1,133 @@
+//! The transposition table: one entry per slot, indexed by the Zobrist hash, sized in
+//! megabytes. Replacement prefers entries of the current search and deeper results.
+
+use super::score::{from_tt, to_tt};
+
+/// What a stored score means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The exact value.
+    Exact,
+    /// At least this (a beta cutoff).
+    Lower,
+    /// At most this (no move raised alpha).
+    Upper,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry<M> {
+    key: u64,
+    mv: Option<M>,
+    score: i32,
+    depth: i16,
+    bound: Bound,
+    age: u8,
+}
+
+/// A probe hit.
+#[derive(Clone, Copy, Debug)]
+pub struct Hit<M> {
+    /// The best move found there, if any.
+    pub mv: Option<M>,
+    /// Score (already relative to the probing ply).
+    pub score: i32,
+    /// Remaining depth it was searched to.
+    pub depth: i32,
+    /// What the score means.
+    pub bound: Bound,
+}
+
+/// A fixed-size transposition table for moves of type `M`.
+#[derive(Debug)]
+pub struct TranspositionTable<M> {
+    entries: Vec<Option<Entry<M>>>,
+    age: u8,
+}
+
+impl<M: Copy> TranspositionTable<M> {
+    /// A table of about `megabytes` MB (0: disabled, every probe misses).
+    pub fn new(megabytes: usize) -> TranspositionTable<M> {
+        let size = std::mem::size_of::<Option<Entry<M>>>();
+        let n = megabytes.saturating_mul(1 << 20) / size;
+        TranspositionTable {
+            entries: vec![None; n],
+            age: 0,
+        }
+    }
+
+    /// Whether the table has any slots.
+    pub fn enabled(&self) -> bool {
+        !self.entries.is_empty()
+    }
+
+    /// Forgets everything (a new game).
+    pub fn clear(&mut self) {
+        self.entries.iter_mut().for_each(|e| *e = None);
+        self.age = 0;
+    }
+
+    /// Marks the start of a new search, so older entries are replaced first.
+    pub fn new_search(&mut self) {
+        self.age = self.age.wrapping_add(1);
+    }
+
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        ((u128::from(key) * self.entries.len() as u128) >> 64) as usize
+    }
+
+    /// The entry for `key`, if stored.
+    #[inline]
+    pub fn probe(&self, key: u64, ply: usize) -> Option<Hit<M>> {
+        if self.entries.is_empty() {
+            return None;
+        }
+        let e = self.entries[self.index(key)]?;
+        (e.key == key).then(|| Hit {
+            mv: e.mv,
+            score: from_tt(e.score, ply),
+            depth: i32::from(e.depth),
+            bound: e.bound,
+        })
+    }
+
+    /// Stores a result.
+    #[inline]
+    pub fn store(
+        &mut self,
+        key: u64,
+        ply: usize,
+        mv: Option<M>,
+        score: i32,
+        depth: i32,
+        bound: Bound,
+    ) {
+        if self.entries.is_empty() {
+            return;
+        }
+        let i = self.index(key);
+        let depth = depth.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+        let replace = match &self.entries[i] {
+            None => true,
+            Some(old) => {
+                old.age != self.age
+                    || depth >= old.depth
+                    || (old.key == key && bound == Bound::Exact)
+            }
+        };
+        if replace {
+            let keep_move = match &self.entries[i] {
+                Some(old) if old.key == key && mv.is_none() => old.mv,
+                _ => mv,
+            };
+            self.entries[i] = Some(Entry {
+                key,
+                mv: keep_move,
+                score: to_tt(score, ply),
+                depth,
+                bound,
+                age: self.age,
+            });
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! The built-in engines on known positions: perfect tic-tac-toe, gomoku tactics, what
+//! ordering buys in nodes, Ataxx's greedy capture, and pruning that never misses a win in
+//! one or a forced block.
+
+use std::collections::HashMap;
+
+use arena::{
+    engine::{Engine, EngineConfig, builtin},
+    eval::{Evaluator, mnk::MnkEval},
+    game::{Ataxx, Game, Mnk, MnkConfig, MnkMove, Outcome},
+    search::{
+        Limits,
+        score::{is_decisive, plies_to_end},
+    },
+};
+
+fn engine(name: &str, set: &[(&str, i64)]) -> EngineConfig {
+    let mut e = builtin::engine(name).unwrap();
+    for &(k, v) in set {
+        e.set(k, toml::Value::Integer(v)).unwrap();
+    }
+    e
+}
+
+fn depth(d: u32) -> Limits {
+    Limits {
+        depth: Some(d),
+        ..Limits::default()
+    }
+}
+
+fn gomoku(moves: &str) -> Mnk {
+    Mnk::from_text(&MnkConfig::gomoku(), moves).unwrap()
+}
+
+/// Exact value of a tic-tac-toe position for the side to move (+1 win, 0 draw, -1 loss).
+fn value(pos: &mut Mnk, memo: &mut HashMap<u64, i32>) -> i32 {
+    if let Some(o) = pos.outcome() {
+        return match o.winner() {
+            None => 0,
+            Some(s) if s == pos.side_to_move() => 1,
+            Some(_) => -1,
+        };
+    }
+    if let Some(&v) = memo.get(&pos.hash()) {
+        return v;
+    }
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    let mut best = -1;
+    for mv in moves {
+        pos.play(mv);
+        best = best.max(-value(pos, memo));
+        pos.undo(mv, ());
+    }
+    memo.insert(pos.hash(), best);
+    best
+}
+
+#[test]
+fn tictactoe_engine_plays_perfectly_from_every_reachable_position() {
+    let config = engine("tictactoe-perfect", &[]);
+    let mut e = Engine::<Mnk>::new(&config, &MnkConfig::tictactoe()).unwrap();
+    let mut memo = HashMap::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![Mnk::new(&MnkConfig::tictactoe())];
+    let mut checked = 0;
+    while let Some(pos) = stack.pop() {
+        if !seen.insert(pos.hash()) || pos.outcome().is_some() {
+            continue;
+        }
+        let v = value(&mut pos.clone(), &mut memo);
+        e.searcher().new_game(0);
+        let result = e.search(&pos, depth(9), |_| {});
+        let mut after = pos.clone();
+        after.play(result.best.unwrap());
+        // The move keeps the position's value: it never loses a drawn or won game, and
+        // it wins a won one (the score says how).
+        assert_eq!(-value(&mut after, &mut memo), v, "{}", pos.to_text());
+        assert_eq!(result.score.signum(), v, "{}", pos.to_text());
+        checked += 1;
+        let mut moves = Vec::new();
+        pos.legal_moves(&mut moves);
+        for mv in moves {
+            let mut next = pos.clone();
+            next.play(mv);
+            stack.push(next);
+        }
+    }
+    assert_eq!(checked, 4520, "every unfinished reachable position");
+}
+
+#[test]
+fn tictactoe_engine_draws_against_itself() {
+    let config = engine("tictactoe-perfect", &[]);
+    let mut e = Engine::<Mnk>::new(&config, &MnkConfig::tictactoe()).unwrap();
+    let mut pos = Mnk::new(&MnkConfig::tictactoe());
+    while pos.outcome().is_none() {
+        let r = e.search(&pos, depth(9), |_| {});
+        pos.play(r.best.unwrap());
+    }
+    assert!(
+        matches!(pos.outcome(), Some(Outcome::Draw { .. })),
+        "{}",
+        pos.diagram()
+    );
+}
+
+fn best(config: &EngineConfig, pos: &Mnk, d: u32) -> (String, i32, u64) {
+    let mut e = Engine::<Mnk>::new(config, &MnkConfig::gomoku()).unwrap();
+    e.searcher().new_game(0);
+    let r = e.search(pos, depth(d), |_| {});
+    (pos.format_move(r.best.unwrap()), r.score, r.nodes)
+}
+
+#[test]
+fn gomoku_finds_a_win_in_one() {
+    // Black has an open four h8..k8.
+    let pos = gomoku("h8a1i8a3j8a5k8a7");
+    for name in [
+        "gomoku-seed003-threat",
+        "gomoku-seed003-none",
+        "gomoku-seed000-threat",
+    ] {
+        let (mv, score, _) = best(&engine(name, &[]), &pos, 4);
+        assert!(mv == "g8" || mv == "l8", "{name} played {mv}");
+        assert_eq!(plies_to_end(score), Some(1), "{name}");
+    }
+}
+
+#[test]
+fn gomoku_blocks_a_four() {
+    // White's h7..k7 is blocked at g7 by black: black must take l7.
+    let pos = gomoku("g7h7a1i7a3j7a15k7");
+    for name in [
+        "gomoku-seed003-threat",
+        "gomoku-seed001-topk",
+        "gomoku-seed000-threat",
+    ] {
+        let (mv, _, _) = best(&engine(name, &[]), &pos, 4);
+        assert_eq!(mv, "l7", "{name}");
+    }
+}
+
+#[test]
+fn gomoku_blocks_an_open_three_when_it_has_nothing_better() {
+    // White's open three h7 i7 j7; black's stones are scattered on the edge.
+    let pos = gomoku("a1h7a3i7a15j7c15o15");
+    for name in ["gomoku-seed003-threat", "gomoku-seed000-threat"] {
+        let (mv, _, _) = best(&engine(name, &[]), &pos, 4);
+        assert!(
+            ["g7", "k7", "f7", "l7"].contains(&mv.as_str()),
+            "{name} played {mv}"
+        );
+    }
+}
+
+#[test]
+fn gomoku_finds_a_four_three() {
+    // Black: h8 i8 j8 (g8 blocked by white) and k9 k10: k8 makes a four and an open three.
+    let pos = gomoku("h8g8i8a1j8a3k9a5k10a7");
+    let (mv, score, _) = best(&engine("gomoku-seed003-threat", &[]), &pos, 5);
+    assert_eq!(mv, "k8");
+    assert_eq!(
+        plies_to_end(score),
+        Some(5),
+        "four-three, block, open four, block, five"
+    );
+    // At depth 3 the four-three is already the choice.
+    let (mv, _, _) = best(&engine("gomoku-seed003-threat", &[]), &pos, 3);
+    assert_eq!(mv, "k8");
+}
+
+#[test]
+fn threat_ordering_searches_far_fewer_nodes_for_the_same_score() {
+    let pos = gomoku("h8i9h9h10g8i8i7g9j9j10");
+    let none = engine("gomoku-seed003-none", &[]);
+    // Threat ordering without its pruning: the same tree, searched in a better order.
+    let threat = engine("gomoku-seed003-threat", &[("search.threat_prune", 0)]);
+    let (_, none_score, none_nodes) = best(&none, &pos, 4);
+    let (_, threat_score, threat_nodes) = best(&threat, &pos, 4);
+    assert_eq!(threat_score, none_score);
+    assert!(
+        threat_nodes * 20 < none_nodes,
+        "threat {threat_nodes} nodes, none {none_nodes}"
+    );
+    let static_only = engine("gomoku-seed003-static", &[]);
+    let (_, static_score, static_nodes) = best(&static_only, &pos, 4);
+    assert_eq!(static_score, none_score);
+    assert!(
+        static_nodes * 10 < none_nodes,
+        "static {static_nodes}, none {none_nodes}"
+    );
+}
+
+#[test]
+fn ataxx_depth_one_takes_the_biggest_capture() {
+    let config = engine("ataxx-seed004", &[]);
+    let pos = Ataxx::from_fen("7/7/7/2ooo2/2o1o2/2ooo2/1x5 x 0 1").unwrap();
+    let mut e = Engine::<Ataxx>::new(&config, &()).unwrap();
+    let r = e.search(&pos, depth(1), |_| {});
+    assert_eq!(pos.format_move(r.best.unwrap()), "b1d3");
+}
+
+/// A random gomoku position where the game goes on, plus a cell that completes five for
+/// the given side (found by playing it out), if any.
+fn five_point(pos: &Mnk, eval: &MnkEval, side: usize) -> Vec<MnkMove> {
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    moves
+        .into_iter()
+        .filter(|m| eval.point(m.cell(), side).is_win())
+        .collect()
+}
+
+/// top_k and threat pruning (at its most aggressive) never miss a win in one, and never
+/// fail to block the opponent's five when they cannot win at once: 300 seeded random
+/// positions on 9x9, of which enough have a win or a forced block to mean something.
+#[test]
+fn pruning_never_misses_a_win_or_a_forced_block() {
+    use rand::{RngExt, SeedableRng};
+    let config = MnkConfig::new(9, 9, 5, arena::game::MnkRule::Freestyle).unwrap();
+    let engines: Vec<(&str, Engine<Mnk>)> = [
+        (
+            "top_k 2",
+            vec![("search.top_k", 2), ("search.threat_prune", 0)],
+        ),
+        (
+            "top_k 1 + threat 4",
+            vec![("search.top_k", 1), ("search.threat_prune", 4)],
+        ),
+        ("threat 4", vec![("search.threat_prune", 4)]),
+    ]
+    .into_iter()
+    .map(|(name, set)| {
+        let mut cfg = engine("gomoku-seed000-threat", &set);
+        cfg.game = arena::game::GameSpec::Mnk(config);
+        (name, Engine::<Mnk>::new(&cfg, &config).unwrap())
+    })
+    .collect();
+    let mut engines = engines;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let (mut with_win, mut with_block) = (0, 0);
+    let mut moves = Vec::new();
+    for _ in 0..300 {
+        let mut pos = Mnk::new(&config);
+        let mut eval = MnkEval::new(&config, &arena::eval::MnkTable::zero(), 1);
+        eval.reset(&pos);
+        for _ in 0..rng.random_range(8..36) {
+            eval.candidates(&pos, &mut moves);
+            let mv = moves[rng.random_range(0..moves.len())];
+            pos.play(mv);
+            if pos.outcome().is_some() {
+                pos.undo(mv, ());
+                break;
+            }
+            eval.played(&pos, mv);
+        }
+        let me = pos.side_to_move().index();
+        let wins = five_point(&pos, &eval, me);
+        let blocks = five_point(&pos, &eval, 1 - me);
+        with_win += usize::from(!wins.is_empty());
+        with_block += usize::from(wins.is_empty() && !blocks.is_empty());
+        for (name, e) in &mut engines {
+            e.searcher().new_game(0);
+            let r = e.search(&pos, depth(2), |_| {});
+            let mv = r.best.unwrap();
+            if !wins.is_empty() {
+                assert!(
+                    wins.contains(&mv),
+                    "{name}: missed a win in one in {}",
+                    pos.to_text()
+                );
+                assert!(is_decisive(r.score) && r.score > 0, "{name}");
+            } else if !blocks.is_empty() {
+                assert!(
+                    blocks.contains(&mv),
+                    "{name}: did not block in {}",
+                    pos.to_text()
+                );
+            }
+        }
+    }
+    assert!(
+        with_win >= 20 && with_block >= 20,
+        "wins {with_win}, blocks {with_block}"
+    );
+}
