@@ -15,7 +15,7 @@ pub fn positions(game: &GameSpec) -> (&'static [&'static str], u32) {
             &[
                 "x5o/7/7/7/7/7/o5x x 0 1",
                 "x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1",
-                "7/1x5/7/2x1o2/5o1/7/7 x 0 1",
+                "x1o3o/2xo3/1xxoo2/3x3/2o1x2/1o5/o4xx x 2 8",
                 "x2o2o/1xx1o2/2xooo1/1x1x1o1/2xxo2/3x3/o4xx o 3 9",
             ],
             5,

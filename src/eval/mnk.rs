@@ -43,6 +43,18 @@ mod class {
     pub const BLOCK_TWO: i32 = 1;
 }
 
+/// Per pattern, what it adds to a point's counts, packed: fives in bits 0-7, open fours
+/// 8-15, fours 16-23, open threes 24-27, open twos 28-31 (at most 4 lines each).
+const COUNTS: [u32; PATTERN_COUNT] = {
+    let mut c = [0u32; PATTERN_COUNT];
+    c[Pattern::Five as usize] = 1;
+    c[Pattern::OpenFour as usize] = (1 << 8) | (1 << 16);
+    c[Pattern::RushFour as usize] = 1 << 16;
+    c[Pattern::OpenThree as usize] = 1 << 24;
+    c[Pattern::OpenTwo as usize] = 1 << 28;
+    c
+};
+
 /// What a stone of one side would make on an empty cell, over its four lines.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PointInfo {
@@ -251,35 +263,55 @@ impl MnkEval {
     /// What a stone of `side` would make on the empty cell `c`.
     #[inline]
     pub fn point(&self, c: usize, side: usize) -> PointInfo {
-        let mut info = PointInfo {
-            score: self.centre[c],
-            ..PointInfo::default()
-        };
+        let mut score = self.centre[c];
+        let mut counts = 0u32;
         for key in &self.keys[c] {
-            let p = self.patterns.pattern(*key, side);
-            info.score += self.point_weights[p as usize];
-            match p {
-                Pattern::Five => info.fives += 1,
-                Pattern::OpenFour => {
-                    info.open_fours += 1;
-                    info.fours += 1;
-                }
-                Pattern::RushFour => info.fours += 1,
-                Pattern::OpenThree => info.open_threes += 1,
-                Pattern::OpenTwo => info.open_twos += 1,
-                _ => {}
-            }
+            let p = self.patterns.pattern(*key, side) as usize;
+            score += self.point_weights[p];
+            counts += COUNTS[p];
         }
+        self.finish_point(score, counts)
+    }
+
+    /// [`MnkEval::point`] for both sides at once (each key read once).
+    #[inline]
+    pub fn point_pair(&self, c: usize) -> [PointInfo; 2] {
+        let mut score = [self.centre[c]; 2];
+        let mut counts = [0u32; 2];
+        for key in &self.keys[c] {
+            let [b, w] = self.patterns.patterns(*key);
+            let (b, w) = (b as usize, w as usize);
+            score[0] += self.point_weights[b];
+            score[1] += self.point_weights[w];
+            counts[0] += COUNTS[b];
+            counts[1] += COUNTS[w];
+        }
+        [
+            self.finish_point(score[0], counts[0]),
+            self.finish_point(score[1], counts[1]),
+        ]
+    }
+
+    #[inline]
+    fn finish_point(&self, mut score: i64, counts: u32) -> PointInfo {
+        let info = PointInfo {
+            score: 0,
+            fives: (counts & 0xFF) as u8,
+            open_fours: ((counts >> 8) & 0xFF) as u8,
+            fours: ((counts >> 16) & 0xFF) as u8,
+            open_threes: ((counts >> 24) & 0xF) as u8,
+            open_twos: (counts >> 28) as u8,
+        };
         if info.fours >= 2 {
-            info.score += self.double_four;
+            score += self.double_four;
         }
         if info.fours >= 1 && info.open_threes >= 1 {
-            info.score += self.four_three;
+            score += self.four_three;
         }
         if info.open_threes >= 2 {
-            info.score += self.double_three;
+            score += self.double_three;
         }
-        info
+        PointInfo { score, ..info }
     }
 
     /// The pattern the stone (or a would-be stone of `side`) on `c` has along `dir`.
@@ -395,9 +427,8 @@ impl Evaluator<Mnk> for MnkEval {
             if !flags.static_score && !flags.threat {
                 continue;
             }
-            let c = mv.cell();
-            let mine = self.point(c, me);
-            let theirs = self.point(c, op);
+            let pair = self.point_pair(mv.cell());
+            let (mine, theirs) = (pair[me], pair[op]);
             if flags.static_score {
                 key.score = clamp_eval(mine.score + ((self.defence_q8 * theirs.score) >> 8));
             }

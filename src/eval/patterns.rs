@@ -102,6 +102,7 @@ impl Pattern {
         }
     }
 
+    #[inline]
     fn from_u8(v: u8) -> Pattern {
         Pattern::ALL[usize::from(v)]
     }
@@ -125,7 +126,8 @@ pub struct PatternTable {
     k: usize,
     rule: MnkRule,
     radius: usize,
-    table: Vec<u8>,
+    /// Per key: the first player's pattern in the low byte, the second's in the high byte.
+    table: Vec<u16>,
 }
 
 const UNKNOWN: u8 = u8::MAX;
@@ -177,6 +179,11 @@ impl PatternTable {
         for key in 0..(1u32 << (4 * radius)) {
             builder.classify(key);
         }
+        let table = (0..table.len())
+            .map(|key| {
+                u16::from(table[key]) | u16::from(table[swap_colours(key as u32) as usize]) << 8
+            })
+            .collect();
         PatternTable {
             k,
             rule,
@@ -189,8 +196,17 @@ impl PatternTable {
     /// neighbours along the line are `key`.
     #[inline]
     pub fn pattern(&self, key: u32, side: usize) -> Pattern {
-        let key = if side == 0 { key } else { swap_colours(key) };
-        Pattern::from_u8(self.table[key as usize])
+        Pattern::from_u8((self.table[key as usize] >> (8 * side)) as u8)
+    }
+
+    /// The patterns of both players' stones on a cell with neighbours `key`.
+    #[inline]
+    pub fn patterns(&self, key: u32) -> [Pattern; 2] {
+        let both = self.table[key as usize];
+        [
+            Pattern::from_u8(both as u8),
+            Pattern::from_u8((both >> 8) as u8),
+        ]
     }
 
     /// Bit position of offset `d` (`-R..=R`, not 0) in a key.

@@ -8,6 +8,7 @@
 //! position, the settings and the seed; only time limits make it depend on the machine.
 //! The search allocates nothing per node: move lists and keys live in per-ply buffers.
 
+mod ordering;
 pub mod score;
 pub mod tt;
 
@@ -113,21 +114,9 @@ pub struct SearchResult<M> {
 /// Per-ply working memory, allocated once.
 struct Ply<M> {
     moves: Vec<M>,
-    keys: Vec<SortKey>,
+    ordered: Vec<(u64, M)>,
     pv: Vec<M>,
     killers: [Option<M>; 2],
-}
-
-/// The full ordering key of a move at a node: compared field by field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct SortKey {
-    tt: bool,
-    class: i32,
-    killer: u8,
-    score: i32,
-    history: i32,
-    /// Generation order breaks ties: earlier first.
-    order: std::cmp::Reverse<u16>,
 }
 
 /// A searcher: an evaluator, a transposition table, heuristics and buffers, reused for
@@ -162,7 +151,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             plies: (0..=MAX_PLY)
                 .map(|_| Ply {
                     moves: Vec::new(),
-                    keys: Vec::new(),
+                    ordered: Vec::new(),
                     pv: Vec::with_capacity(MAX_PLY),
                     killers: [None; 2],
                 })
@@ -474,28 +463,61 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 }
             }
         }
-        let n = self.prepare_moves_with_tt(pos, ply, tt_move);
         let mut best = -INFINITY;
         let mut best_move = None;
-        for i in 0..n {
-            let Some(mv) = self.pick(ply, i) else { break };
-            let undo = pos.play(mv);
-            self.eval.played(pos, mv);
-            let score = -self.negamax(pos, depth - 1, ply + 1, -beta, -alpha);
-            pos.undo(mv, undo);
-            self.eval.undone(pos, mv);
+        let limit = if self.settings.top_k > 0 {
+            self.settings.top_k
+        } else {
+            usize::MAX
+        };
+        let mut searched = 0;
+        // Staged: the table's move first, before generating the others (a cutoff here
+        // saves generating and ordering the whole list). It was the best move of this
+        // very position, so it is a candidate and not pruned.
+        let tt_move = tt_move.filter(|&mv| self.settings.tt_move && pos.is_legal(mv));
+        let mut cutoff = false;
+        if let Some(mv) = tt_move {
+            let score = self.child(pos, mv, depth, ply, alpha, beta);
             if self.stopped {
                 return 0;
             }
-            if score > best {
-                best = score;
-                best_move = Some(mv);
-                if score > alpha {
-                    alpha = score;
-                    self.update_pv(ply, mv);
-                    if score >= beta {
-                        self.reward(pos, ply, mv, depth);
-                        break;
+            searched += 1;
+            best = score;
+            best_move = Some(mv);
+            if score > alpha {
+                alpha = score;
+                self.update_pv(ply, mv);
+                if score >= beta {
+                    self.reward(pos, ply, mv, depth);
+                    cutoff = true;
+                }
+            }
+        }
+        if !cutoff {
+            let n = self.prepare_moves_with_tt(pos, ply, None);
+            for i in 0..n {
+                if searched >= limit {
+                    break;
+                }
+                let Some(mv) = self.pick(ply, i) else { break };
+                if Some(mv) == tt_move {
+                    continue;
+                }
+                let score = self.child(pos, mv, depth, ply, alpha, beta);
+                if self.stopped {
+                    return 0;
+                }
+                searched += 1;
+                if score > best {
+                    best = score;
+                    best_move = Some(mv);
+                    if score > alpha {
+                        alpha = score;
+                        self.update_pv(ply, mv);
+                        if score >= beta {
+                            self.reward(pos, ply, mv, depth);
+                            break;
+                        }
                     }
                 }
             }
@@ -510,6 +532,25 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.tt
             .store(pos.hash(), ply, best_move, best, depth, bound);
         best
+    }
+
+    /// Plays `mv`, searches the child with the window negated, takes the move back.
+    #[inline]
+    fn child(
+        &mut self,
+        pos: &mut G,
+        mv: G::Move,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let undo = pos.play(mv);
+        self.eval.played(pos, mv);
+        let score = -self.negamax(pos, depth - 1, ply + 1, -beta, -alpha);
+        pos.undo(mv, undo);
+        self.eval.undone(pos, mv);
+        score
     }
 
     fn update_pv(&mut self, ply: usize, mv: G::Move) {
@@ -548,61 +589,51 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.prepare_moves_with_tt(pos, ply, tt_move)
     }
 
-    /// Generates the candidates of `ply` and their sort keys; returns how many to search.
+    /// Generates the candidates of `ply` with their sort keys; returns how many may be
+    /// searched (pruned moves excluded, at most `top_k`).
     fn prepare_moves_with_tt(&mut self, pos: &G, ply: usize, tt_move: Option<G::Move>) -> usize {
         let settings = self.settings;
         let tt_move = if settings.tt_move { tt_move } else { None };
         let Ply {
             moves,
-            keys,
+            ordered,
             killers,
             ..
         } = &mut self.plies[ply];
         self.eval.candidates(pos, moves);
         let n = moves.len();
-        keys.clear();
-        keys.resize(
-            n,
-            SortKey {
-                tt: false,
-                class: 0,
-                killer: 0,
-                score: 0,
-                history: 0,
-                order: std::cmp::Reverse(0),
-            },
-        );
         // The evaluator's keys, then the search's own.
         let eval_keys = &mut self.scratch_keys;
         eval_keys.clear();
         eval_keys.resize(n, MoveKey::default());
         self.eval.order_keys(pos, moves, eval_keys, settings.order);
+        ordered.clear();
         let mut pruned = 0;
-        {
-            let side = pos.side_to_move().index() * self.history_bound;
-            for (i, (&mv, key)) in moves.iter().zip(keys.iter_mut()).enumerate() {
-                let ek = eval_keys[i];
-                key.class = ek.class;
-                key.score = ek.score;
-                // A pruned move is never searched, even when the table suggests it.
-                key.tt = tt_move == Some(mv) && ek.class != PRUNED;
-                if ek.class == PRUNED {
-                    pruned += 1;
-                }
-                if settings.killers {
-                    key.killer = if killers[0] == Some(mv) {
-                        2
-                    } else if killers[1] == Some(mv) {
-                        1
-                    } else {
-                        0
-                    };
-                }
-                if settings.history {
-                    key.history = self.history[side + pos.move_index(mv)];
-                }
-                key.order = std::cmp::Reverse(i as u16);
+        let side = pos.side_to_move().index() * self.history_bound;
+        for (i, (&mv, ek)) in moves.iter().zip(eval_keys.iter()).enumerate() {
+            if ek.class == PRUNED {
+                pruned += 1;
+                ordered.push((0, mv));
+                continue;
             }
+            let killer = if !settings.killers {
+                0
+            } else if killers[0] == Some(mv) {
+                2
+            } else if killers[1] == Some(mv) {
+                1
+            } else {
+                0
+            };
+            let history = if settings.history {
+                self.history[side + pos.move_index(mv)]
+            } else {
+                0
+            };
+            let key = ordering::sort_key(ek.class, killer, ek.score, history, i);
+            // The table's move goes first (a pruned move never: handled above).
+            let key = if tt_move == Some(mv) { u64::MAX } else { key };
+            ordered.push((key, mv));
         }
         let searchable = n - pruned;
         if settings.top_k > 0 {
@@ -612,26 +643,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         }
     }
 
-    /// Moves the best remaining move of `ply` to position `i` and returns it (selection
-    /// sort: cheap when a cutoff comes early). `None` when only pruned moves remain.
+    /// The `i`-th move of `ply` in order (see [`ordering::pick`]).
     #[inline]
     fn pick(&mut self, ply: usize, i: usize) -> Option<G::Move> {
-        let p = &mut self.plies[ply];
-        let n = p.moves.len();
-        if i >= n {
-            return None;
-        }
-        let mut best = i;
-        for j in i + 1..n {
-            if p.keys[j] > p.keys[best] {
-                best = j;
-            }
-        }
-        if p.keys[best].class == PRUNED {
-            return None;
-        }
-        p.keys.swap(i, best);
-        p.moves.swap(i, best);
-        Some(p.moves[i])
+        ordering::pick(&mut self.plies[ply].ordered, i)
     }
 }
