@@ -45,10 +45,6 @@ pub fn run_bad_input(args: &[&str]) -> String {
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with("For more information"))
         .count();
-    assert_eq!(
-        lines,
-        1,
-        "arena {args:?}: the error is one line: {stderr}"
-    );
+    assert_eq!(lines, 1, "arena {args:?}: the error is one line: {stderr}");
     stderr
 }
