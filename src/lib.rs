@@ -2,8 +2,9 @@
 //! (tic-tac-toe, gomoku) and Ataxx, with the engines running in-process.
 //!
 //! The layers, each using only those listed before it (see `DESIGN.md`):
-//! [`game`] (rules).
+//! [`game`] (rules), [`stats`] (Elo, SPRT and ratings from results; knows nothing of games).
 
 #![warn(missing_docs)]
 
 pub mod game;
+pub mod stats;
