@@ -1,6 +1,7 @@
 //! Argument parsing (clap) and dispatch to the library. Commands print; the library
 //! returns values and errors.
 
+mod elo;
 mod rules;
 
 use std::{io, process::ExitCode};
@@ -30,6 +31,7 @@ struct Cli {
 enum Command {
     Perft(rules::PerftArgs),
     Show(rules::ShowArgs),
+    Elo(elo::EloArgs),
 }
 
 /// Runs the command line and maps errors to a message and an exit code.
@@ -38,6 +40,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => rules::perft(args),
         Command::Show(args) => rules::show(args),
+        Command::Elo(args) => elo::elo(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
