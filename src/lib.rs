@@ -2,7 +2,7 @@
 //! (tic-tac-toe, gomoku) and Ataxx, with the engines running in-process.
 //!
 //! The layers, each using only those listed before it (see `DESIGN.md`):
-//! [`game`] (rules).
+//! [`game`] (rules), [`stats`] (Elo, SPRT and ratings from results; knows nothing of games).
 
 #![warn(missing_docs)]
 
@@ -11,3 +11,4 @@ pub mod engine;
 pub mod eval;
 pub mod game;
 pub mod search;
+pub mod stats;

@@ -2,6 +2,7 @@
 //! returns values and errors.
 
 mod engine;
+mod elo;
 mod rules;
 
 use std::{io, process::ExitCode};
@@ -34,6 +35,7 @@ enum Command {
     #[command(alias = "analyze")]
     Analyse(engine::AnalyseArgs),
     Bench(engine::BenchArgs),
+    Elo(elo::EloArgs),
 }
 
 /// Runs the command line and maps errors to a message and an exit code.
@@ -44,6 +46,7 @@ pub fn main() -> ExitCode {
         Command::Show(args) => rules::show(args),
         Command::Analyse(args) => engine::analyse(args),
         Command::Bench(args) => engine::bench(args),
+        Command::Elo(args) => elo::elo(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

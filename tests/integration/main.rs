@@ -1,5 +1,6 @@
 //! Integration tests: one test binary (links once), one module per area.
 
+mod cli_elo;
 mod cli_rules;
 mod engines;
 mod eval_props;

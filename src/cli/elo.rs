@@ -1,0 +1,221 @@
+//! `arena elo`: the statistics layer as a calculator — Elo, nElo, LOS and draw ratio of a
+//! match result typed on the command line, and optionally its SPRT verdict.
+
+use std::io::{self, Write};
+
+use anyhow::{Result, bail};
+use arena::stats::{EloEstimate, Penta, SprtConfig, SprtModel, Wdl};
+use clap::{ArgGroup, Args, ValueEnum};
+
+/// α and β when `--sprt` gives only the two Elo bounds.
+const DEFAULT_ERROR_RATE: f64 = 0.05;
+
+/// Elo, nElo, LOS and draw ratio of a match result, and optionally an SPRT.
+#[derive(Args, Debug)]
+#[command(
+    group(ArgGroup::new("results").required(true).args(["wdl", "penta"])),
+    after_help = "All results are from the first engine's point of view. Intervals are 95 %.\n\
+                  Examples:\n  \
+                  arena elo --wdl 136,111,96\n  \
+                  arena elo --penta 34,54,31,32,64,75 --sprt 0,5\n  \
+                  arena elo --wdl 36433,68692,36027 --sprt 0,2 --model normalized"
+)]
+pub struct EloArgs {
+    /// Game results: wins, draws, losses.
+    #[arg(long, value_name = "W,D,L", value_parser = parse_wdl)]
+    wdl: Option<Wdl>,
+    /// Colour-swapped game pairs by pair result: LL,LD,WL,DD,WD,WW (fastchess order), or
+    /// LL,LD,WL+DD,WD,WW (then the draw ratio is unknown).
+    #[arg(long, value_name = "LL,LD,WL,DD,WD,WW", value_parser = parse_penta)]
+    penta: Option<Penta>,
+    /// Also run an SPRT of H0: elo = ELO0 against H1: elo = ELO1, with false positive
+    /// rate ALPHA and false negative rate BETA (both default 0.05, each in (0, 0.5)).
+    #[arg(
+        long,
+        value_name = "ELO0,ELO1[,ALPHA,BETA]",
+        value_parser = parse_sprt,
+        allow_hyphen_values = true
+    )]
+    sprt: Option<SprtConfig>,
+    /// How the SPRT's ELO0 and ELO1 are measured: logistic Elo, or normalized Elo (nElo,
+    /// independent of the draw ratio).
+    #[arg(long, value_enum, default_value_t = ModelArg::Logistic, requires = "sprt")]
+    model: ModelArg,
+}
+
+/// `--model` values (kept here so the statistics layer does not depend on clap).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ModelArg {
+    Logistic,
+    Normalized,
+}
+
+impl From<ModelArg> for SprtModel {
+    fn from(m: ModelArg) -> SprtModel {
+        match m {
+            ModelArg::Logistic => SprtModel::Logistic,
+            ModelArg::Normalized => SprtModel::Normalized,
+        }
+    }
+}
+
+pub fn elo(args: EloArgs) -> Result<()> {
+    let mut out = io::stdout().lock();
+    let estimate = match (&args.wdl, &args.penta) {
+        (Some(wdl), _) => {
+            writeln!(
+                out,
+                "games       {} (wins {}, draws {}, losses {})",
+                wdl.games(),
+                wdl.wins,
+                wdl.draws,
+                wdl.losses
+            )?;
+            wdl.estimate()
+        }
+        (None, Some(penta)) => {
+            let [ll, ld, mid, wd, ww] = penta.counts;
+            let middle = match penta.dd {
+                Some(dd) => format!("WL {}, DD {dd}", mid - dd),
+                None => format!("WL+DD {mid}"),
+            };
+            writeln!(
+                out,
+                "pairs       {} (LL {ll}, LD {ld}, {middle}, WD {wd}, WW {ww}), games {}",
+                penta.pairs(),
+                penta.games()
+            )?;
+            penta.estimate()
+        }
+        (None, None) => unreachable!("clap requires --wdl or --penta"),
+    };
+    match estimate {
+        Some(e) => print_estimate(&mut out, &e)?,
+        None => writeln!(out, "no games: nothing to estimate")?,
+    }
+
+    if let Some(mut sprt) = args.sprt {
+        sprt.model = args.model.into();
+        let llr = match (&args.wdl, &args.penta) {
+            (Some(wdl), _) => sprt.llr_wdl(wdl),
+            (None, Some(penta)) => sprt.llr_penta(penta),
+            (None, None) => unreachable!("clap requires --wdl or --penta"),
+        };
+        if llr.is_nan() {
+            bail!(
+                "--sprt: the {} model cannot fit elo0 = {} or elo1 = {} to these results; \
+                 use bounds closer to the measured Elo or the logistic model",
+                sprt.model,
+                sprt.elo0,
+                sprt.elo1
+            );
+        }
+        let (lower, upper) = sprt.bounds();
+        writeln!(
+            out,
+            "SPRT        {} model, H0 elo = {:.2}, H1 elo = {:.2}, alpha {}, beta {}",
+            sprt.model, sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
+        )?;
+        writeln!(out, "LLR         {llr:.2} (bounds {lower:.2}, {upper:.2})")?;
+        writeln!(out, "decision    {}", sprt.decide(llr))?;
+    }
+    Ok(())
+}
+
+fn print_estimate(out: &mut impl Write, e: &EloEstimate) -> io::Result<()> {
+    writeln!(out, "score       {:.4}", e.score)?;
+    writeln!(
+        out,
+        "Elo         {:.2} +/- {:.2} (95 %)",
+        e.elo, e.elo_error
+    )?;
+    writeln!(
+        out,
+        "nElo        {:.2} +/- {:.2} (95 %)",
+        e.nelo, e.nelo_error
+    )?;
+    writeln!(out, "LOS         {:.2} %", 100.0 * e.los)?;
+    if e.draw_ratio.is_nan() {
+        writeln!(out, "draw ratio  unknown (WL and DD pairs not told apart)")?;
+    } else {
+        writeln!(out, "draw ratio  {:.2} %", 100.0 * e.draw_ratio)?;
+    }
+    writeln!(
+        out,
+        "model       {}",
+        if e.pentanomial {
+            "pentanomial (game pairs)"
+        } else {
+            "trinomial (games)"
+        }
+    )
+}
+
+/// Splits `text` at commas into numbers, naming `what` on error.
+fn numbers<T: std::str::FromStr>(text: &str, what: &str) -> Result<Vec<T>, String> {
+    text.split(',')
+        .map(|part| {
+            let part = part.trim();
+            part.parse()
+                .map_err(|_| format!("'{part}' is not a valid {what}"))
+        })
+        .collect()
+}
+
+/// Counts beyond this are typos: 2⁵³ is where f64 stops counting exactly.
+const MAX_TOTAL: u64 = 1 << 53;
+
+/// Splits `text` into counts whose total stays below [`MAX_TOTAL`].
+fn counts(text: &str, what: &str) -> Result<Vec<u64>, String> {
+    let counts = numbers::<u64>(text, what)?;
+    if counts
+        .iter()
+        .try_fold(0u64, |t, &c| t.checked_add(c))
+        .is_none_or(|t| t > MAX_TOTAL)
+    {
+        return Err(format!("the counts add up to more than {MAX_TOTAL}"));
+    }
+    Ok(counts)
+}
+
+fn parse_wdl(text: &str) -> Result<Wdl, String> {
+    match counts(text, "game count")?[..] {
+        [wins, draws, losses] => Ok(Wdl::new(wins, draws, losses)),
+        ref other => Err(format!("expected 3 counts W,D,L, got {}", other.len())),
+    }
+}
+
+fn parse_penta(text: &str) -> Result<Penta, String> {
+    match counts(text, "pair count")?[..] {
+        [ll, ld, wl, dd, wd, ww] => Ok(Penta::from_six(ll, ld, wl, dd, wd, ww)),
+        [ll, ld, mid, wd, ww] => Ok(Penta::from_counts([ll, ld, mid, wd, ww])),
+        ref other => Err(format!(
+            "expected 6 counts LL,LD,WL,DD,WD,WW or 5 counts LL,LD,WL+DD,WD,WW, got {}",
+            other.len()
+        )),
+    }
+}
+
+/// Parses and validates the bounds and error rates; the model is set from `--model`.
+fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
+    let values = numbers::<f64>(text, "number")?;
+    let (elo0, elo1, alpha, beta) = match values[..] {
+        [elo0, elo1] => (elo0, elo1, DEFAULT_ERROR_RATE, DEFAULT_ERROR_RATE),
+        [elo0, elo1, alpha, beta] => (elo0, elo1, alpha, beta),
+        _ => {
+            return Err(format!(
+                "expected ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA, got {} numbers",
+                values.len()
+            ));
+        }
+    };
+    let config = SprtConfig {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+        model: SprtModel::Logistic,
+    };
+    config.validate()?;
+    Ok(config)
+}

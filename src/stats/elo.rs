@@ -1,0 +1,680 @@
+//! Elo of one pairing from its results: the score, Elo and normalized Elo with their 95 %
+//! intervals, the likelihood of superiority (LOS) and the draw ratio, from game results
+//! ([`Wdl`], trinomial) or from colour-swapped game pairs ([`Penta`], pentanomial).
+//!
+//! The formulas are fastchess' and fishtest's (see `STATS.md`): the score's variance is
+//! estimated from the observed results, the interval is the normal approximation
+//! `s ± z·σ/√N` mapped through the logistic Elo curve. For pairs the unit of sampling is
+//! the pair, which accounts for the correlation between the two games of a pair.
+//!
+//! This module owns only numbers: it must not know about engines, games or tournaments.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize, Serializer};
+
+/// z-score of a two-sided 95 % normal interval: Φ⁻¹(0.975).
+pub const Z95: f64 = 1.959963984540054;
+
+/// Normalized Elo per unit of t-value: 800 / ln 10.
+const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
+
+/// Elo difference that makes an expected score of `s` on the logistic curve:
+/// `-400 · log10(1/s - 1)`.
+///
+/// `s = 1` gives `+∞`, `s = 0` gives `-∞`; a score outside `[0, 1]` (or NaN) gives NaN.
+pub fn elo_from_score(s: f64) -> f64 {
+    -400.0 * (1.0 / s - 1.0).log10()
+}
+
+/// Expected score of a player `elo` points stronger: `1 / (1 + 10^(-elo/400))`.
+///
+/// `+∞` gives 1 and `-∞` gives 0.
+pub fn score_from_elo(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// A's result in one game, in half points: a loss is 0, a draw 1, a win 2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GameScore {
+    /// A lost (0 points).
+    Loss,
+    /// A drew (½ point).
+    Draw,
+    /// A won (1 point).
+    Win,
+}
+
+impl GameScore {
+    /// A's points in half points: 0, 1 or 2.
+    pub fn half_points(self) -> u8 {
+        match self {
+            GameScore::Loss => 0,
+            GameScore::Draw => 1,
+            GameScore::Win => 2,
+        }
+    }
+
+    /// The same game from the opponent's point of view.
+    pub fn reversed(self) -> GameScore {
+        match self {
+            GameScore::Loss => GameScore::Win,
+            GameScore::Draw => GameScore::Draw,
+            GameScore::Win => GameScore::Loss,
+        }
+    }
+}
+
+/// Results of one pairing from engine A's point of view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wdl {
+    /// Games A won.
+    pub wins: u64,
+    /// Games drawn.
+    pub draws: u64,
+    /// Games A lost.
+    pub losses: u64,
+}
+
+impl Wdl {
+    /// Results with these counts.
+    pub fn new(wins: u64, draws: u64, losses: u64) -> Wdl {
+        Wdl {
+            wins,
+            draws,
+            losses,
+        }
+    }
+
+    /// Number of games (saturating at `u64::MAX`, far beyond any real match).
+    pub fn games(&self) -> u64 {
+        self.wins
+            .saturating_add(self.draws)
+            .saturating_add(self.losses)
+    }
+
+    /// A's points: wins plus half the draws.
+    pub fn points(&self) -> f64 {
+        self.wins as f64 + 0.5 * self.draws as f64
+    }
+
+    /// A's score, points per game in `[0, 1]`; `None` before the first game.
+    pub fn score(&self) -> Option<f64> {
+        let n = self.games();
+        (n > 0).then(|| self.points() / n as f64)
+    }
+
+    /// Counts one more game.
+    pub fn record(&mut self, game: GameScore) {
+        match game {
+            GameScore::Loss => self.losses += 1,
+            GameScore::Draw => self.draws += 1,
+            GameScore::Win => self.wins += 1,
+        }
+    }
+
+    /// Adds the results of `other` (from the same player's view), saturating.
+    pub fn add(&mut self, other: Wdl) {
+        self.wins = self.wins.saturating_add(other.wins);
+        self.draws = self.draws.saturating_add(other.draws);
+        self.losses = self.losses.saturating_add(other.losses);
+    }
+
+    /// The same results from the opponent's point of view.
+    pub fn reversed(&self) -> Wdl {
+        Wdl {
+            wins: self.losses,
+            draws: self.draws,
+            losses: self.wins,
+        }
+    }
+
+    /// Score, Elo, nElo, their 95 % intervals, LOS and draw ratio on the trinomial model
+    /// (every game an independent sample); `None` before the first game.
+    pub fn estimate(&self) -> Option<EloEstimate> {
+        let n = self.games();
+        if n == 0 {
+            return None;
+        }
+        let total = n as f64;
+        let (w, d, l) = (
+            self.wins as f64 / total,
+            self.draws as f64 / total,
+            self.losses as f64 / total,
+        );
+        let s = w + 0.5 * d;
+        let variance = w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2);
+        Some(estimate_from(Sample {
+            score: s,
+            variance,
+            units: total,
+            units_per_game: 1.0,
+            draw_ratio: d,
+            games: n,
+            pentanomial: false,
+        }))
+    }
+}
+
+impl fmt::Display for Wdl {
+    /// `W-D-L`, e.g. `76-123-89`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}-{}", self.wins, self.draws, self.losses)
+    }
+}
+
+/// Pentanomial counts of colour-swapped game pairs, by A's pair score 0, ¼, ½, ¾, 1:
+/// `[LL, LD, WL+DD, WD, WW]`.
+///
+/// The middle bin mixes a win and a loss (WL) with two draws (DD). Every statistic except
+/// the draw ratio needs only the five bins; for the draw ratio `dd` keeps how many of the
+/// middle pairs were two draws when that is known (pairs counted with
+/// [`add_pair`](Penta::add_pair), or given by [`from_six`](Penta::from_six)), and is
+/// `None` when only the five bins are known ([`from_counts`](Penta::from_counts)).
+/// `dd` is at most `counts[2]`; larger values are read as `counts[2]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Penta {
+    /// Pairs by A's pair score 0, ¼, ½, ¾, 1: `[LL, LD, WL+DD, WD, WW]`.
+    pub counts: [u64; 5],
+    /// How many of the `counts[2]` pairs were two draws (DD) rather than a win and a loss
+    /// (WL); `None` when unknown.
+    #[serde(default)]
+    pub dd: Option<u64>,
+}
+
+impl Default for Penta {
+    /// No pairs yet (and so a known DD count of zero).
+    fn default() -> Penta {
+        Penta {
+            counts: [0; 5],
+            dd: Some(0),
+        }
+    }
+}
+
+/// A pair's score for each pentanomial bin.
+const PAIR_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+
+impl Penta {
+    /// Counts in the six-number form fastchess prints: LL, LD, WL, DD, WD, WW.
+    pub fn from_six(ll: u64, ld: u64, wl: u64, dd: u64, wd: u64, ww: u64) -> Penta {
+        Penta {
+            counts: [ll, ld, wl + dd, wd, ww],
+            dd: Some(dd),
+        }
+    }
+
+    /// Counts in the five-bin form `[LL, LD, WL+DD, WD, WW]`, WL and DD not told apart
+    /// (so the draw ratio is unknown).
+    pub fn from_counts(counts: [u64; 5]) -> Penta {
+        Penta { counts, dd: None }
+    }
+
+    /// Number of pairs (saturating at `u64::MAX`, far beyond any real match).
+    pub fn pairs(&self) -> u64 {
+        self.counts
+            .iter()
+            .fold(0, |total, &c| total.saturating_add(c))
+    }
+
+    /// Number of games: two per pair (saturating).
+    pub fn games(&self) -> u64 {
+        self.pairs().saturating_mul(2)
+    }
+
+    /// Counts one more pair from A's results in its two games (either order).
+    pub fn add_pair(&mut self, first: GameScore, second: GameScore) {
+        let bin = usize::from(first.half_points() + second.half_points());
+        self.counts[bin] += 1;
+        if first == GameScore::Draw
+            && second == GameScore::Draw
+            && let Some(dd) = &mut self.dd
+        {
+            *dd += 1;
+        }
+    }
+
+    /// Adds the pairs of `other` (from the same player's view), saturating. The DD count
+    /// stays known only if it is known in both.
+    pub fn add(&mut self, other: Penta) {
+        for (c, o) in self.counts.iter_mut().zip(other.counts) {
+            *c = c.saturating_add(o);
+        }
+        self.dd = match (self.dd, other.dd) {
+            (Some(a), Some(b)) => Some(a.saturating_add(b)),
+            _ => None,
+        };
+    }
+
+    /// The same pairs from the opponent's point of view.
+    pub fn reversed(&self) -> Penta {
+        let mut counts = self.counts;
+        counts.reverse();
+        Penta {
+            counts,
+            dd: self.dd,
+        }
+    }
+
+    /// The game results inside the pairs, when WL and DD are told apart.
+    pub fn wdl(&self) -> Option<Wdl> {
+        let [ll, ld, mid, wd, ww] = self.counts;
+        let dd = self.dd?.min(mid);
+        let wl = mid - dd;
+        // Saturating: absurd counts must not panic.
+        let sum = |parts: [u64; 4]| parts.iter().fold(0u64, |t, &x| t.saturating_add(x));
+        Some(Wdl {
+            wins: sum([ww, ww, wd, wl]),
+            draws: sum([ld, wd, dd, dd]),
+            losses: sum([ll, ll, ld, wl]),
+        })
+    }
+
+    /// Score, Elo, nElo, their 95 % intervals and LOS on the pentanomial model (every
+    /// pair an independent sample); `None` before the first pair.
+    ///
+    /// The draw ratio is the fraction of draws among the games (a DD pair holds two
+    /// draws, LD and WD pairs one), and NaN when the DD count is unknown.
+    pub fn estimate(&self) -> Option<EloEstimate> {
+        let n = self.pairs();
+        if n == 0 {
+            return None;
+        }
+        let total = n as f64;
+        let p = self.counts.map(|c| c as f64 / total);
+        let s: f64 = p.iter().zip(PAIR_SCORES).map(|(p, a)| p * a).sum();
+        let variance: f64 = p
+            .iter()
+            .zip(PAIR_SCORES)
+            .map(|(p, a)| p * (a - s).powi(2))
+            .sum();
+        let draw_ratio = self
+            .wdl()
+            .map_or(f64::NAN, |wdl| wdl.draws as f64 / (2.0 * total));
+        Some(estimate_from(Sample {
+            score: s,
+            variance,
+            units: total,
+            units_per_game: 0.5,
+            draw_ratio,
+            games: self.games(),
+            pentanomial: true,
+        }))
+    }
+}
+
+impl fmt::Display for Penta {
+    /// `LL,LD,WL,DD,WD,WW` when DD is known, else `LL,LD,WL+DD,WD,WW`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [ll, ld, mid, wd, ww] = self.counts;
+        match self.dd {
+            Some(dd) => {
+                let dd = dd.min(mid);
+                write!(f, "{ll},{ld},{},{dd},{wd},{ww}", mid - dd)
+            }
+            None => write!(f, "{ll},{ld},{mid},{wd},{ww}"),
+        }
+    }
+}
+
+/// Everything a standings table prints for one pairing.
+///
+/// `elo` and `nelo` are `±∞` for a 100 % / 0 % score, and an error is `+∞` when the
+/// interval reaches a score of 0 or 1 (an unbounded Elo interval). JSON has no infinities:
+/// every non-finite number is written as `null`, and read back from the score as the
+/// infinity it stood for (`elo`/`nelo` with the sign of `score - ½`, errors as `+∞`,
+/// `draw_ratio` as NaN), so serialisation never fails and never writes invalid JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "EloEstimateJson")]
+pub struct EloEstimate {
+    /// A's score, points per game in `[0, 1]`.
+    #[serde(serialize_with = "finite_or_null")]
+    pub score: f64,
+    /// Elo difference A minus B from the score on the logistic curve.
+    #[serde(serialize_with = "finite_or_null")]
+    pub elo: f64,
+    /// Half-width of the 95 % interval of `elo` (half the distance between the Elo of the
+    /// interval's two score ends).
+    #[serde(serialize_with = "finite_or_null")]
+    pub elo_error: f64,
+    /// Normalized Elo: `(s - ½)/σ · 800/ln 10`, with σ the standard deviation of a game
+    /// (for pairs: of a pair, times √2).
+    #[serde(serialize_with = "finite_or_null")]
+    pub nelo: f64,
+    /// Half-width of the 95 % interval of `nelo`.
+    #[serde(serialize_with = "finite_or_null")]
+    pub nelo_error: f64,
+    /// Likelihood of superiority, in `[0, 1]`: the normal-approximation probability that
+    /// A is the stronger.
+    #[serde(serialize_with = "finite_or_null")]
+    pub los: f64,
+    /// Fraction of games drawn, in `[0, 1]` (NaN when unknown, see [`Penta`]).
+    #[serde(serialize_with = "finite_or_null")]
+    pub draw_ratio: f64,
+    /// Number of games (for pairs, twice the number of pairs).
+    pub games: u64,
+    /// Whether the statistics come from game pairs (pentanomial) rather than games.
+    pub pentanomial: bool,
+}
+
+/// Writes finite floats as numbers and non-finite ones as `null`.
+fn finite_or_null<S: Serializer>(x: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    if x.is_finite() {
+        serializer.serialize_f64(*x)
+    } else {
+        serializer.serialize_none()
+    }
+}
+
+/// The JSON shape of [`EloEstimate`]: `null` for a non-finite number.
+#[derive(Deserialize)]
+struct EloEstimateJson {
+    score: Option<f64>,
+    elo: Option<f64>,
+    elo_error: Option<f64>,
+    nelo: Option<f64>,
+    nelo_error: Option<f64>,
+    los: Option<f64>,
+    draw_ratio: Option<f64>,
+    games: u64,
+    pentanomial: bool,
+}
+
+impl From<EloEstimateJson> for EloEstimate {
+    fn from(j: EloEstimateJson) -> EloEstimate {
+        let score = j.score.unwrap_or(f64::NAN);
+        // A null Elo is the infinity of a 100 % or 0 % score (NaN if the score is ½ or
+        // unknown, which no estimate produces).
+        let infinite = if score > 0.5 {
+            f64::INFINITY
+        } else if score < 0.5 {
+            f64::NEG_INFINITY
+        } else {
+            f64::NAN
+        };
+        EloEstimate {
+            score,
+            elo: j.elo.unwrap_or(infinite),
+            elo_error: j.elo_error.unwrap_or(f64::INFINITY),
+            nelo: j.nelo.unwrap_or(infinite),
+            nelo_error: j.nelo_error.unwrap_or(f64::INFINITY),
+            los: j.los.unwrap_or(f64::NAN),
+            draw_ratio: j.draw_ratio.unwrap_or(f64::NAN),
+            games: j.games,
+            pentanomial: j.pentanomial,
+        }
+    }
+}
+
+/// The sufficient statistics of a trinomial or pentanomial sample.
+struct Sample {
+    /// Mean score per game.
+    score: f64,
+    /// Variance of one sampling unit's score (a game, or a pair scored in `[0, 1]`).
+    variance: f64,
+    /// Number of sampling units.
+    units: f64,
+    /// Sampling units per game: 1 for games, ½ for pairs (nElo is per game).
+    units_per_game: f64,
+    draw_ratio: f64,
+    games: u64,
+    pentanomial: bool,
+}
+
+fn estimate_from(x: Sample) -> EloEstimate {
+    let s = x.score;
+    let standard_error = (x.variance / x.units).sqrt();
+    let elo = elo_from_score(s);
+    let elo_error = if standard_error == 0.0 {
+        // Every unit scored the same: the normal approximation gives a zero-width
+        // interval, or an unbounded one when the Elo itself is infinite.
+        if elo.is_finite() { 0.0 } else { f64::INFINITY }
+    } else {
+        let upper = elo_from_score((s + Z95 * standard_error).min(1.0));
+        let lower = elo_from_score((s - Z95 * standard_error).max(0.0));
+        (upper - lower) / 2.0
+    };
+    // A game's standard deviation: for pairs, σ_pair · √2 (a pair scores the mean of two
+    // games, so σ_game² = 2·σ_pair² if the two games were independent).
+    let game_sigma = (x.variance / x.units_per_game).sqrt();
+    let nelo = if s == 0.5 {
+        0.0
+    } else {
+        (s - 0.5) / game_sigma * NELO_PER_T
+    };
+    // (nelo(s+) - nelo(s-))/2 with σ fixed, in closed form (defined even when σ = 0).
+    let nelo_error = Z95 / (x.units / x.units_per_game).sqrt() * NELO_PER_T;
+    let los = if standard_error == 0.0 {
+        if s > 0.5 {
+            1.0
+        } else if s < 0.5 {
+            0.0
+        } else {
+            0.5
+        }
+    } else {
+        normal_cdf((s - 0.5) / standard_error)
+    };
+    EloEstimate {
+        score: s,
+        elo,
+        elo_error,
+        nelo,
+        nelo_error,
+        los,
+        draw_ratio: x.draw_ratio,
+        games: x.games,
+        pentanomial: x.pentanomial,
+    }
+}
+
+/// Φ(x), the standard normal distribution function.
+pub(crate) fn normal_cdf(x: f64) -> f64 {
+    0.5 * statrs::function::erf::erfc(-x / std::f64::consts::SQRT_2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(actual: f64, expected: f64, tolerance: f64, what: &str) {
+        assert!(
+            (actual - expected).abs() <= tolerance,
+            "{what}: {actual} differs from {expected} by more than {tolerance}"
+        );
+    }
+
+    /// fastchess `elo_test.cpp`: W76 L89 D123.
+    #[test]
+    fn fastchess_wdl_76_89_123() {
+        let e = Wdl::new(76, 123, 89).estimate().expect("games were played");
+        close(e.nelo, -20.76, 1e-2, "nElo");
+        close(e.nelo_error, 40.13, 1e-2, "nElo error");
+        close(e.los * 100.0, 15.53, 1e-2, "LOS %");
+        close(e.score, 0.477, 1e-3, "score");
+        assert_eq!(e.games, 288);
+        assert!(!e.pentanomial);
+    }
+
+    /// fastchess `elo_test.cpp`: W136 L96 D111.
+    #[test]
+    fn fastchess_wdl_136_96_111() {
+        let e = Wdl::new(136, 111, 96)
+            .estimate()
+            .expect("games were played");
+        close(e.nelo, 49.77, 1e-2, "nElo");
+        close(e.nelo_error, 36.77, 1e-2, "nElo error");
+        close(e.elo, 40.70, 1e-2, "Elo");
+        close(e.elo_error, 30.43, 1e-2, "Elo error");
+        close(e.los * 100.0, 99.60, 1e-2, "LOS %");
+        close(e.score, 0.558, 1e-3, "score");
+        close(e.draw_ratio, 111.0 / 343.0, 1e-12, "draw ratio");
+    }
+
+    /// fastchess `elo_test.cpp`: pentanomial 34,54,31,32,64,75.
+    #[test]
+    fn fastchess_penta_34_54_31_32_64_75() {
+        let e = Penta::from_six(34, 54, 31, 32, 64, 75)
+            .estimate()
+            .expect("pairs were played");
+        close(e.nelo, 57.94, 1e-2, "nElo");
+        close(e.nelo_error, 28.28, 1e-2, "nElo error");
+        close(e.elo, 55.58, 1e-2, "Elo");
+        close(e.elo_error, 27.65, 1e-2, "Elo error");
+        close(e.score, 0.579, 1e-3, "score");
+        assert_eq!(e.games, 580);
+        assert!(e.pentanomial);
+    }
+
+    /// fastchess `elo_test.cpp`: pentanomial 332,433,457,41,333,334.
+    #[test]
+    fn fastchess_penta_332_433_457_41_333_334() {
+        let e = Penta::from_six(332, 433, 457, 41, 333, 334)
+            .estimate()
+            .expect("pairs were played");
+        close(e.nelo, -9.17, 1e-2, "nElo");
+        close(e.nelo_error, 10.96, 1e-2, "nElo error");
+        close(e.elo, -8.64, 1e-2, "Elo");
+        close(e.elo_error, 10.33, 1e-2, "Elo error");
+        close(e.los * 100.0, 5.05, 1e-2, "LOS %");
+        close(e.score, 0.488, 1e-3, "score");
+    }
+
+    #[test]
+    fn elo_and_score_are_inverse() {
+        for elo in [-800.0, -200.0, -1.0, 0.0, 3.5, 100.0, 400.0] {
+            close(elo_from_score(score_from_elo(elo)), elo, 1e-9, "round trip");
+        }
+        close(score_from_elo(400.0), 10.0 / 11.0, 1e-15, "400 Elo is 10:1");
+        assert_eq!(elo_from_score(1.0), f64::INFINITY);
+        assert_eq!(elo_from_score(0.0), f64::NEG_INFINITY);
+        assert!(elo_from_score(1.5).is_nan());
+        assert_eq!(score_from_elo(f64::INFINITY), 1.0);
+        assert_eq!(score_from_elo(f64::NEG_INFINITY), 0.0);
+    }
+
+    #[test]
+    fn no_games_no_estimate() {
+        assert_eq!(Wdl::default().score(), None);
+        assert_eq!(Wdl::default().estimate(), None);
+        assert_eq!(Penta::default().estimate(), None);
+    }
+
+    #[test]
+    fn a_perfect_score_is_infinite_with_an_unbounded_interval() {
+        let e = Wdl::new(10, 0, 0).estimate().expect("games were played");
+        assert_eq!(e.score, 1.0);
+        assert_eq!(e.elo, f64::INFINITY);
+        assert_eq!(e.elo_error, f64::INFINITY);
+        assert_eq!(e.nelo, f64::INFINITY);
+        assert_eq!(e.los, 1.0);
+        let r = Wdl::new(10, 0, 0).reversed().estimate().expect("games");
+        assert_eq!(r.elo, f64::NEG_INFINITY);
+        assert_eq!(r.los, 0.0);
+        // One loss among many wins: finite Elo, but the interval reaches a score of 1.
+        let e = Wdl::new(20, 0, 1).estimate().expect("games were played");
+        assert!(e.elo.is_finite());
+        assert_eq!(e.elo_error, f64::INFINITY);
+    }
+
+    #[test]
+    fn all_draws_is_zero_elo() {
+        let e = Wdl::new(0, 7, 0).estimate().expect("games were played");
+        assert_eq!((e.elo, e.elo_error, e.nelo, e.los), (0.0, 0.0, 0.0, 0.5));
+        assert_eq!(e.draw_ratio, 1.0);
+        assert!(e.nelo_error.is_finite());
+    }
+
+    #[test]
+    fn estimates_write_valid_json_and_read_back() {
+        for wdl in [Wdl::new(10, 0, 0), Wdl::new(0, 0, 3), Wdl::new(5, 6, 7)] {
+            let e = wdl.estimate().expect("games were played");
+            let json = serde_json::to_string(&e).expect("an estimate always serialises");
+            let value: serde_json::Value = serde_json::from_str(&json).expect("the JSON is valid");
+            if !e.elo.is_finite() {
+                assert!(value["elo"].is_null(), "{json}");
+            }
+            let back: EloEstimate = serde_json::from_str(&json).expect("reads back");
+            // Infinities come back exactly; finite numbers to the last bit or so.
+            for (b, a) in [
+                (back.elo, e.elo),
+                (back.elo_error, e.elo_error),
+                (back.nelo, e.nelo),
+                (back.nelo_error, e.nelo_error),
+                (back.los, e.los),
+                (back.score, e.score),
+            ] {
+                assert!(
+                    b == a || (b - a).abs() <= 1e-12 * a.abs(),
+                    "{json}: {b} vs {a}"
+                );
+            }
+            assert_eq!((back.games, back.pentanomial), (e.games, e.pentanomial));
+        }
+        let unknown = Penta::from_counts([1, 2, 3, 4, 5])
+            .estimate()
+            .expect("pairs were played");
+        assert!(unknown.draw_ratio.is_nan());
+        let json = serde_json::to_string(&unknown).expect("serialises");
+        let back: EloEstimate = serde_json::from_str(&json).expect("reads back");
+        assert!(back.draw_ratio.is_nan());
+        assert_eq!(back.elo, unknown.elo);
+    }
+
+    #[test]
+    fn reversing_negates() {
+        let wdl = Wdl::new(136, 111, 96);
+        let (e, r) = (
+            wdl.estimate().expect("games"),
+            wdl.reversed().estimate().expect("games"),
+        );
+        close(r.elo, -e.elo, 1e-9, "Elo");
+        close(r.elo_error, e.elo_error, 1e-9, "Elo error");
+        close(r.los, 1.0 - e.los, 1e-12, "LOS");
+        let p = Penta::from_six(34, 54, 31, 32, 64, 75);
+        assert_eq!(p.reversed().reversed(), p);
+        close(
+            p.reversed().estimate().expect("pairs").nelo,
+            -p.estimate().expect("pairs").nelo,
+            1e-9,
+            "nElo",
+        );
+    }
+
+    #[test]
+    fn pairs_are_binned_by_pair_score() {
+        use GameScore::*;
+        let mut p = Penta::default();
+        p.add_pair(Loss, Loss);
+        p.add_pair(Draw, Loss);
+        p.add_pair(Win, Loss);
+        p.add_pair(Draw, Draw);
+        p.add_pair(Loss, Win);
+        p.add_pair(Win, Draw);
+        p.add_pair(Win, Win);
+        assert_eq!(p, Penta::from_six(1, 1, 2, 1, 1, 1));
+        assert_eq!(p.pairs(), 7);
+        assert_eq!(p.wdl(), Some(Wdl::new(5, 4, 5)));
+        let e = p.estimate().expect("pairs were played");
+        close(e.draw_ratio, 4.0 / 14.0, 1e-12, "draw ratio");
+        assert_eq!(p.to_string(), "1,1,2,1,1,1");
+        let mut q = p;
+        q.add(Penta::from_counts([1, 0, 0, 0, 0]));
+        assert_eq!(q.dd, None);
+        assert_eq!(q.to_string(), "2,1,3,1,1");
+    }
+
+    #[test]
+    fn pairs_and_games_agree_on_the_score() {
+        let p = Penta::from_six(34, 54, 31, 32, 64, 75);
+        let wdl = p.wdl().expect("DD is known");
+        assert_eq!(wdl.games(), p.games());
+        close(
+            wdl.score().expect("games"),
+            p.estimate().expect("pairs").score,
+            1e-12,
+            "score",
+        );
+    }
+}

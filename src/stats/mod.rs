@@ -1,0 +1,18 @@
+//! Statistics of match results: Elo from a score with its 95 % interval, normalized Elo,
+//! LOS and draw ratio from game results or colour-swapped game pairs ([`elo`]), the
+//! sequential probability ratio test ([`sprt`]), and maximum-likelihood ratings of many
+//! players from their pairwise results ([`ratings`]).
+//!
+//! This layer owns only numbers. It must not know about tournaments, engines or games:
+//! callers hand it counts of wins, draws and losses (or of game pairs) and get estimates
+//! back, each with its interval and the number of games behind it.
+
+pub mod elo;
+pub mod ratings;
+pub mod sprt;
+
+pub use self::{
+    elo::{EloEstimate, GameScore, Penta, Wdl, Z95, elo_from_score, score_from_elo},
+    ratings::{Anchor, PairResult, Ratings, RatingsError, fit_ratings},
+    sprt::{SprtConfig, SprtDecision, SprtModel},
+};

@@ -1,0 +1,114 @@
+//! `arena elo` through the real binary: fastchess' numbers, the SPRT verdict, bad input.
+
+use crate::support::{arena, run_bad_input, run_ok};
+
+/// The value after `label` on the line that starts with it.
+fn line<'a>(out: &'a str, label: &str) -> &'a str {
+    out.lines()
+        .find_map(|l| l.strip_prefix(label))
+        .unwrap_or_else(|| panic!("no '{label}' line in:\n{out}"))
+        .trim()
+}
+
+#[test]
+fn wdl_prints_the_fastchess_numbers() {
+    // fastchess elo_test.cpp: W136 L96 D111.
+    let out = run_ok(&["elo", "--wdl", "136,111,96"]);
+    assert_eq!(line(&out, "games"), "343 (wins 136, draws 111, losses 96)");
+    assert_eq!(line(&out, "score"), "0.5583");
+    assert_eq!(line(&out, "Elo"), "40.70 +/- 30.43 (95 %)");
+    assert_eq!(line(&out, "nElo"), "49.77 +/- 36.77 (95 %)");
+    assert_eq!(line(&out, "LOS"), "99.60 %");
+    assert_eq!(line(&out, "draw ratio"), "32.36 %");
+    assert!(!out.contains("SPRT"), "{out}");
+}
+
+#[test]
+fn penta_prints_the_fastchess_numbers_in_both_forms() {
+    // fastchess elo_test.cpp: pentanomial 332,433,457,41,333,334.
+    let six = run_ok(&["elo", "--penta", "332,433,457,41,333,334"]);
+    assert_eq!(line(&six, "Elo"), "-8.64 +/- 10.33 (95 %)");
+    assert_eq!(line(&six, "nElo"), "-9.17 +/- 10.96 (95 %)");
+    assert_eq!(line(&six, "LOS"), "5.05 %");
+    assert!(line(&six, "pairs").ends_with("games 3860"), "{six}");
+    // The five-bin form gives the same Elo; only the draw ratio is unknown.
+    let five = run_ok(&["elo", "--penta", "332,433,498,333,334"]);
+    assert_eq!(line(&five, "Elo"), line(&six, "Elo"));
+    assert!(line(&five, "draw ratio").starts_with("unknown"), "{five}");
+}
+
+#[test]
+fn sprt_prints_llr_bounds_and_decision() {
+    // fastchess sprt_test.cpp: normalized, W36433 L36027 D68692, [0, 2]: LLR 0.92.
+    let out = run_ok(&[
+        "elo",
+        "--wdl",
+        "36433,68692,36027",
+        "--sprt",
+        "0,2",
+        "--model",
+        "normalized",
+    ]);
+    assert_eq!(line(&out, "LLR"), "0.92 (bounds -2.94, 2.94)");
+    assert_eq!(line(&out, "decision"), "continue");
+    // fastchess sprt_test.cpp: logistic pentanomial, [0.5, 2.5]: LLR -3.07, H0.
+    let out = run_ok(&[
+        "elo",
+        "--penta",
+        "223,9863,20279,1000,10037,246",
+        "--sprt",
+        "0.5,2.5,0.05,0.05",
+    ]);
+    assert!(line(&out, "SPRT").starts_with("logistic model"), "{out}");
+    assert_eq!(line(&out, "LLR"), "-3.07 (bounds -2.94, 2.94)");
+    assert_eq!(line(&out, "decision"), "H0 accepted");
+    // Negative bounds are numbers, not options.
+    let out = run_ok(&["elo", "--wdl", "10,10,10", "--sprt", "-5,0"]);
+    assert!(line(&out, "SPRT").contains("H0 elo = -5.00"), "{out}");
+}
+
+#[test]
+fn a_perfect_score_is_infinite_not_a_crash() {
+    let out = run_ok(&["elo", "--wdl", "10,0,0"]);
+    assert_eq!(line(&out, "Elo"), "inf +/- inf (95 %)");
+}
+
+#[test]
+fn bad_input_names_the_argument() {
+    let err = run_bad_input(&["elo", "--wdl", "1,2"]);
+    assert!(
+        err.contains("--wdl") && err.contains("expected 3 counts"),
+        "{err}"
+    );
+    let err = run_bad_input(&["elo", "--wdl", "1,x,3"]);
+    assert!(err.contains("--wdl") && err.contains("'x'"), "{err}");
+    // Regression: a total beyond u64 used to panic with an overflow.
+    let err = run_bad_input(&["elo", "--wdl", "18446744073709551615,1,1"]);
+    assert!(err.contains("--wdl") && err.contains("add up"), "{err}");
+    let err = run_bad_input(&["elo", "--penta", "1,2,3,4"]);
+    assert!(err.contains("--penta"), "{err}");
+    let err = run_bad_input(&["elo", "--wdl", "1,2,3", "--sprt", "0,5,0.7,0.05"]);
+    assert!(err.contains("--sprt") && err.contains("alpha"), "{err}");
+    let err = run_bad_input(&["elo", "--wdl", "1,2,3", "--sprt", "5,0"]);
+    assert!(err.contains("--sprt") && err.contains("elo0"), "{err}");
+    // clap lists the possible values on a second line, so check this one by hand.
+    let out = arena()
+        .args(["elo", "--wdl", "1,2,3", "--sprt", "0,5", "--model", "bayes"])
+        .output()
+        .expect("arena runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--model"));
+    let err = run_bad_input(&[
+        "elo",
+        "--wdl",
+        "5,1,0",
+        "--sprt",
+        "0,900",
+        "--model",
+        "normalized",
+    ]);
+    assert!(
+        err.contains("--sprt") && err.contains("cannot fit"),
+        "{err}"
+    );
+}
