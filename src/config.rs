@@ -74,7 +74,11 @@ fn from_toml_error(source: &str, text: &str, e: &toml::de::Error) -> ConfigError
     let line_text = text.lines().nth(line - 1).unwrap_or("").trim();
     // Name the key when the message does not and the line holds `key = value`.
     let message = match line_text.split_once('=') {
-        Some((key, _)) if !message.contains('`') && !key.trim().is_empty() => {
+        Some((key, _))
+            if !key.trim().is_empty()
+                && !key.contains(['{', '['])
+                && !message.contains(&format!("`{}`", key.trim())) =>
+        {
             format!("key `{}`: {message}", key.trim())
         }
         _ => message,
@@ -199,6 +203,12 @@ pub fn parse_assignment(text: &str) -> Result<(String, toml::Value), String> {
         .cloned()
         .ok_or_else(|| format!("'{value}' is not a value"))?;
     Ok((name.to_string(), value))
+}
+
+/// The 1-based line of the first line of `text` that contains `needle`, for errors found
+/// after parsing (a missing file, a bad value in context).
+pub fn line_of(text: &str, needle: &str) -> Option<usize> {
+    text.lines().position(|l| l.contains(needle)).map(|i| i + 1)
 }
 
 /// A path written in a config, resolved against the config's own folder.

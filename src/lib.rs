@@ -12,3 +12,4 @@ pub mod eval;
 pub mod game;
 pub mod search;
 pub mod stats;
+pub mod tournament;

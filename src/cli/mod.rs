@@ -1,9 +1,11 @@
 //! Argument parsing (clap) and dispatch to the library. Commands print; the library
 //! returns values and errors.
 
-mod engine;
 mod elo;
+mod engine;
+mod openings;
 mod rules;
+mod tournament;
 
 use std::{io, process::ExitCode};
 
@@ -11,6 +13,22 @@ use clap::{Parser, Subcommand};
 
 /// Exit code for bad input: an unknown game, a bad FEN, an illegal move, a bad config.
 const EXIT_BAD_INPUT: u8 = 2;
+/// Exit code when the machine failed us (a disk error while writing results).
+const EXIT_FAILURE: u8 = 1;
+/// Exit code after Ctrl-C (everything finished is written; `--resume` continues).
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// A run stopped on request: not an error message, exit code 130.
+#[derive(Debug)]
+pub struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted")
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 #[derive(Parser)]
 #[command(
@@ -36,6 +54,10 @@ enum Command {
     Analyse(engine::AnalyseArgs),
     Bench(engine::BenchArgs),
     Elo(elo::EloArgs),
+    Run(tournament::RunArgs),
+    Stats(tournament::StatsArgs),
+    Export(tournament::ExportArgs),
+    Openings(openings::OpeningsArgs),
 }
 
 /// Runs the command line and maps errors to a message and an exit code.
@@ -47,13 +69,28 @@ pub fn main() -> ExitCode {
         Command::Analyse(args) => engine::analyse(args),
         Command::Bench(args) => engine::bench(args),
         Command::Elo(args) => elo::elo(args),
+        Command::Run(args) => tournament::run(args),
+        Command::Stats(args) => tournament::stats(args),
+        Command::Export(args) => tournament::export(args),
+        Command::Openings(args) => openings::openings(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if e.is::<Interrupted>() => ExitCode::from(EXIT_INTERRUPTED),
         Err(e) => {
             eprintln!("arena: error: {e:#}");
-            ExitCode::from(EXIT_BAD_INPUT)
+            let io_failure = e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<arena::tournament::runner::RunError>(),
+                    Some(arena::tournament::runner::RunError::Io { .. })
+                )
+            });
+            ExitCode::from(if io_failure {
+                EXIT_FAILURE
+            } else {
+                EXIT_BAD_INPUT
+            })
         }
     }
 }

@@ -279,6 +279,40 @@ impl EngineConfig {
         Ok(engine)
     }
 
+    /// Rebuilds a config from its resolved form (`name`, `game`, and the `search` and
+    /// `table` trees of [`EngineConfig::params`]), as `run.toml` stores it.
+    pub fn from_resolved(source: &str, mut tree: toml::Table) -> Result<EngineConfig, ConfigError> {
+        let err = |m: String| ConfigError::new(source, m);
+        let name = match tree.remove("name") {
+            Some(toml::Value::String(s)) => s,
+            _ => return Err(err("an engine without `name`".into())),
+        };
+        let game: GameSpec = match tree.remove("game") {
+            Some(toml::Value::String(s)) => s.parse().map_err(err)?,
+            _ => return Err(err(format!("engine '{name}' without `game`"))),
+        };
+        let search: SearchConfig = match tree.remove("search") {
+            Some(toml::Value::Table(t)) => config::from_table(source, t)?,
+            _ => SearchConfig::default(),
+        };
+        let table = match tree.remove("table") {
+            Some(toml::Value::Table(t)) => Some(Table::from_toml(source, t)?),
+            _ => None,
+        };
+        if let Some(key) = tree.keys().next() {
+            return Err(err(format!("engine '{name}': unknown key `{key}`")));
+        }
+        let engine = EngineConfig {
+            name,
+            game,
+            table_path: None,
+            table,
+            search,
+        };
+        engine.validate().map_err(err)?;
+        Ok(engine)
+    }
+
     /// Checks limits, ordering and that the table suits the game.
     pub fn validate(&self) -> Result<(), String> {
         if self.name.trim().is_empty() {

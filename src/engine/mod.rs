@@ -9,7 +9,10 @@ pub mod bench;
 pub mod builtin;
 pub mod config;
 
-use std::time::Duration;
+use std::{
+    sync::{Arc, atomic::AtomicBool},
+    time::Duration,
+};
 
 pub use self::config::{EngineConfig, OrderingKind, SearchConfig};
 use crate::{
@@ -55,6 +58,8 @@ pub struct MoveReport<M> {
     pub score: Option<i32>,
     /// Principal variation, if reported.
     pub pv: Vec<M>,
+    /// Nodes when each iteration completed (cumulative), if reported.
+    pub iterations: Vec<u64>,
 }
 
 /// Why a player failed to produce a move.
@@ -78,6 +83,10 @@ pub trait Player<G: Game>: Send {
 
     /// The player's move in `turn.position` (an unfinished game).
     fn play(&mut self, turn: &Turn<'_, G>) -> Result<MoveReport<G::Move>, PlayerError>;
+
+    /// A flag that, once raised, asks the player to return as soon as it can (the move
+    /// is then discarded). Players that cannot be interrupted ignore it.
+    fn set_abort_flag(&mut self, _flag: Arc<AtomicBool>) {}
 }
 
 /// Games the built-in engine can play: how to build an evaluator for them.
@@ -184,6 +193,10 @@ impl<G: EngineGame> Player<G> for Engine<G> {
         Ok(())
     }
 
+    fn set_abort_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.searcher.set_abort_flag(flag);
+    }
+
     fn play(&mut self, turn: &Turn<'_, G>) -> Result<MoveReport<G::Move>, PlayerError> {
         let limits = match turn.clock {
             // The built-in engine plays by its own limits; with a clock it also keeps to
@@ -206,6 +219,7 @@ impl<G: EngineGame> Player<G> for Engine<G> {
             nodes: result.nodes,
             time: result.time,
             score: Some(result.score),
+            iterations: result.iterations.iter().map(|i| i.nodes).collect(),
             pv: result.pv,
         })
     }

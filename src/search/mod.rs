@@ -12,7 +12,13 @@ mod ordering;
 pub mod score;
 pub mod tt;
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering as AtomicOrdering},
+    },
+    time::{Duration, Instant},
+};
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -135,6 +141,8 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     limits: Limits,
     start: Instant,
     stopped: bool,
+    /// Raised from outside (Ctrl-C) to abandon the search.
+    abort: Option<Arc<AtomicBool>>,
     /// A leaf was cut by the depth limit in this iteration (so deeper might differ).
     depth_cut: bool,
     root_scores: Vec<(G::Move, i32)>,
@@ -164,10 +172,17 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             limits: Limits::default(),
             start: Instant::now(),
             stopped: false,
+            abort: None,
             depth_cut: false,
             root_scores: Vec::new(),
             scratch_keys: Vec::new(),
         }
+    }
+
+    /// A flag that, once raised, stops every search within about a thousand nodes (the
+    /// result is then partial: callers that raise it discard it).
+    pub fn set_abort_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.abort = Some(flag);
     }
 
     /// The settings.
@@ -352,7 +367,12 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             return true;
         }
         if self.limits.nodes.is_some_and(|n| self.nodes >= n)
-            || (self.nodes & 1023 == 0 && self.out_of_time(false))
+            || (self.nodes & 1023 == 0
+                && (self.out_of_time(false)
+                    || self
+                        .abort
+                        .as_ref()
+                        .is_some_and(|a| a.load(AtomicOrdering::Relaxed))))
         {
             self.stopped = true;
         }

@@ -8,3 +8,4 @@ mod game_props;
 mod perft;
 mod search_props;
 mod support;
+mod tournament;

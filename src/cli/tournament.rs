@@ -1,0 +1,425 @@
+//! `arena run`, `arena stats` and `arena export`: tournaments from the command line.
+
+use std::{
+    io::{self, IsTerminal, Write},
+    path::{Path, PathBuf},
+    sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use anyhow::{Context, Result, bail};
+use arena::{
+    stats::EloEstimate,
+    tournament::{
+        Ending, Event, RunOptions, Schedule, Shard, Summary, Tournament, pgn, read_records,
+        summary::{self, ranked},
+    },
+};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::{Interrupted, rules::rate};
+
+/// Play a tournament (or continue one with --resume) and print the standings.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Results go to results/<name>/: games.jsonl (one game a line), run.toml \
+                        (the exact config), summary.json and standings.csv.\n\
+                        Example: arena run configs/gomoku-tables.toml --jobs 2"
+)]
+pub struct RunArgs {
+    /// The tournament config (TOML).
+    config: PathBuf,
+    /// Worker threads (default: the config's `concurrency`, or all cores).
+    #[arg(long, short)]
+    jobs: Option<usize>,
+    /// Continue a run whose results exist: play only the missing games.
+    #[arg(long)]
+    resume: bool,
+    /// Results folder (default: results/<name>).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Override the number of game pairs per pairing.
+    #[arg(long)]
+    rounds: Option<u32>,
+    /// Override the master seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// No progress bar; print only the final standings.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Play only shard I of N (game pairs with index % N == I), into shards/.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<Shard>,
+}
+
+/// Recompute every statistic from a run's games.jsonl and print the standings.
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// The run's results folder (holding run.toml and games.jsonl).
+    dir: PathBuf,
+}
+
+/// Export a run's games.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Example: arena export results/gomoku-tables --pgn > games.pgn && ordo -p games.pgn"
+)]
+pub struct ExportArgs {
+    /// The run's results folder.
+    dir: PathBuf,
+    /// Header-only PGN (White = the first player), for Ordo and BayesElo.
+    #[arg(long, required = true)]
+    pgn: bool,
+    /// Write to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    let (i, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("'{s}' is not I/N (like 0/4)"))?;
+    let index: u32 = i
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{i}' is not a number"))?;
+    let count: u32 = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{n}' is not a number"))?;
+    if count == 0 || index >= count {
+        return Err(format!("shard {index}/{count}: need 0 <= I < N"));
+    }
+    Ok(Shard { index, count })
+}
+
+/// Raised by the first Ctrl-C; a second one exits at once.
+fn install_ctrlc(stop: Arc<AtomicBool>) {
+    let presses = Arc::new(AtomicUsize::new(0));
+    let result = ctrlc::set_handler(move || {
+        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
+            stop.store(true, Ordering::SeqCst);
+            eprintln!(
+                "\narena: stopping after writing the finished games (Ctrl-C again to quit now)"
+            );
+        } else {
+            std::process::exit(130);
+        }
+    });
+    if let Err(e) = result {
+        eprintln!("arena: warning: cannot catch Ctrl-C: {e}");
+    }
+}
+
+pub fn run(args: RunArgs) -> Result<()> {
+    let mut t = Tournament::load(&args.config)?;
+    if let Some(r) = args.rounds {
+        if r == 0 {
+            bail!("--rounds: must be at least 1");
+        }
+        t.config.rounds = r;
+    }
+    if let Some(s) = args.seed {
+        t.config.seed = s;
+    }
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("results").join(&t.config.name));
+    let stop = Arc::new(AtomicBool::new(false));
+    install_ctrlc(Arc::clone(&stop));
+    let options = RunOptions {
+        jobs: args.jobs.unwrap_or(0),
+        resume: args.resume,
+        out_dir: out_dir.clone(),
+        shard: args.shard,
+        stop,
+    };
+    let show_bar = !args.quiet && io::stderr().is_terminal();
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    if !show_bar {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}\n{msg}",
+        )
+        .expect("the progress template is valid")
+        .progress_chars("=> "),
+    );
+    let mut sink = |event: &Event<'_>| match event {
+        Event::Started {
+            total,
+            done,
+            jobs,
+            torn_tail,
+        } => {
+            bar.set_length(*total);
+            bar.set_position(*done);
+            bar.reset_eta();
+            if *torn_tail {
+                bar.println("arena: the results' last line was torn (a crash mid-write): dropped, that game is replayed");
+            }
+            if *done > 0 {
+                bar.println(format!(
+                    "arena: resuming: {done} of {total} games already played"
+                ));
+            }
+            bar.set_message(format!("{jobs} worker(s)"));
+        }
+        Event::Game {
+            done, standings, ..
+        } => {
+            bar.set_position(*done);
+            bar.set_message(standings.clone());
+        }
+        Event::Tick => bar.tick(),
+        Event::SprtDecided {
+            decision,
+            llr,
+            pairs,
+        } => {
+            bar.println(format!(
+                "arena: SPRT: {decision} after {pairs} game pairs (LLR {llr:.2})"
+            ));
+        }
+    };
+    bar.enable_steady_tick(Duration::from_millis(500));
+    let outcome = arena::tournament::run(&t, &options, &mut sink);
+    bar.finish_and_clear();
+    let outcome = outcome?;
+    let mut out = io::stdout().lock();
+    print_summary(&mut out, &outcome.summary)?;
+    writeln!(
+        out,
+        "\n{} games this run in {:.1} s ({}); results in {}",
+        outcome.played,
+        outcome.elapsed.as_secs_f64(),
+        rate(
+            outcome.played as f64 / outcome.elapsed.as_secs_f64().max(1e-9),
+            "games/s"
+        ),
+        outcome.out_dir.display()
+    )?;
+    match outcome.ending {
+        Ending::Complete => Ok(()),
+        Ending::SprtDecided => {
+            writeln!(out, "stopped early: the SPRT decided")?;
+            Ok(())
+        }
+        Ending::Interrupted => {
+            writeln!(
+                out,
+                "interrupted: continue with  arena run {} --resume{}",
+                args.config.display(),
+                args.out
+                    .as_ref()
+                    .map_or(String::new(), |o| format!(" --out {}", o.display()))
+            )?;
+            Err(Interrupted.into())
+        }
+    }
+}
+
+pub fn stats(args: StatsArgs) -> Result<()> {
+    let run_toml = args.dir.join("run.toml");
+    let t = Tournament::from_resolved(&run_toml)
+        .with_context(|| format!("{} is not a run's results folder", args.dir.display()))?;
+    let records = read_records(&args.dir.join("games.jsonl"))?;
+    if records.torn_tail {
+        eprintln!("arena: the last line of games.jsonl is torn; it is left out");
+    }
+    let schedule = Schedule::new(t.config.format, t.engines.len(), u64::from(t.config.rounds));
+    let summary = summary::summarize(&t, &schedule, &records.records, None);
+    let summary = match (&summary.sprt, t.config.sprt) {
+        // Recount as the run did: only pairs up to the SPRT's decision.
+        (Some(_), Some(_)) => {
+            let cut = sprt_cut(&t, &schedule, &records.records);
+            summary::summarize(&t, &schedule, &records.records, cut)
+        }
+        _ => summary,
+    };
+    summary::write_files(&args.dir, &summary)?;
+    print_summary(&mut io::stdout().lock(), &summary)?;
+    Ok(())
+}
+
+/// The number of pairs at which the SPRT decided, walking complete pairs in order.
+fn sprt_cut(
+    t: &Tournament,
+    schedule: &Schedule,
+    records: &[arena::tournament::GameRecord],
+) -> Option<u64> {
+    let sprt = t.config.sprt?;
+    let mut pairs = std::collections::BTreeMap::new();
+    for r in records {
+        pairs.entry(r.pair).or_insert_with(Vec::new).push(r);
+    }
+    let (a, _) = schedule.pairings[0];
+    let mut penta = arena::stats::Penta::default();
+    for games in pairs.values() {
+        if games.len() != 2 {
+            break;
+        }
+        let mut g = games.clone();
+        g.sort_by_key(|r| r.game);
+        let s = |r: &arena::tournament::GameRecord| match r.half_points_of(a) {
+            Some(2) => arena::stats::GameScore::Win,
+            Some(1) => arena::stats::GameScore::Draw,
+            _ => arena::stats::GameScore::Loss,
+        };
+        penta.add_pair(s(g[0]), s(g[1]));
+        if sprt.decide(sprt.llr_penta(&penta)) != arena::stats::SprtDecision::Continue {
+            return Some(penta.pairs());
+        }
+    }
+    None
+}
+
+pub fn export(args: ExportArgs) -> Result<()> {
+    let t = Tournament::from_resolved(&args.dir.join("run.toml"))
+        .with_context(|| format!("{} is not a run's results folder", args.dir.display()))?;
+    let records = read_records(&args.dir.join("games.jsonl"))?;
+    let text = pgn::export(&t.config.name, &records.records);
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => io::stdout().lock().write_all(text.as_bytes())?,
+    }
+    Ok(())
+}
+
+fn fmt_elo(v: Option<f64>) -> String {
+    match v {
+        Some(x) if x.is_finite() => format!("{x:+.1}"),
+        Some(x) if x > 0.0 => "+inf".into(),
+        Some(_) => "-inf".into(),
+        None => "-".into(),
+    }
+}
+
+fn fmt_err(v: Option<f64>) -> String {
+    match v {
+        Some(x) if x.is_finite() => format!("{x:.1}"),
+        Some(_) => "inf".into(),
+        None => "-".into(),
+    }
+}
+
+/// The standings like fastchess prints them: ratings, then every pairing.
+pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}: {} ({} of {} games{})",
+        s.name,
+        s.game,
+        s.games,
+        s.scheduled_games,
+        if s.reproducible {
+            ""
+        } else {
+            ", time-limited: not reproducible"
+        }
+    )?;
+    let width = s
+        .engines
+        .iter()
+        .map(|e| e.name.len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    writeln!(
+        out,
+        "\n{:>4}  {:<width$}  {:>8} {:>7}  {:>6}  {:>6}  {:>13}  {:>11} {:>11} {:>6} {:>10}  {:>6}",
+        "rank",
+        "engine",
+        "Elo",
+        "±",
+        "games",
+        "score",
+        "W-D-L",
+        "nodes/move",
+        "median",
+        "depth",
+        "nodes/s",
+        "plies"
+    )?;
+    for (i, e) in ranked(s).into_iter().enumerate() {
+        writeln!(
+            out,
+            "{:>4}  {:<width$}  {:>8} {:>7}  {:>6}  {:>5.1}%  {:>13}  {:>11.0} {:>11.0} {:>6.2} {:>10}  {:>6.1}",
+            i + 1,
+            e.name,
+            fmt_elo(e.elo),
+            fmt_err(e.elo_error),
+            e.games,
+            100.0 * e.score,
+            format!("{}-{}-{}", e.wdl.wins, e.wdl.draws, e.wdl.losses),
+            e.nodes_mean,
+            e.nodes_median,
+            e.depth_mean,
+            rate(e.nps, ""),
+            e.game_length
+        )?;
+    }
+    if let Some(note) = &s.ratings_note {
+        writeln!(out, "ratings: {note}")?;
+    }
+    writeln!(
+        out,
+        "\npairings (first engine's view; Elo from game pairs, 95 % intervals):"
+    )?;
+    for p in &s.pairings {
+        let est: Option<&EloEstimate> = p.estimate.as_ref();
+        writeln!(
+            out,
+            "  {} vs {}: {} games +{} ={} -{}  penta [{}]  Elo {} ± {}  nElo {} ± {}  LOS {}  draws {}  first player {}",
+            p.names[0],
+            p.names[1],
+            p.wdl.games(),
+            p.wdl.wins,
+            p.wdl.draws,
+            p.wdl.losses,
+            p.penta
+                .counts
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            fmt_elo(est.map(|e| e.elo)),
+            fmt_err(est.map(|e| e.elo_error)),
+            fmt_elo(est.map(|e| e.nelo)),
+            fmt_err(est.map(|e| e.nelo_error)),
+            est.map_or("-".into(), |e| format!("{:.1}%", 100.0 * e.los)),
+            est.filter(|e| e.draw_ratio.is_finite())
+                .map_or("-".into(), |e| format!("{:.1}%", 100.0 * e.draw_ratio)),
+            p.first_player_score
+                .map_or("-".into(), |v| format!("{:.1}%", 100.0 * v)),
+        )?;
+    }
+    if let Some(sprt) = &s.sprt {
+        writeln!(
+            out,
+            "\nSPRT [{}, {}] ({:?}, alpha {}, beta {}): LLR {:.2} in [{:.2}, {:.2}] after {} pairs: {}",
+            sprt.config.elo0,
+            sprt.config.elo1,
+            sprt.config.model,
+            sprt.config.alpha,
+            sprt.config.beta,
+            sprt.llr,
+            sprt.bounds.0,
+            sprt.bounds.1,
+            sprt.pairs,
+            sprt.decision
+        )?;
+    }
+    if !s.reasons.is_empty() {
+        let reasons: Vec<String> = s.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        writeln!(out, "endings: {}", reasons.join(", "))?;
+    }
+    Ok(())
+}

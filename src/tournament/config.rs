@@ -1,0 +1,438 @@
+//! Tournament configs (TOML). Unknown keys are errors; every error names the file, the
+//! line and the key.
+//!
+//! ```toml
+//! name = "gomoku-tables"
+//! game = "gomoku"
+//! format = "round-robin"      # or "gauntlet": the first engine against each other one
+//! rounds = 20                 # game pairs per pairing (each opening, colours swapped)
+//! seed = 1
+//! concurrency = 0             # worker threads; 0 = all cores
+//!
+//! [openings]
+//! kind = "random"             # "random", "file" or "none"
+//! plies = 2
+//!
+//! [adjudication]
+//! max_plies = 0               # 0: none
+//!
+//! [[engines]]
+//! file = "engines/gomoku-seed003-threat.toml"
+//! set = { "search.depth" = 3 }   # named parameters to override
+//!
+//! [[engines]]                 # or inline, like an engine file
+//! name = "mine"
+//! table = "tables/gomoku/seed000.toml"
+//! search = { depth = 3, ordering = ["threat"] }
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    config::{self, ConfigError},
+    engine::{EngineConfig, SearchConfig},
+    game::GameSpec,
+    stats::SprtConfig,
+};
+
+/// Who plays whom.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every engine against every other.
+    #[default]
+    RoundRobin,
+    /// The first engine against each of the others.
+    Gauntlet,
+}
+
+/// Where openings come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpeningKind {
+    /// Random plies from the start (near the centre for m,n,k), seeded.
+    #[default]
+    Random,
+    /// Lines of a file: Gomocup offsets or move lists for m,n,k, FENs for Ataxx.
+    File,
+    /// Every game from the start position (only two distinct games per pairing).
+    None,
+}
+
+/// Order of a file's openings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpeningOrder {
+    /// In file order.
+    #[default]
+    Sequential,
+    /// Shuffled with the master seed.
+    Shuffle,
+}
+
+/// The `[openings]` section.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OpeningsConfig {
+    /// `random`, `file` or `none`.
+    pub kind: OpeningKind,
+    /// Random: plies to play.
+    pub plies: u32,
+    /// Random, m,n,k: stones go within this distance of the centre.
+    pub radius: u32,
+    /// Random: keep only openings that `balance_engine` scores within ±margin (0: off).
+    pub balance_margin: i32,
+    /// Random with a margin: the engine config that judges balance.
+    pub balance_engine: Option<String>,
+    /// File: the path (relative to the tournament config).
+    pub file: Option<String>,
+    /// File: `sequential` or `shuffle`.
+    pub order: OpeningOrder,
+}
+
+impl Default for OpeningsConfig {
+    fn default() -> OpeningsConfig {
+        OpeningsConfig {
+            kind: OpeningKind::Random,
+            plies: 2,
+            radius: 3,
+            balance_margin: 0,
+            balance_engine: None,
+            file: None,
+            order: OpeningOrder::Sequential,
+        }
+    }
+}
+
+/// The `[adjudication]` section.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Adjudication {
+    /// A game still going after this many plies (opening included) is a draw (0: never).
+    pub max_plies: u32,
+    /// Resign when the mover's score is at or below `-resign_score` for `resign_moves`
+    /// of its moves in a row (0: never).
+    pub resign_score: i32,
+    /// See `resign_score`.
+    pub resign_moves: u32,
+}
+
+/// One `[[engines]]` entry: a file with overrides, or inline engine fields.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineEntry {
+    /// An engine config file (relative to the tournament config).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Name (required inline; overrides the file's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Inline: the game (default: the tournament's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<GameSpec>,
+    /// Inline: the table file (relative to the tournament config).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    /// Inline: the search settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchConfig>,
+    /// Named parameters to set (`"search.depth" = 3`, `"table.defence" = 2.0`).
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub set: toml::Table,
+}
+
+/// A tournament config as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentConfig {
+    /// Run name: results go to `results/<name>/`.
+    pub name: String,
+    /// The game.
+    pub game: GameSpec,
+    /// `round-robin` or `gauntlet`.
+    #[serde(default)]
+    pub format: Format,
+    /// Game pairs per pairing.
+    pub rounds: u32,
+    /// Master seed: every game's seed derives from it and the game index.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Worker threads (0: all cores).
+    #[serde(default)]
+    pub concurrency: u32,
+    /// Openings.
+    #[serde(default)]
+    pub openings: OpeningsConfig,
+    /// Adjudication.
+    #[serde(default)]
+    pub adjudication: Adjudication,
+    /// Optional SPRT (two engines only): stop when it decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtConfig>,
+    /// Optional anchor for ratings: this engine's rating is fixed (default: pool average
+    /// is 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<String>,
+    /// Rating of the anchor engine.
+    #[serde(default)]
+    pub anchor_elo: f64,
+    /// The engines.
+    #[serde(default)]
+    pub engines: Vec<EngineEntry>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// A tournament with every engine resolved: what `run.toml` stores.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tournament {
+    /// The config as written (engines as entries).
+    pub config: TournamentConfig,
+    /// The resolved engines, in order.
+    pub engines: Vec<EngineConfig>,
+    /// Where the config came from (for relative paths).
+    pub path: PathBuf,
+}
+
+impl Tournament {
+    /// Reads a tournament config and every engine it names.
+    pub fn load(path: &Path) -> Result<Tournament, ConfigError> {
+        let text = config::read(path)?;
+        Tournament::parse(&path.display().to_string(), path, &text)
+    }
+
+    /// Reads a tournament from text; `base` locates relative paths.
+    pub fn parse(source: &str, base: &Path, text: &str) -> Result<Tournament, ConfigError> {
+        let config: TournamentConfig = config::parse(source, text)?;
+        let at = |needle: &str, message: String| ConfigError {
+            source: source.to_string(),
+            line: config::line_of(text, needle),
+            message,
+        };
+        if config.name.trim().is_empty()
+            || config.name.contains(['/', '\\'])
+            || config.name.starts_with('.')
+        {
+            return Err(at(
+                "name",
+                format!(
+                    "key `name`: '{}' cannot name a results folder (no slashes, no leading dot)",
+                    config.name
+                ),
+            ));
+        }
+        if config.rounds == 0 {
+            return Err(at("rounds", "key `rounds`: must be at least 1".into()));
+        }
+        let mut engines = Vec::new();
+        for (i, entry) in config.engines.iter().enumerate() {
+            let engine = resolve_engine(source, base, &config, entry).map_err(|e| {
+                let needle = entry
+                    .file
+                    .as_deref()
+                    .or(entry.name.as_deref())
+                    .unwrap_or("[[engines]]");
+                at(needle, format!("engines[{}]: {}", i + 1, e))
+            })?;
+            // An engine plays the tournament's variant of its family (a gomoku engine
+            // plays 9x9 or exact-five just as well; its table adapts to k and the rule).
+            if engine.game.family() != config.game.family() {
+                return Err(at(
+                    entry.file.as_deref().unwrap_or("game"),
+                    format!(
+                        "engines[{}] '{}' plays {}, the tournament plays {}",
+                        i + 1,
+                        engine.name,
+                        engine.game,
+                        config.game
+                    ),
+                ));
+            }
+            let mut engine = engine;
+            engine.game = config.game;
+            engines.push(engine);
+        }
+        let min = match config.format {
+            Format::RoundRobin | Format::Gauntlet => 2,
+        };
+        if engines.len() < min {
+            return Err(at(
+                "engines",
+                format!(
+                    "key `engines`: {} engine(s); a tournament needs at least 2",
+                    engines.len()
+                ),
+            ));
+        }
+        for (i, e) in engines.iter().enumerate() {
+            if engines[..i].iter().any(|o| o.name == e.name) {
+                return Err(at(
+                    &e.name,
+                    format!(
+                        "engines[{}]: the name '{}' is used twice; give one a `name`",
+                        i + 1,
+                        e.name
+                    ),
+                ));
+            }
+        }
+        if let Some(sprt) = &config.sprt {
+            if engines.len() != 2 {
+                return Err(at(
+                    "[sprt]",
+                    format!(
+                        "[sprt] needs exactly 2 engines, this tournament has {}",
+                        engines.len()
+                    ),
+                ));
+            }
+            sprt.validate()
+                .map_err(|e| at("[sprt]", format!("[sprt]: {e}")))?;
+        }
+        if let Some(anchor) = &config.anchor
+            && !engines.iter().any(|e| &e.name == anchor)
+        {
+            return Err(at(
+                "anchor",
+                format!("key `anchor`: no engine is named '{anchor}'"),
+            ));
+        }
+        let o = &config.openings;
+        match o.kind {
+            OpeningKind::File if o.file.is_none() => {
+                return Err(at(
+                    "[openings]",
+                    "[openings]: kind = \"file\" needs `file`".into(),
+                ));
+            }
+            OpeningKind::Random if o.balance_margin > 0 && o.balance_engine.is_none() => {
+                return Err(at(
+                    "balance_margin",
+                    "[openings]: balance_margin needs balance_engine (an engine config)".into(),
+                ));
+            }
+            _ => {}
+        }
+        if config.adjudication.resign_score < 0 {
+            return Err(at(
+                "resign_score",
+                "[adjudication]: resign_score cannot be negative".into(),
+            ));
+        }
+        Ok(Tournament {
+            config,
+            engines,
+            path: base.to_path_buf(),
+        })
+    }
+
+    /// A path in the config, resolved against the config's folder.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        config::resolve(&self.path, path)
+    }
+
+    /// The exact resolved config as TOML: the tournament settings and every engine with
+    /// every parameter (what `run.toml` stores and `--resume` compares).
+    pub fn resolved_toml(&self) -> String {
+        let mut tree = config::to_table(&self.config);
+        tree.remove("engines");
+        let engines: Vec<toml::Value> = self
+            .engines
+            .iter()
+            .map(|e| {
+                let mut t = e.params();
+                t.insert("name".into(), toml::Value::String(e.name.clone()));
+                t.insert("game".into(), toml::Value::String(e.game.to_string()));
+                toml::Value::Table(t)
+            })
+            .collect();
+        tree.insert("engines".into(), toml::Value::Array(engines));
+        toml::to_string(&tree).expect("a resolved tournament serialises")
+    }
+}
+
+impl Tournament {
+    /// Reads the resolved config a run stored in `run.toml` (engines fully resolved).
+    pub fn from_resolved(path: &Path) -> Result<Tournament, ConfigError> {
+        let source = path.display().to_string();
+        let text = config::read(path)?;
+        let mut tree: toml::Table = config::parse(&source, &text)?;
+        let engines = match tree.remove("engines") {
+            Some(toml::Value::Array(list)) => list
+                .into_iter()
+                .map(|v| match v {
+                    toml::Value::Table(t) => EngineConfig::from_resolved(&source, t),
+                    _ => Err(ConfigError::new(&source, "`engines` holds a non-table")),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            _ => {
+                return Err(ConfigError::new(
+                    &source,
+                    "no `engines` in the run's config",
+                ));
+            }
+        };
+        let config: TournamentConfig = config::from_table(&source, tree)?;
+        Ok(Tournament {
+            config,
+            engines,
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+fn resolve_engine(
+    _source: &str,
+    base: &Path,
+    config: &TournamentConfig,
+    entry: &EngineEntry,
+) -> Result<EngineConfig, String> {
+    let mut engine = match &entry.file {
+        Some(file) => {
+            if entry.game.is_some() || entry.table.is_some() || entry.search.is_some() {
+                return Err(format!(
+                    "with `file = \"{file}\"` only `name` and `set` may be given (put the rest in `set`)"
+                ));
+            }
+            let path = config::resolve(base, file);
+            let mut e = EngineConfig::load(&path).map_err(|e| format!("key `file`: {e}"))?;
+            if let Some(name) = &entry.name {
+                e.name = name.clone();
+            }
+            e
+        }
+        None => {
+            let name = entry
+                .name
+                .clone()
+                .ok_or("an inline engine needs `name` (or give `file`)")?;
+            let mut tree = toml::Table::new();
+            tree.insert("name".into(), toml::Value::String(name.clone()));
+            tree.insert(
+                "game".into(),
+                toml::Value::String(entry.game.unwrap_or(config.game).to_string()),
+            );
+            if let Some(table) = &entry.table {
+                tree.insert("table".into(), toml::Value::String(table.clone()));
+            }
+            if let Some(search) = &entry.search {
+                tree.insert(
+                    "search".into(),
+                    toml::Value::Table(config::to_table(search)),
+                );
+            }
+            EngineConfig::from_toml(&format!("engine '{name}'"), base, tree)
+                .map_err(|e| e.message)?
+        }
+    };
+    for (key, value) in &entry.set {
+        engine
+            .set(key, value.clone())
+            .map_err(|e| format!("set: {e}"))?;
+    }
+    Ok(engine)
+}

@@ -1,0 +1,211 @@
+//! Playing one game between two players, with adjudication, into a [`GameRecord`].
+
+use std::{
+    sync::atomic::{AtomicBool, Ordering},
+    time::Instant,
+};
+
+use super::{
+    config::Adjudication,
+    record::{GameRecord, GameResult, MoveStat},
+    schedule::ScheduledGame,
+};
+use crate::{
+    engine::{Player, PlayerError, Turn},
+    game::{Game, Outcome, Side},
+};
+
+/// The game was abandoned (Ctrl-C): nothing is recorded, `--resume` replays it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Abandoned;
+
+/// Everything about a game but the players.
+pub struct GameSetup<'a, G: Game> {
+    /// Where it sits in the schedule.
+    pub scheduled: ScheduledGame,
+    /// Names of the engines, by engine index.
+    pub names: &'a [String],
+    /// The start position (after the opening).
+    pub start: &'a G,
+    /// The game's seed.
+    pub seed: u64,
+    /// Adjudication rules.
+    pub adjudication: &'a Adjudication,
+    /// Whether both players are reproducible (no time limits).
+    pub reproducible: bool,
+    /// Set when the run is being stopped.
+    pub stop: &'a AtomicBool,
+}
+
+/// Plays a game: `players[0]` moves first. Player faults (no move, an illegal move, an
+/// error) lose the game with the reason recorded.
+pub fn play_game<G: Game>(
+    setup: &GameSetup<'_, G>,
+    players: [&mut dyn Player<G>; 2],
+) -> Result<GameRecord, Abandoned> {
+    let started = Instant::now();
+    let mut players = players;
+    // Each player's randomness: its own seed derived from the game's.
+    for (i, p) in players.iter_mut().enumerate() {
+        let seed = setup.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i as u64 + 1));
+        if let Err(e) = p.new_game(seed) {
+            let loser = if i == 0 { Side::First } else { Side::Second };
+            return Ok(finish(
+                setup,
+                Vec::new(),
+                Vec::new(),
+                lose(loser),
+                &format!("fault: {e}"),
+                started,
+            ));
+        }
+    }
+    let mut pos = setup.start.clone();
+    let mut moves: Vec<G::Move> = Vec::new();
+    let mut texts = Vec::new();
+    let mut stats = Vec::new();
+    let mut resign_streak = [0u32; 2];
+    loop {
+        if setup.stop.load(Ordering::Relaxed) {
+            return Err(Abandoned);
+        }
+        if let Some(outcome) = pos.outcome() {
+            let result = match outcome {
+                Outcome::Win {
+                    side: Side::First, ..
+                } => GameResult::FirstWins,
+                Outcome::Win {
+                    side: Side::Second, ..
+                } => GameResult::SecondWins,
+                Outcome::Draw { .. } => GameResult::Draw,
+            };
+            return Ok(finish(
+                setup,
+                texts,
+                stats,
+                result,
+                outcome.reason().as_str(),
+                started,
+            ));
+        }
+        // Plies since the start position was set up: an m,n,k opening's stones count
+        // (the position is its move list), an Ataxx FEN's history is unknown.
+        let max = setup.adjudication.max_plies;
+        if max > 0 && pos.plies() >= max {
+            return Ok(finish(
+                setup,
+                texts,
+                stats,
+                GameResult::Draw,
+                "max-plies",
+                started,
+            ));
+        }
+        let side = pos.side_to_move();
+        let turn = Turn {
+            start: setup.start,
+            moves: &moves,
+            position: &pos,
+            clock: None,
+        };
+        let report = players[side.index()].play(&turn);
+        if setup.stop.load(Ordering::Relaxed) {
+            return Err(Abandoned);
+        }
+        let report = match report {
+            Ok(r) => r,
+            Err(PlayerError::NoMove) => {
+                return Ok(finish(setup, texts, stats, lose(side), "no-move", started));
+            }
+            Err(e) => {
+                return Ok(finish(
+                    setup,
+                    texts,
+                    stats,
+                    lose(side),
+                    &format!("fault: {e}"),
+                    started,
+                ));
+            }
+        };
+        if !pos.is_legal(report.mv) {
+            texts.push(pos.format_move(report.mv));
+            stats.push(stat(&report));
+            return Ok(finish(
+                setup,
+                texts,
+                stats,
+                lose(side),
+                "illegal-move",
+                started,
+            ));
+        }
+        texts.push(pos.format_move(report.mv));
+        stats.push(stat(&report));
+        pos.play(report.mv);
+        moves.push(report.mv);
+        let threshold = setup.adjudication.resign_score;
+        if threshold > 0 && setup.adjudication.resign_moves > 0 {
+            let streak = &mut resign_streak[side.index()];
+            *streak = if report.score.is_some_and(|s| s <= -threshold) {
+                *streak + 1
+            } else {
+                0
+            };
+            if *streak >= setup.adjudication.resign_moves && pos.outcome().is_none() {
+                return Ok(finish(setup, texts, stats, lose(side), "resign", started));
+            }
+        }
+    }
+}
+
+fn lose(side: Side) -> GameResult {
+    match side {
+        Side::First => GameResult::SecondWins,
+        Side::Second => GameResult::FirstWins,
+    }
+}
+
+fn stat<M>(report: &crate::engine::MoveReport<M>) -> MoveStat {
+    MoveStat {
+        depth: report.depth,
+        nodes: report.nodes,
+        time_us: report.time.as_micros().min(u128::from(u64::MAX)) as u64,
+        score: report.score,
+        iterations: report.iterations.clone(),
+    }
+}
+
+fn finish<G: Game>(
+    setup: &GameSetup<'_, G>,
+    moves: Vec<String>,
+    stats: Vec<MoveStat>,
+    result: GameResult,
+    reason: &str,
+    started: Instant,
+) -> GameRecord {
+    let s = setup.scheduled;
+    GameRecord {
+        game: s.game,
+        pair: s.pair,
+        round: s.round,
+        pairing: s.pairing,
+        black: s.black,
+        white: s.white,
+        black_name: setup.names[s.black].clone(),
+        white_name: setup.names[s.white].clone(),
+        opening: setup.start.to_text(),
+        first_mover: match setup.start.side_to_move() {
+            Side::First => s.black,
+            Side::Second => s.white,
+        },
+        plies: moves.len() as u32,
+        moves,
+        stats,
+        result,
+        reason: reason.to_string(),
+        seed: setup.seed,
+        reproducible: setup.reproducible,
+        duration_ms: started.elapsed().as_millis().min(u128::from(u64::MAX)) as u64,
+    }
+}

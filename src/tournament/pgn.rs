@@ -1,0 +1,30 @@
+//! Header-only PGN, so Ordo and BayesElo (which read only `White`, `Black` and `Result`)
+//! can rate our games. The first player is written as White, as PGN readers expect the
+//! first-named side to move first.
+
+use std::fmt::Write as _;
+
+use super::record::GameRecord;
+
+/// PGN text of `records` (in game order): headers only, the moves left out.
+pub fn export(event: &str, records: &[GameRecord]) -> String {
+    let mut sorted: Vec<&GameRecord> = records.iter().collect();
+    sorted.sort_by_key(|r| r.game);
+    let mut out = String::new();
+    for r in sorted {
+        let _ = writeln!(out, "[Event \"{}\"]", escape(event));
+        let _ = writeln!(out, "[Round \"{}\"]", r.game + 1);
+        // Ordo/BayesElo convention: the side that moves first is "White".
+        let _ = writeln!(out, "[White \"{}\"]", escape(&r.black_name));
+        let _ = writeln!(out, "[Black \"{}\"]", escape(&r.white_name));
+        let _ = writeln!(out, "[Result \"{}\"]", r.result.as_str());
+        let _ = writeln!(out, "[Termination \"{}\"]", escape(&r.reason));
+        let _ = writeln!(out, "[PlyCount \"{}\"]", r.plies);
+        let _ = writeln!(out, "\n{}\n", r.result.as_str());
+    }
+    out
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}

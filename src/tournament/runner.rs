@@ -1,0 +1,589 @@
+//! The parallel runner: games across worker threads (one game per worker at a time,
+//! engines built once per worker and reset between games), one writer that appends each
+//! finished game to `games.jsonl` and flushes it before the game counts, resume, SPRT
+//! early stop, and a clean stop on request (Ctrl-C).
+//!
+//! The runner does not print: it reports [`Event`]s to a sink (the CLI's progress bar).
+//! Memory does not grow with the number of games: while playing it keeps per-pairing
+//! counts, not records.
+
+use std::{
+    collections::HashMap,
+    fs,
+    path::{Path, PathBuf},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+        mpsc,
+    },
+    time::{Duration, Instant},
+};
+
+use super::{
+    Tournament,
+    game::{GameSetup, play_game},
+    openings::{OpeningGame, openings},
+    record::{GameRecord, RecordWriter, read_records, truncate_to},
+    schedule::Schedule,
+    seeds::{Stream, derive_seed},
+    summary::{self, Summary},
+};
+use crate::{
+    config::ConfigError,
+    engine::{Engine, Player},
+    stats::{GameScore, Penta, SprtDecision, Wdl},
+    with_game,
+};
+
+/// Which part of the schedule this process plays: game pairs with `pair % count == index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, `0..count`.
+    pub index: u32,
+    /// Number of shards.
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether game pair `pair` belongs to this shard.
+    pub fn has_pair(&self, pair: u64) -> bool {
+        pair % u64::from(self.count) == u64::from(self.index)
+    }
+
+    /// The shard's results file name.
+    pub fn file_name(&self) -> String {
+        format!("shard-{}-of-{}.jsonl", self.index, self.count)
+    }
+}
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Worker threads (0: the config's `concurrency`, or all cores).
+    pub jobs: usize,
+    /// Continue a run whose results exist.
+    pub resume: bool,
+    /// Results folder (default `results/<name>`).
+    pub out_dir: PathBuf,
+    /// Play only one shard.
+    pub shard: Option<Shard>,
+    /// Raised to stop: no new games start, games in progress are abandoned.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// What the runner reports while it works.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// Work is about to start.
+    Started {
+        /// Games in the schedule (this shard's).
+        total: u64,
+        /// Games already in the results (resume).
+        done: u64,
+        /// Worker threads.
+        jobs: usize,
+        /// A torn last line was dropped from the results.
+        torn_tail: bool,
+    },
+    /// A game was written to the results file.
+    Game {
+        /// The record.
+        record: &'a GameRecord,
+        /// Games done so far (this shard).
+        done: u64,
+        /// Games in the schedule (this shard's).
+        total: u64,
+        /// A one-line live standings text.
+        standings: String,
+    },
+    /// Nothing finished lately (lets a progress bar refresh its clock).
+    Tick,
+    /// The SPRT decided; the run stops after this.
+    SprtDecided {
+        /// The decision.
+        decision: SprtDecision,
+        /// The LLR.
+        llr: f64,
+        /// Game pairs counted.
+        pairs: u64,
+    },
+}
+
+/// Why the run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Every scheduled game is in the results.
+    Complete,
+    /// The SPRT decided before the schedule ended.
+    SprtDecided,
+    /// Stopped on request; `--resume` continues.
+    Interrupted,
+}
+
+/// The result of a run.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// Why it ended.
+    pub ending: Ending,
+    /// Statistics over the results.
+    pub summary: Summary,
+    /// The results folder.
+    pub out_dir: PathBuf,
+    /// Games played by this run (not counting resumed ones).
+    pub played: u64,
+    /// Wall time of this run.
+    pub elapsed: Duration,
+}
+
+/// Why a run could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Bad input: config, results that do not match, an opening file.
+    #[error("{0}")]
+    Input(String),
+    /// The file system failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+impl From<ConfigError> for RunError {
+    fn from(e: ConfigError) -> RunError {
+        RunError::Input(e.to_string())
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Writes `text` to `path` through a temporary file and a rename: never half-written.
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), RunError> {
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    ));
+    fs::write(&tmp, text).map_err(io_err(&tmp))?;
+    fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+/// The results file of a run (or of its shard).
+pub fn results_file(out_dir: &Path, shard: Option<Shard>) -> PathBuf {
+    match shard {
+        None => out_dir.join("games.jsonl"),
+        Some(s) => out_dir.join("shards").join(s.file_name()),
+    }
+}
+
+/// Runs (or resumes) a tournament.
+pub fn run(
+    tournament: &Tournament,
+    options: &RunOptions,
+    sink: &mut dyn FnMut(&Event<'_>),
+) -> Result<RunOutcome, RunError> {
+    with_game!(tournament.config.game, |G, game| run_game::<G>(
+        tournament, &game, options, sink
+    ))
+}
+
+/// Live counts per pairing (bounded memory).
+struct Live {
+    wdl: Vec<Wdl>,
+    penta: Vec<Penta>,
+    /// First game of a pair waiting for its second: pair -> (game index, score of a).
+    open_pairs: HashMap<u64, (u64, GameScore)>,
+    /// SPRT: pairs complete in index order (the decision must not depend on timing).
+    sprt_pairs: std::collections::BTreeMap<u64, [GameScore; 2]>,
+    sprt_next: u64,
+    sprt_penta: Penta,
+}
+
+impl Live {
+    fn new(pairings: usize) -> Live {
+        Live {
+            wdl: vec![Wdl::default(); pairings],
+            penta: vec![Penta::default(); pairings],
+            open_pairs: HashMap::new(),
+            sprt_pairs: std::collections::BTreeMap::new(),
+            sprt_next: 0,
+            sprt_penta: Penta::default(),
+        }
+    }
+
+    fn add(&mut self, schedule: &Schedule, r: &GameRecord) {
+        let (a, _) = schedule.pairings[r.pairing];
+        let score = match r.half_points_of(a) {
+            Some(2) => GameScore::Win,
+            Some(1) => GameScore::Draw,
+            _ => GameScore::Loss,
+        };
+        self.wdl[r.pairing].record(score);
+        match self.open_pairs.remove(&r.pair) {
+            Some((game, first)) => {
+                let (g0, g1) = if game < r.game {
+                    (first, score)
+                } else {
+                    (score, first)
+                };
+                self.penta[r.pairing].add_pair(g0, g1);
+                self.sprt_pairs.insert(r.pair, [g0, g1]);
+            }
+            None => {
+                self.open_pairs.insert(r.pair, (r.game, score));
+            }
+        }
+    }
+
+    /// Feeds complete pairs to the SPRT in pair order; returns a decision as soon as one
+    /// is reached (with the LLR and the pairs counted).
+    fn sprt(
+        &mut self,
+        sprt: &crate::stats::SprtConfig,
+        owned: &dyn Fn(u64) -> bool,
+        last_pair: u64,
+    ) -> Option<(SprtDecision, f64, u64)> {
+        loop {
+            while self.sprt_next < last_pair && !owned(self.sprt_next) {
+                self.sprt_next += 1;
+            }
+            let pair = self.sprt_pairs.remove(&self.sprt_next)?;
+            self.sprt_penta.add_pair(pair[0], pair[1]);
+            self.sprt_next += 1;
+            let llr = sprt.llr_penta(&self.sprt_penta);
+            let d = sprt.decide(llr);
+            if d != SprtDecision::Continue {
+                return Some((d, llr, self.sprt_penta.pairs()));
+            }
+        }
+    }
+
+    fn standings(&self, t: &Tournament, schedule: &Schedule) -> String {
+        if schedule.pairings.len() == 1 {
+            let w = self.wdl[0];
+            let est = self.penta[0]
+                .estimate()
+                .or_else(|| w.estimate())
+                .map_or(String::new(), |e| {
+                    format!("  Elo {:+.1} ± {:.1}", e.elo, e.elo_error)
+                });
+            let (a, b) = schedule.pairings[0];
+            return format!(
+                "{} vs {}: +{} ={} -{}{est}",
+                t.engines[a].name, t.engines[b].name, w.wins, w.draws, w.losses
+            );
+        }
+        let mut points = vec![(0u64, 0u64); t.engines.len()];
+        for (i, &(a, b)) in schedule.pairings.iter().enumerate() {
+            let w = self.wdl[i];
+            points[a].0 += 2 * w.wins + w.draws;
+            points[a].1 += w.games();
+            points[b].0 += 2 * w.losses + w.draws;
+            points[b].1 += w.games();
+        }
+        let mut order: Vec<usize> = (0..t.engines.len()).collect();
+        order.sort_by(|&x, &y| {
+            let s = |i: usize| points[i].0 as f64 / points[i].1.max(1) as f64;
+            s(y).total_cmp(&s(x))
+        });
+        order
+            .iter()
+            .map(|&i| {
+                let (p, g) = points[i];
+                format!(
+                    "{} {:.0}%",
+                    t.engines[i].name,
+                    if g == 0 {
+                        0.0
+                    } else {
+                        50.0 * p as f64 / g as f64
+                    }
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+    }
+}
+
+fn run_game<G: OpeningGame>(
+    t: &Tournament,
+    game: &G::Config,
+    options: &RunOptions,
+    sink: &mut dyn FnMut(&Event<'_>),
+) -> Result<RunOutcome, RunError> {
+    let started = Instant::now();
+    let cfg = &t.config;
+    let out = &options.out_dir;
+    let results = results_file(out, options.shard);
+    let run_toml = out.join("run.toml");
+    let resolved = t.resolved_toml();
+
+    // Every input is checked before the results folder is touched.
+    let openings = openings::<G>(t, game, u64::from(cfg.rounds))?;
+    let starts: Vec<G> = openings
+        .iter()
+        .map(|o| G::from_text(game, &o.position))
+        .collect::<Result<_, _>>()
+        .map_err(|e| RunError::Input(format!("opening: {e}")))?;
+
+    // Existing results: refuse unless resuming, and then only the same config.
+    let existing = read_records(&results).map_err(|e| RunError::Input(e.to_string()))?;
+    let has_results = !existing.records.is_empty() || existing.torn_tail;
+    if has_results && !options.resume {
+        return Err(RunError::Input(format!(
+            "{} already holds {} games: add --resume to continue it, or choose another --out \
+             or run name",
+            results.display(),
+            existing.records.len()
+        )));
+    }
+    if run_toml.exists() && (options.resume || options.shard.is_some()) {
+        let old = fs::read_to_string(&run_toml).map_err(io_err(&run_toml))?;
+        if old != resolved {
+            return Err(RunError::Input(format!(
+                "{} was made from a different config ({}); resume needs the same config",
+                run_toml.display(),
+                first_difference(&old, &resolved)
+            )));
+        }
+    }
+    fs::create_dir_all(results.parent().unwrap_or(out)).map_err(io_err(out))?;
+    write_atomic(&run_toml, &resolved)?;
+    if existing.torn_tail {
+        truncate_to(&results, existing.valid_len).map_err(io_err(&results))?;
+    }
+
+    let schedule = Schedule::new(cfg.format, t.engines.len(), u64::from(cfg.rounds));
+    let owned = |pair: u64| options.shard.is_none_or(|s| s.has_pair(pair));
+    let total: u64 = (0..schedule.games()).filter(|&g| owned(g / 2)).count() as u64;
+    let mut done_set = vec![false; schedule.games() as usize];
+    let mut live = Live::new(schedule.pairings.len());
+    for r in &existing.records {
+        if r.game >= schedule.games() || !owned(r.pair) {
+            return Err(RunError::Input(format!(
+                "{}: game {} does not belong to this run's schedule",
+                results.display(),
+                r.game
+            )));
+        }
+        if std::mem::replace(&mut done_set[r.game as usize], true) {
+            return Err(RunError::Input(format!(
+                "{}: game {} appears twice",
+                results.display(),
+                r.game
+            )));
+        }
+        live.add(&schedule, r);
+    }
+    let done_before = existing.records.len() as u64;
+    let torn_tail = existing.torn_tail;
+    drop(existing);
+
+    // SPRT over pairs already complete.
+    let mut sprt_result = None;
+    if let Some(sprt) = &cfg.sprt {
+        sprt_result = live.sprt(sprt, &owned, schedule.pairs());
+    }
+
+    let todo: Vec<u64> = if sprt_result.is_some() {
+        Vec::new()
+    } else {
+        (0..schedule.games())
+            .filter(|&g| owned(g / 2) && !done_set[g as usize])
+            .collect()
+    };
+    drop(done_set);
+
+    let jobs = match options.jobs {
+        0 if cfg.concurrency > 0 => cfg.concurrency as usize,
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .max(1)
+    .min(todo.len().max(1));
+    sink(&Event::Started {
+        total,
+        done: done_before,
+        jobs,
+        torn_tail,
+    });
+
+    let names: Vec<String> = t.engines.iter().map(|e| e.name.clone()).collect();
+    let reproducible = t.engines.iter().all(|e| e.search.movetime_ms == 0);
+    let mut writer = RecordWriter::open(&results).map_err(io_err(&results))?;
+    let next = AtomicUsize::new(0);
+    let stop = &options.stop;
+    let internal_stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<Result<GameRecord, String>>();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| RunError::Input(format!("cannot start {jobs} worker threads: {e}")))?;
+    let mut played = 0u64;
+    let mut done = done_before;
+    let mut write_error: Option<RunError> = None;
+    let mut ending = Ending::Complete;
+    let worker_error: Mutex<Option<String>> = Mutex::new(None);
+
+    pool.in_place_scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (todo, next, starts, names) = (&todo, &next, &starts, &names);
+            let schedule = &schedule;
+            let stop_flag = Arc::clone(&internal_stop);
+            let user_stop = Arc::clone(stop);
+            let worker_error = &worker_error;
+            scope.spawn(move |_| {
+                // Engines are built on first use and kept for the worker's life.
+                let mut engines: Vec<Option<Engine<G>>> =
+                    (0..t.engines.len()).map(|_| None).collect();
+                loop {
+                    if stop_flag.load(Ordering::Relaxed) || user_stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&g) = todo.get(i) else { break };
+                    let s = schedule.game(g);
+                    for idx in [s.black, s.white] {
+                        if engines[idx].is_none() {
+                            match Engine::<G>::new(&t.engines[idx], game) {
+                                Ok(mut e) => {
+                                    e.set_abort_flag(Arc::clone(&stop_flag));
+                                    engines[idx] = Some(e);
+                                }
+                                Err(e) => {
+                                    let msg = format!("engine '{}': {e}", t.engines[idx].name);
+                                    *worker_error.lock().unwrap_or_else(|p| p.into_inner()) =
+                                        Some(msg.clone());
+                                    let _ = tx.send(Err(msg));
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                    let setup = GameSetup {
+                        scheduled: s,
+                        names,
+                        start: &starts[s.round as usize],
+                        seed: derive_seed(t.config.seed, Stream::Game, g),
+                        adjudication: &t.config.adjudication,
+                        reproducible,
+                        stop: &stop_flag,
+                    };
+                    let record = {
+                        let (lo, hi) = (s.black.min(s.white), s.black.max(s.white));
+                        let (left, right) = engines.split_at_mut(hi);
+                        let e_lo = left[lo].as_mut().expect("built above");
+                        let e_hi = right[0].as_mut().expect("built above");
+                        let (black, white): (&mut dyn Player<G>, &mut dyn Player<G>) =
+                            if s.black == lo {
+                                (e_lo, e_hi)
+                            } else {
+                                (e_hi, e_lo)
+                            };
+                        play_game(&setup, [black, white])
+                    };
+                    match record {
+                        Ok(r) => {
+                            if tx.send(Ok(r)).is_err() {
+                                break;
+                            }
+                        }
+                        Err(_abandoned) => break,
+                    }
+                }
+            });
+        }
+        drop(tx);
+
+        // The writer: this thread. Each record is appended and flushed before it counts.
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                internal_stop.store(true, Ordering::Relaxed);
+            }
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(Ok(record)) => {
+                    if write_error.is_some() {
+                        continue;
+                    }
+                    if let Err(e) = writer.append(&record) {
+                        write_error = Some(RunError::Io {
+                            path: writer.path().display().to_string(),
+                            source: e,
+                        });
+                        internal_stop.store(true, Ordering::Relaxed);
+                        continue;
+                    }
+                    played += 1;
+                    done += 1;
+                    live.add(&schedule, &record);
+                    sink(&Event::Game {
+                        record: &record,
+                        done,
+                        total,
+                        standings: live.standings(t, &schedule),
+                    });
+                    if let Some(sprt) = &cfg.sprt
+                        && sprt_result.is_none()
+                        && let Some(decided) = live.sprt(sprt, &owned, schedule.pairs())
+                    {
+                        sink(&Event::SprtDecided {
+                            decision: decided.0,
+                            llr: decided.1,
+                            pairs: decided.2,
+                        });
+                        sprt_result = Some(decided);
+                        internal_stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                Ok(Err(msg)) => {
+                    internal_stop.store(true, Ordering::Relaxed);
+                    let _ = msg;
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => sink(&Event::Tick),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    });
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    if let Some(msg) = worker_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(RunError::Input(msg));
+    }
+    if sprt_result.is_some() {
+        ending = Ending::SprtDecided;
+    } else if done < total {
+        ending = Ending::Interrupted;
+    }
+    let records = read_records(&results)
+        .map_err(|e| RunError::Input(e.to_string()))?
+        .records;
+    let summary = summary::summarize(t, &schedule, &records, sprt_result.map(|s| s.2));
+    if options.shard.is_none() {
+        summary::write_files(out, &summary)?;
+    }
+    Ok(RunOutcome {
+        ending,
+        summary,
+        out_dir: out.to_path_buf(),
+        played,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// The first line that differs between two configs, for the resume error.
+fn first_difference(old: &str, new: &str) -> String {
+    for (a, b) in old.lines().zip(new.lines()) {
+        if a != b {
+            return format!("was `{}`, now `{}`", a.trim(), b.trim());
+        }
+    }
+    "one has more lines".to_string()
+}

@@ -1,0 +1,483 @@
+//! Statistics of a tournament from its records: per pairing W/D/L, pentanomial counts,
+//! Elo and nElo with 95 % intervals, LOS, draw ratio and SPRT; ratings of every engine by
+//! maximum likelihood; per engine nodes per move (mean, median), depth, nodes per second,
+//! game length and first-player score. Written as `summary.json` and `standings.csv`.
+//!
+//! Everything here is a pure function of the records (in any order), so `arena stats`,
+//! a finished run and a merged set of shards give the same numbers.
+
+use std::{collections::BTreeMap, fmt::Write as _, path::Path};
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Tournament,
+    record::{GameRecord, GameResult},
+    runner::{RunError, write_atomic},
+    schedule::Schedule,
+};
+use crate::stats::{
+    Anchor, EloEstimate, GameScore, PairResult, Penta, SprtDecision, Wdl, fit_ratings,
+};
+
+/// One engine's line of the standings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EngineSummary {
+    /// Name.
+    pub name: String,
+    /// Table and ordering, for readers.
+    pub description: String,
+    /// Rating (pool average 0, or the anchor's value).
+    pub elo: Option<f64>,
+    /// Half-width of the 95 % interval of `elo`.
+    pub elo_error: Option<f64>,
+    /// Games played.
+    pub games: u64,
+    /// Results (wins, draws, losses) over all games.
+    pub wdl: Wdl,
+    /// Points per game.
+    pub score: f64,
+    /// Points per game when it moved first (the first player's seat).
+    pub score_as_first: Option<f64>,
+    /// Moves it made (with node counts).
+    pub moves: u64,
+    /// Mean nodes per move.
+    pub nodes_mean: f64,
+    /// Median nodes per move.
+    pub nodes_median: f64,
+    /// First and third quartile of nodes per move.
+    pub nodes_quartiles: [f64; 2],
+    /// Mean depth reached per move.
+    pub depth_mean: f64,
+    /// Nodes per second over all its moves (measured).
+    pub nps: f64,
+    /// Mean plies of its games.
+    pub game_length: f64,
+    /// Per depth d: (d, moves whose search completed depth d, mean nodes searched by
+    /// then): the cost of each depth, whose ratio is the effective branching factor.
+    pub nodes_by_depth: Vec<(u32, u64, f64)>,
+}
+
+/// One pairing's statistics, from engine `a`'s point of view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairingSummary {
+    /// First engine (index).
+    pub a: usize,
+    /// Second engine (index).
+    pub b: usize,
+    /// Names.
+    pub names: [String; 2],
+    /// Games.
+    pub wdl: Wdl,
+    /// Complete colour-swapped pairs.
+    pub penta: Penta,
+    /// Elo etc. from the pairs when there are any, else from the games.
+    pub estimate: Option<EloEstimate>,
+    /// Points per game of whoever moved first (the first player), in this pairing.
+    pub first_player_score: Option<f64>,
+    /// Mean plies per game.
+    pub game_length: f64,
+    /// Plies of every game, in game order (for distributions).
+    pub lengths: Vec<u32>,
+    /// Elo (and interval) after each complete pair, in pair order (for convergence
+    /// plots); at most ~200 samples.
+    pub trajectory: Vec<TrajectoryPoint>,
+}
+
+/// A point of a convergence plot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrajectoryPoint {
+    /// Games counted.
+    pub games: u64,
+    /// Elo so far.
+    pub elo: Option<f64>,
+    /// Its 95 % half-width.
+    pub error: Option<f64>,
+    /// SPRT log-likelihood ratio so far (with `[sprt]`).
+    pub llr: Option<f64>,
+}
+
+/// The SPRT's state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SprtSummary {
+    /// Log-likelihood ratio.
+    pub llr: f64,
+    /// Lower and upper bounds.
+    pub bounds: (f64, f64),
+    /// accept H0, accept H1, or continue.
+    pub decision: String,
+    /// The test.
+    pub config: crate::stats::SprtConfig,
+    /// Game pairs counted (after a decision, later pairs are recorded but not counted).
+    pub pairs: u64,
+}
+
+/// Everything `summary.json` holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Run name.
+    pub name: String,
+    /// Game.
+    pub game: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Games in the schedule.
+    pub scheduled_games: u64,
+    /// Games counted.
+    pub games: u64,
+    /// Whether every counted game is reproducible (no time limits).
+    pub reproducible: bool,
+    /// Engines, in config order.
+    pub engines: Vec<EngineSummary>,
+    /// Pairings, in schedule order.
+    pub pairings: Vec<PairingSummary>,
+    /// Score of the first player over all games.
+    pub first_player_score: Option<f64>,
+    /// How games ended, with counts.
+    pub reasons: BTreeMap<String, u64>,
+    /// Why ratings could not be fitted, if they could not.
+    pub ratings_note: Option<String>,
+    /// SPRT, when configured.
+    pub sprt: Option<SprtSummary>,
+}
+
+fn score_of(half: u8) -> GameScore {
+    match half {
+        2 => GameScore::Win,
+        1 => GameScore::Draw,
+        _ => GameScore::Loss,
+    }
+}
+
+fn quantile(sorted: &[u64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let pos = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    let frac = pos - lo as f64;
+    sorted[lo] as f64 * (1.0 - frac) + sorted[hi] as f64 * frac
+}
+
+/// Computes the summary. `sprt_pairs`: after an SPRT decision, only pairs up to the
+/// decision (in pair order) are counted, so the numbers do not depend on timing.
+pub fn summarize(
+    t: &Tournament,
+    schedule: &Schedule,
+    records: &[GameRecord],
+    sprt_pairs: Option<u64>,
+) -> Summary {
+    let mut records: Vec<&GameRecord> = records.iter().collect();
+    records.sort_by_key(|r| r.game);
+    // With an SPRT decision: only the first `n` complete pairs in pair order count.
+    if let Some(n) = sprt_pairs {
+        let mut complete = BTreeMap::new();
+        for r in &records {
+            *complete.entry(r.pair).or_insert(0) += 1;
+        }
+        let counted: std::collections::HashSet<u64> = complete
+            .into_iter()
+            .filter(|&(_, c)| c == 2)
+            .map(|(p, _)| p)
+            .take(n as usize)
+            .collect();
+        records.retain(|r| counted.contains(&r.pair));
+    }
+    let n_engines = t.engines.len();
+    let mut pairings: Vec<PairingSummary> = schedule
+        .pairings
+        .iter()
+        .map(|&(a, b)| PairingSummary {
+            a,
+            b,
+            names: [t.engines[a].name.clone(), t.engines[b].name.clone()],
+            wdl: Wdl::default(),
+            penta: Penta::default(),
+            estimate: None,
+            first_player_score: None,
+            game_length: 0.0,
+            lengths: Vec::new(),
+            trajectory: Vec::new(),
+        })
+        .collect();
+    let mut first_points = vec![(0u64, 0u64); pairings.len()];
+    let mut nodes: Vec<Vec<u64>> = vec![Vec::new(); n_engines];
+    let mut depth_sum = vec![0u64; n_engines];
+    let mut time_us = vec![0u64; n_engines];
+    let mut by_depth: Vec<BTreeMap<u32, (u64, u64)>> = vec![BTreeMap::new(); n_engines];
+    let mut length = vec![(0u64, 0u64); n_engines];
+    let mut as_first = vec![(0u64, 0u64); n_engines];
+    let mut wdl = vec![Wdl::default(); n_engines];
+    let mut reasons = BTreeMap::new();
+    let mut open: BTreeMap<u64, (u64, GameScore)> = BTreeMap::new();
+    let mut reproducible = true;
+    let (mut total_first, mut total_games) = (0u64, 0u64);
+    for r in &records {
+        reproducible &= r.reproducible;
+        *reasons.entry(r.reason.clone()).or_insert(0) += 1;
+        let p = &mut pairings[r.pairing];
+        let score_a = score_of(r.half_points_of(p.a).unwrap_or(0));
+        p.wdl.record(score_a);
+        p.lengths.push(r.plies);
+        match open.remove(&r.pair) {
+            Some((game, first)) => {
+                let pair = if game < r.game {
+                    [first, score_a]
+                } else {
+                    [score_a, first]
+                };
+                p.penta.add_pair(pair[0], pair[1]);
+            }
+            None => {
+                open.insert(r.pair, (r.game, score_a));
+            }
+        }
+        let fp = r.result.first_half_points();
+        first_points[r.pairing].0 += u64::from(fp);
+        first_points[r.pairing].1 += 1;
+        total_first += u64::from(fp);
+        total_games += 1;
+        for e in [r.black, r.white] {
+            let half = r.half_points_of(e).unwrap_or(0);
+            wdl[e].record(score_of(half));
+            length[e].0 += u64::from(r.plies);
+            length[e].1 += 1;
+        }
+        as_first[r.black].0 += u64::from(r.result.first_half_points());
+        as_first[r.black].1 += 1;
+        for (i, s) in r.stats.iter().enumerate() {
+            let e = r.mover(i);
+            nodes[e].push(s.nodes);
+            depth_sum[e] += u64::from(s.depth);
+            time_us[e] += s.time_us;
+            for (d, &n) in s.iterations.iter().enumerate() {
+                let slot = by_depth[e].entry(d as u32 + 1).or_insert((0, 0));
+                slot.0 += 1;
+                slot.1 += n;
+            }
+        }
+    }
+    // Convergence trajectories: re-walk pairs in order.
+    for (i, p) in pairings.iter_mut().enumerate() {
+        let games = p.wdl.games();
+        p.estimate = if p.penta.pairs() > 0 {
+            p.penta.estimate()
+        } else {
+            p.wdl.estimate()
+        };
+        p.game_length = if games == 0 {
+            0.0
+        } else {
+            p.lengths.iter().map(|&l| f64::from(l)).sum::<f64>() / games as f64
+        };
+        let (fp, fg) = first_points[i];
+        p.first_player_score = (fg > 0).then(|| fp as f64 / 2.0 / fg as f64);
+    }
+    trajectories(t, &records, &mut pairings);
+
+    let results: Vec<PairResult> = pairings
+        .iter()
+        .filter(|p| p.wdl.games() > 0)
+        .map(|p| PairResult {
+            a: p.a,
+            b: p.b,
+            wdl: p.wdl,
+        })
+        .collect();
+    let anchor = match &t.config.anchor {
+        Some(name) => Anchor::Player {
+            index: t.engines.iter().position(|e| &e.name == name).unwrap_or(0),
+            elo: t.config.anchor_elo,
+        },
+        None => Anchor::PoolAverage,
+    };
+    let (ratings, ratings_note) = match fit_ratings(n_engines, &results, anchor) {
+        Ok(r) => (Some(r), None),
+        Err(e) if records.is_empty() => (None, Some(format!("no games yet ({e})"))),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    let engines = (0..n_engines)
+        .map(|e| {
+            let mut sorted = nodes[e].clone();
+            sorted.sort_unstable();
+            let moves = sorted.len() as u64;
+            let total_nodes: u64 = sorted.iter().sum();
+            let secs = time_us[e] as f64 / 1e6;
+            EngineSummary {
+                name: t.engines[e].name.clone(),
+                description: t.engines[e].summary(),
+                elo: ratings.as_ref().map(|r| r.elo[e]),
+                elo_error: ratings.as_ref().map(|r| r.error[e]),
+                games: wdl[e].games(),
+                wdl: wdl[e],
+                score: wdl[e].score().unwrap_or(0.0),
+                score_as_first: (as_first[e].1 > 0)
+                    .then(|| as_first[e].0 as f64 / 2.0 / as_first[e].1 as f64),
+                moves,
+                nodes_mean: if moves == 0 {
+                    0.0
+                } else {
+                    total_nodes as f64 / moves as f64
+                },
+                nodes_median: quantile(&sorted, 0.5),
+                nodes_quartiles: [quantile(&sorted, 0.25), quantile(&sorted, 0.75)],
+                depth_mean: if moves == 0 {
+                    0.0
+                } else {
+                    depth_sum[e] as f64 / moves as f64
+                },
+                nps: if secs > 0.0 {
+                    total_nodes as f64 / secs
+                } else {
+                    0.0
+                },
+                game_length: if length[e].1 == 0 {
+                    0.0
+                } else {
+                    length[e].0 as f64 / length[e].1 as f64
+                },
+                nodes_by_depth: by_depth[e]
+                    .iter()
+                    .map(|(&d, &(n, sum))| (d, n, sum as f64 / n.max(1) as f64))
+                    .collect(),
+            }
+        })
+        .collect();
+    let sprt = t.config.sprt.map(|config| {
+        let penta = pairings.first().map(|p| p.penta).unwrap_or_default();
+        let llr = config.llr_penta(&penta);
+        let decision = match config.decide(llr) {
+            SprtDecision::AcceptH0 => "accept H0",
+            SprtDecision::AcceptH1 => "accept H1",
+            SprtDecision::Continue => "continue",
+        };
+        SprtSummary {
+            llr,
+            bounds: config.bounds(),
+            decision: decision.to_string(),
+            config,
+            pairs: penta.pairs(),
+        }
+    });
+    Summary {
+        name: t.config.name.clone(),
+        game: t.config.game.to_string(),
+        seed: t.config.seed,
+        scheduled_games: schedule.games(),
+        games: records.len() as u64,
+        reproducible,
+        engines,
+        pairings,
+        first_player_score: (total_games > 0)
+            .then(|| total_first as f64 / 2.0 / total_games as f64),
+        reasons,
+        ratings_note,
+        sprt,
+    }
+}
+
+/// Elo (and LLR) after each complete pair, thinned to about 200 points per pairing.
+fn trajectories(t: &Tournament, records: &[&GameRecord], pairings: &mut [PairingSummary]) {
+    let mut by_pairing: Vec<BTreeMap<u64, Vec<&GameRecord>>> =
+        vec![BTreeMap::new(); pairings.len()];
+    for r in records {
+        by_pairing[r.pairing].entry(r.pair).or_default().push(r);
+    }
+    for (i, p) in pairings.iter_mut().enumerate() {
+        let complete: Vec<&Vec<&GameRecord>> =
+            by_pairing[i].values().filter(|v| v.len() == 2).collect();
+        let step = complete.len().div_ceil(200).max(1);
+        let mut penta = Penta::default();
+        for (k, pair) in complete.iter().enumerate() {
+            let mut games = pair.to_vec();
+            games.sort_by_key(|r| r.game);
+            let s: Vec<GameScore> = games
+                .iter()
+                .map(|r| score_of(r.half_points_of(p.a).unwrap_or(0)))
+                .collect();
+            penta.add_pair(s[0], s[1]);
+            if (k + 1) % step == 0 || k + 1 == complete.len() {
+                let est = penta.estimate();
+                p.trajectory.push(TrajectoryPoint {
+                    games: penta.pairs() * 2,
+                    elo: est.map(|e| e.elo).filter(|v| v.is_finite()),
+                    error: est.map(|e| e.elo_error).filter(|v| v.is_finite()),
+                    llr: t
+                        .config
+                        .sprt
+                        .map(|c| c.llr_penta(&penta))
+                        .filter(|v| v.is_finite()),
+                });
+            }
+        }
+    }
+}
+
+/// Writes `summary.json` and `standings.csv` into `dir` (atomically).
+pub fn write_files(dir: &Path, summary: &Summary) -> Result<(), RunError> {
+    let json = serde_json::to_string_pretty(summary).map_err(|e| RunError::Io {
+        path: dir.join("summary.json").display().to_string(),
+        source: std::io::Error::other(e),
+    })?;
+    write_atomic(&dir.join("summary.json"), &(json + "\n"))?;
+    write_atomic(&dir.join("standings.csv"), &standings_csv(summary))?;
+    Ok(())
+}
+
+/// One line per engine, ranked: what a spreadsheet or script reads.
+pub fn standings_csv(s: &Summary) -> String {
+    let mut out = String::from(
+        "rank,engine,elo,elo_error,games,wins,draws,losses,score,score_as_first,\
+         nodes_per_move_mean,nodes_per_move_median,depth_mean,nps,game_length\n",
+    );
+    for (rank, e) in ranked(s).into_iter().enumerate() {
+        let f = |v: Option<f64>| {
+            v.filter(|x| x.is_finite())
+                .map_or(String::new(), |x| format!("{x:.2}"))
+        };
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{:.4},{},{:.1},{:.1},{:.2},{:.0},{:.1}",
+            rank + 1,
+            csv_field(&e.name),
+            f(e.elo),
+            f(e.elo_error),
+            e.games,
+            e.wdl.wins,
+            e.wdl.draws,
+            e.wdl.losses,
+            e.score,
+            e.score_as_first
+                .map_or(String::new(), |v| format!("{v:.4}")),
+            e.nodes_mean,
+            e.nodes_median,
+            e.depth_mean,
+            e.nps,
+            e.game_length
+        );
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Engines ranked by rating (or score when there are no ratings).
+pub fn ranked(s: &Summary) -> Vec<&EngineSummary> {
+    let mut v: Vec<&EngineSummary> = s.engines.iter().collect();
+    v.sort_by(|a, b| {
+        let key = |e: &EngineSummary| e.elo.unwrap_or(e.score * 1000.0);
+        key(b).total_cmp(&key(a))
+    });
+    v
+}
+
+/// The result as the first player's points: for PGN.
+pub fn pgn_result(r: GameResult) -> &'static str {
+    r.as_str()
+}

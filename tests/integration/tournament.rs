@@ -1,0 +1,403 @@
+//! Tournaments through the real binary: determinism across thread counts, nothing lost
+//! when killed, torn lines, SPRT early stop, bad input, and every shipped config.
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    process::Stdio,
+    time::Duration,
+};
+
+use arena::tournament::{GameRecord, read_records};
+use rand::{RngExt, SeedableRng};
+
+use crate::support::{arena, data, run_bad_input, run_ok};
+
+fn config(name: &str) -> String {
+    data(&format!("tournaments/{name}.toml"))
+        .display()
+        .to_string()
+}
+
+/// Records by game index, without the measured time fields.
+fn games(dir: &Path) -> BTreeMap<u64, GameRecord> {
+    let read = read_records(&dir.join("games.jsonl")).expect("results are readable");
+    assert!(!read.torn_tail, "no torn line after a clean run");
+    let mut map = BTreeMap::new();
+    for r in read.records {
+        let game = r.game;
+        assert!(
+            map.insert(game, r.without_times()).is_none(),
+            "game {game} twice"
+        );
+    }
+    map
+}
+
+fn out_dir(tmp: &tempfile::TempDir, name: &str) -> PathBuf {
+    tmp.path().join(name)
+}
+
+#[test]
+fn same_games_on_one_and_two_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (out_dir(&tmp, "j1"), out_dir(&tmp, "j2"));
+    let out1 = run_ok(&[
+        "run",
+        &config("small"),
+        "--jobs",
+        "1",
+        "--quiet",
+        "--out",
+        a.to_str().unwrap(),
+    ]);
+    run_ok(&[
+        "run",
+        &config("small"),
+        "--jobs",
+        "2",
+        "--quiet",
+        "--out",
+        b.to_str().unwrap(),
+    ]);
+    let (ga, gb) = (games(&a), games(&b));
+    assert_eq!(ga.len(), 36);
+    assert_eq!(ga, gb);
+    // The standings table names every engine, and the summary files exist.
+    for name in ["threat", "static", "seed001-topk"] {
+        assert!(out1.contains(name), "{out1}");
+    }
+    for file in ["run.toml", "summary.json", "standings.csv"] {
+        assert!(a.join(file).exists(), "{file}");
+    }
+    // The same config and seed give the same summary (up to measured speeds).
+    let sa: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("summary.json")).unwrap()).unwrap();
+    let sb: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(sa["pairings"][0]["wdl"], sb["pairings"][0]["wdl"]);
+    assert_eq!(sa["engines"][0]["elo"], sb["engines"][0]["elo"]);
+    assert_eq!(
+        sa["engines"][1]["nodes_mean"],
+        sb["engines"][1]["nodes_mean"]
+    );
+}
+
+#[test]
+fn killed_at_a_random_moment_then_resumed_equals_an_uninterrupted_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = out_dir(&tmp, "full");
+    run_ok(&[
+        "run",
+        &config("long"),
+        "--quiet",
+        "--out",
+        full.to_str().unwrap(),
+    ]);
+    let expected = games(&full);
+    assert_eq!(expected.len(), 200);
+
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(std::process::id().into());
+    for attempt in 0..2 {
+        let dir = out_dir(&tmp, &format!("killed-{attempt}"));
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("arena"))
+            .args([
+                "run",
+                &config("long"),
+                "--quiet",
+                "--out",
+                dir.to_str().unwrap(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(rng.random_range(150..1200)));
+        child.kill().unwrap(); // SIGKILL: no chance to clean up
+        child.wait().unwrap();
+        let partial = read_records(&dir.join("games.jsonl")).unwrap();
+        assert!(partial.records.len() < 200, "killed before the end");
+        run_ok(&[
+            "run",
+            &config("long"),
+            "--quiet",
+            "--resume",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(games(&dir), expected, "attempt {attempt}");
+    }
+}
+
+#[test]
+fn a_torn_last_line_is_dropped_and_replayed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = out_dir(&tmp, "torn");
+    run_ok(&[
+        "run",
+        &config("small"),
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let expected = games(&dir);
+    let file = dir.join("games.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    // Cut the last line in half, as a crash mid-write would.
+    let last_start = text[..text.len() - 1].rfind('\n').unwrap() + 1;
+    let cut = last_start + (text.len() - last_start) / 2;
+    std::fs::write(&file, &text[..cut]).unwrap();
+    let read = read_records(&file).unwrap();
+    assert!(read.torn_tail);
+    assert_eq!(read.records.len(), expected.len() - 1);
+    // Without --resume the run refuses to touch the results.
+    let e = run_bad_input(&[
+        "run",
+        &config("small"),
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(e.contains("--resume"), "{e}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text[..cut]);
+    run_ok(&[
+        "run",
+        &config("small"),
+        "--quiet",
+        "--resume",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(games(&dir), expected);
+}
+
+#[test]
+fn resume_refuses_a_changed_config() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = out_dir(&tmp, "changed");
+    run_ok(&[
+        "run",
+        &config("small"),
+        "--quiet",
+        "--rounds",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let before = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+    let e = run_bad_input(&[
+        "run",
+        &config("small"),
+        "--quiet",
+        "--resume",
+        "--rounds",
+        "1",
+        "--seed",
+        "99",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(e.contains("different config") && e.contains("seed"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("games.jsonl")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn sprt_stops_a_lopsided_match_early() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = out_dir(&tmp, "sprt");
+    let out = run_ok(&[
+        "run",
+        &config("sprt"),
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.contains("accept H1"), "{out}");
+    assert!(out.contains("stopped early"), "{out}");
+    let n = read_records(&dir.join("games.jsonl"))
+        .unwrap()
+        .records
+        .len();
+    assert!(
+        n < 200,
+        "the schedule has 400 games; the SPRT stopped after {n}"
+    );
+    // `arena stats` recounts the same decision from the records.
+    let stats = run_ok(&["stats", dir.to_str().unwrap()]);
+    assert!(stats.contains("accept H1"), "{stats}");
+}
+
+#[test]
+fn stats_and_pgn_export_read_the_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = out_dir(&tmp, "export");
+    let run = run_ok(&[
+        "run",
+        &config("small"),
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let summary_before = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    let stats = run_ok(&["stats", dir.to_str().unwrap()]);
+    // Same table (the run adds a line about timing at the end).
+    assert!(
+        run.starts_with(stats.trim_end()),
+        "run:\n{run}\nstats:\n{stats}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("summary.json")).unwrap(),
+        summary_before
+    );
+    let pgn = run_ok(&["export", dir.to_str().unwrap(), "--pgn"]);
+    assert_eq!(pgn.matches("[White \"").count(), 36);
+    assert_eq!(pgn.matches("[Result \"").count(), 36);
+    let csv = std::fs::read_to_string(dir.join("standings.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    assert!(csv.starts_with("rank,engine,elo"), "{csv}");
+}
+
+#[test]
+fn bad_input_is_one_line_exit_2_and_touches_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = out_dir(&tmp, "existing");
+    run_ok(&[
+        "run",
+        &config("small"),
+        "--quiet",
+        "--rounds",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let before = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+    let run_toml = std::fs::read_to_string(dir.join("run.toml")).unwrap();
+    let base = std::fs::read_to_string(data("tournaments/small.toml")).unwrap();
+    let cases = [
+        (
+            base.replace(
+                "file = \"../../../configs/engines/gomoku-seed001-topk.toml\"",
+                "file = \"../../../configs/engines/missing.toml\"",
+            ),
+            vec!["missing.toml", "engines[3]", ":28:"],
+        ),
+        (
+            base.replace("seed = 7", "seed = 7\nsead = 8"),
+            vec!["unknown field `sead`", ":7:"],
+        ),
+        (
+            base.replace("rounds = 6", "rounds = -1"),
+            vec!["rounds", ":5:"],
+        ),
+        (
+            base.replace(
+                "search = { depth = 2, ordering = [\"tt_move\", \"threat\", \"static\"] }",
+                "search = { depth = 2, ordering = [\"captures\"] }",
+            ),
+            vec!["captures", "does not apply"],
+        ),
+        (
+            base.replace(
+                "kind = \"random\"",
+                "kind = \"file\"\nfile = \"bad-openings.txt\"",
+            ),
+            vec!["bad-openings.txt:3", "z9"],
+        ),
+    ];
+    std::fs::write(
+        tmp.path().join("bad-openings.txt"),
+        "# openings\ne5f5\ne5z9\n",
+    )
+    .unwrap();
+    for (i, (text, needles)) in cases.iter().enumerate() {
+        // The configs live next to the test data so relative paths resolve.
+        let path = tmp.path().join(format!("bad{i}.toml"));
+        let fixed = text.replace(
+            "../../../configs",
+            &format!("{}/configs", env!("CARGO_MANIFEST_DIR")),
+        );
+        std::fs::write(&path, fixed).unwrap();
+        let e = run_bad_input(&[
+            "run",
+            path.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        for n in needles {
+            assert!(e.contains(n), "case {i}: '{n}' not in: {e}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(dir.join("games.jsonl")).unwrap(),
+            before,
+            "case {i}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("run.toml")).unwrap(),
+            run_toml,
+            "case {i}"
+        );
+    }
+}
+
+#[test]
+fn every_shipped_config_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut ran = 0;
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let out = tmp.path().join(path.file_stem().unwrap());
+            let mut cmd = arena();
+            cmd.args([
+                "run",
+                path.to_str().unwrap(),
+                "--quiet",
+                "--rounds",
+                "1",
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            let o = cmd.output().unwrap();
+            assert!(
+                o.status.success(),
+                "{}: {}",
+                path.display(),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(out.join("games.jsonl").exists());
+            ran += 1;
+        }
+    }
+    assert!(ran >= 4, "tournament configs found: {ran}");
+    // Every engine config and table loads, and every opening file reads.
+    for dir in ["engines", "tables/gomoku", "tables/ataxx"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if dir == "engines" {
+                arena::engine::EngineConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            } else {
+                arena::eval::Table::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            }
+        }
+    }
+    for entry in std::fs::read_dir(root.join("openings")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let n = if name.starts_with("ataxx") {
+            arena::tournament::openings::read_file::<arena::game::Ataxx>(&path, &())
+                .map(|v| v.len())
+        } else {
+            arena::tournament::openings::read_file::<arena::game::Mnk>(
+                &path,
+                &arena::game::MnkConfig::gomoku(),
+            )
+            .map(|v| v.len())
+        };
+        assert!(n.unwrap_or_else(|e| panic!("{e}")) > 10, "{name}");
+    }
+}
