@@ -146,9 +146,15 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     bar.set_style(
         ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}\n{msg}",
+            "{elapsed_precise} [{bar:30}] {pos}/{len} games  {rate}  ETA {eta}\n{msg}",
         )
         .expect("the progress template is valid")
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.1} games/s", state.per_sec());
+            },
+        )
         .progress_chars("=> "),
     );
     let mut sink = |event: &Event<'_>| match event {

@@ -686,18 +686,6 @@ impl Game for Ataxx {
         }
         self.perft_rec(depth)
     }
-
-    fn play_move_list(&mut self, text: &str) -> Result<Vec<AtaxxMove>, PositionError> {
-        let mut played = Vec::new();
-        for (i, token) in text.split_whitespace().enumerate() {
-            let mv = self.try_play(token).map_err(|error| PositionError::Move {
-                index: i + 1,
-                error,
-            })?;
-            played.push(mv);
-        }
-        Ok(played)
-    }
 }
 
 #[cfg(test)]

@@ -272,7 +272,23 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
         Ok(mv)
     }
 
-    /// Splits a move list (`h8g7f6`, `h8 g7 f6`, `b2 a1a3 0000`, `7,7 6,6`) into moves
-    /// and plays them in order, checking each.
-    fn play_move_list(&mut self, text: &str) -> Result<Vec<Self::Move>, PositionError>;
+    /// Splits a move list into the text of each move; by default at whitespace
+    /// (`b2 a1a3 0000`). m,n,k-games also split `h8g7f6` at letters.
+    fn split_move_list(text: &str) -> Vec<&str> {
+        text.split_whitespace().collect()
+    }
+
+    /// Plays a move list (`h8g7f6`, `h8 g7 f6`, `b2 a1a3 0000`, `7,7 6,6`) in order,
+    /// checking each move; the error names the move's 1-based index.
+    fn play_move_list(&mut self, text: &str) -> Result<Vec<Self::Move>, PositionError> {
+        let mut played = Vec::new();
+        for (i, token) in Self::split_move_list(text).into_iter().enumerate() {
+            let mv = self.try_play(token).map_err(|error| PositionError::Move {
+                index: i + 1,
+                error,
+            })?;
+            played.push(mv);
+        }
+        Ok(played)
+    }
 }

@@ -125,6 +125,27 @@ struct Ply<M> {
     killers: [Option<M>; 2],
 }
 
+/// Where an interior node is in producing its moves.
+#[derive(Clone, Copy, Debug)]
+enum Stage<M> {
+    /// The table's move comes first; nothing generated yet.
+    TableMove(Option<M>),
+    /// Generate and order the candidates; `skip` was already searched.
+    Generate {
+        /// The table's move, if it was searched.
+        skip: Option<M>,
+    },
+    /// Picking from the ordered list.
+    List {
+        /// Next index to pick.
+        next: usize,
+        /// Moves that may be searched (pruned ones and those past top_k excluded).
+        len: usize,
+        /// The table's move, already searched.
+        skip: Option<M>,
+    },
+}
+
 /// A searcher: an evaluator, a transposition table, heuristics and buffers, reused for
 /// every move of every game.
 pub struct Searcher<G: Game, E: Evaluator<G>> {
@@ -495,49 +516,25 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         // saves generating and ordering the whole list). It was the best move of this
         // very position, so it is a candidate and not pruned.
         let tt_move = tt_move.filter(|&mv| self.settings.tt_move && pos.is_legal(mv));
-        let mut cutoff = false;
-        if let Some(mv) = tt_move {
+        let mut stage = Stage::TableMove(tt_move);
+        while searched < limit {
+            let Some(mv) = self.next_move(pos, ply, &mut stage) else {
+                break;
+            };
             let score = self.child(pos, mv, depth, ply, alpha, beta);
             if self.stopped {
                 return 0;
             }
             searched += 1;
-            best = score;
-            best_move = Some(mv);
-            if score > alpha {
-                alpha = score;
-                self.update_pv(ply, mv);
-                if score >= beta {
-                    self.reward(pos, ply, mv, depth);
-                    cutoff = true;
-                }
-            }
-        }
-        if !cutoff {
-            let n = self.prepare_moves_with_tt(pos, ply, None);
-            for i in 0..n {
-                if searched >= limit {
-                    break;
-                }
-                let Some(mv) = self.pick(ply, i) else { break };
-                if Some(mv) == tt_move {
-                    continue;
-                }
-                let score = self.child(pos, mv, depth, ply, alpha, beta);
-                if self.stopped {
-                    return 0;
-                }
-                searched += 1;
-                if score > best {
-                    best = score;
-                    best_move = Some(mv);
-                    if score > alpha {
-                        alpha = score;
-                        self.update_pv(ply, mv);
-                        if score >= beta {
-                            self.reward(pos, ply, mv, depth);
-                            break;
-                        }
+            if score > best {
+                best = score;
+                best_move = Some(mv);
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, mv);
+                    if score >= beta {
+                        self.reward(pos, ply, mv, depth);
+                        break;
                     }
                 }
             }
@@ -552,6 +549,40 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.tt
             .store(pos.hash(), ply, best_move, best, depth, bound);
         best
+    }
+
+    /// The next move to search at an interior node: the table's move first, then the
+    /// generated list (generated only when the table's move did not cut off), skipping
+    /// the table's move.
+    #[inline]
+    fn next_move(&mut self, pos: &G, ply: usize, stage: &mut Stage<G::Move>) -> Option<G::Move> {
+        loop {
+            match *stage {
+                Stage::TableMove(Some(mv)) => {
+                    *stage = Stage::Generate { skip: Some(mv) };
+                    return Some(mv);
+                }
+                Stage::TableMove(None) => *stage = Stage::Generate { skip: None },
+                Stage::Generate { skip } => {
+                    let len = self.prepare_moves_with_tt(pos, ply, None);
+                    *stage = Stage::List { next: 0, len, skip };
+                }
+                Stage::List { next, len, skip } => {
+                    if next >= len {
+                        return None;
+                    }
+                    *stage = Stage::List {
+                        next: next + 1,
+                        len,
+                        skip,
+                    };
+                    let mv = self.pick(ply, next)?;
+                    if Some(mv) != skip {
+                        return Some(mv);
+                    }
+                }
+            }
+        }
     }
 
     /// Plays `mv`, searches the child with the window negated, takes the move back.
