@@ -3,6 +3,7 @@
 
 mod elo;
 mod engine;
+mod merge;
 mod openings;
 mod rules;
 mod tournament;
@@ -57,6 +58,7 @@ enum Command {
     Run(tournament::RunArgs),
     Stats(tournament::StatsArgs),
     Export(tournament::ExportArgs),
+    Merge(merge::MergeArgs),
     Openings(openings::OpeningsArgs),
 }
 
@@ -72,6 +74,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => tournament::run(args),
         Command::Stats(args) => tournament::stats(args),
         Command::Export(args) => tournament::export(args),
+        Command::Merge(args) => merge::merge(args),
         Command::Openings(args) => openings::openings(args),
     };
     match result {

@@ -28,7 +28,10 @@ use super::{Interrupted, rules::rate};
 #[command(
     after_help = "Results go to results/<name>/: games.jsonl (one game a line), run.toml \
                         (the exact config), summary.json and standings.csv.\n\
-                        Example: arena run configs/gomoku-tables.toml --jobs 2"
+                        Example: arena run configs/gomoku-tables.toml --jobs 2\n\
+                        Across machines: arena run CONFIG --shard I/N (or --shards N inside a \
+                        Slurm array, Kubernetes Indexed Job or GNU parallel) into \
+                        shards/shard-I-of-N.jsonl, then arena merge results/<name>"
 )]
 pub struct RunArgs {
     /// The tournament config (TOML).
@@ -51,9 +54,18 @@ pub struct RunArgs {
     /// No progress bar; print only the final standings.
     #[arg(long, short)]
     quiet: bool,
-    /// Play only shard I of N (game pairs with index % N == I), into shards/.
+    /// Play only shard I of N (game pairs with index % N == I), into shards/; `arena
+    /// merge` combines the shards.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     shard: Option<Shard>,
+    /// Split the run into N shards, the index taken from SLURM_ARRAY_TASK_ID,
+    /// JOB_COMPLETION_INDEX or PARALLEL_SEQ (1-based). Without --shard or --shards a
+    /// Slurm array task picks its shard from SLURM_ARRAY_TASK_ID/COUNT.
+    #[arg(long, value_name = "N", conflicts_with = "shard")]
+    shards: Option<u32>,
+    /// Play the whole run even inside a Slurm array task (ignore the environment).
+    #[arg(long, conflicts_with_all = ["shard", "shards"])]
+    no_shard: bool,
 }
 
 /// Recompute every statistic from a run's games.jsonl and print the standings.
@@ -130,13 +142,31 @@ pub fn run(args: RunArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("results").join(&t.config.name));
+    let shard = choose_shard(&args)?;
+    // Said once the run's checks passed (on stderr, even with --quiet: a cluster job's
+    // log must tell which shard it played and why).
+    let shard_note = shard.as_ref().map(|(s, why)| {
+        let pairs =
+            Schedule::new(t.config.format, t.engines.len(), u64::from(t.config.rounds)).pairs();
+        format!(
+            "arena: playing shard {} ({why}): {} of the run's {pairs} game pairs, into {}",
+            s.label(),
+            s.pairs_of(pairs),
+            arena::tournament::shard::locate(&out_dir, *s)
+                .map_or_else(
+                    |_| arena::tournament::shard::part_file(&out_dir, *s),
+                    |f| f.current
+                )
+                .display()
+        )
+    });
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrlc(Arc::clone(&stop));
     let options = RunOptions {
         jobs: args.jobs.unwrap_or(0),
         resume: args.resume,
         out_dir: out_dir.clone(),
-        shard: args.shard,
+        shard: shard.map(|(s, _)| s),
         stop,
     };
     let show_bar = !args.quiet && io::stderr().is_terminal();
@@ -164,6 +194,9 @@ pub fn run(args: RunArgs) -> Result<()> {
             jobs,
             torn_tail,
         } => {
+            if let Some(note) = &shard_note {
+                bar.suspend(|| eprintln!("{note}"));
+            }
             bar.set_length(*total);
             bar.set_position(*done);
             bar.reset_eta();
@@ -198,6 +231,9 @@ pub fn run(args: RunArgs) -> Result<()> {
     let outcome = arena::tournament::run(&t, &options, &mut sink);
     bar.finish_and_clear();
     let outcome = outcome?;
+    if let Some(s) = options.shard {
+        return finish_shard(&args, s, &outcome);
+    }
     let mut out = io::stdout().lock();
     print_summary(&mut out, &outcome.summary)?;
     writeln!(
@@ -227,6 +263,64 @@ pub fn run(args: RunArgs) -> Result<()> {
                     .map_or(String::new(), |o| format!(" --out {}", o.display()))
             )?;
             Err(Interrupted.into())
+        }
+    }
+}
+
+/// The shard to play and why: `--shard`, else the scheduler's environment (see
+/// `shard::choose_from_env`), unless `--no-shard`.
+fn choose_shard(args: &RunArgs) -> Result<Option<(Shard, String)>> {
+    if let Some(s) = args.shard {
+        return Ok(Some((s, "from --shard".into())));
+    }
+    if args.no_shard {
+        return Ok(None);
+    }
+    let env = |name: &str| std::env::var(name).ok();
+    let choice =
+        arena::tournament::shard::choose_from_env(&env, args.shards).map_err(anyhow::Error::msg)?;
+    Ok(choice.map(|c| (c.shard, format!("from {}", c.reason))))
+}
+
+/// A shard's ending: where its games are and what comes next. Its statistics are not
+/// printed: they are a slice of the run's, and `arena merge` computes the real ones.
+fn finish_shard(args: &RunArgs, s: Shard, outcome: &arena::tournament::RunOutcome) -> Result<()> {
+    let mut out = io::stdout().lock();
+    let games = outcome.summary.games;
+    let config = args.config.display();
+    let out_flag = args
+        .out
+        .as_ref()
+        .map_or(String::new(), |o| format!(" --out {}", o.display()));
+    match outcome.ending {
+        Ending::Complete => {
+            writeln!(
+                out,
+                "shard {} complete: {games} games ({} this run, {:.1} s) in {}\n\
+                 when every shard is complete:  arena merge {}",
+                s.label(),
+                outcome.played,
+                outcome.elapsed.as_secs_f64(),
+                outcome.results.display(),
+                outcome.out_dir.display()
+            )?;
+            Ok(())
+        }
+        Ending::Interrupted => {
+            writeln!(
+                out,
+                "shard {} interrupted: {games} games in {}; continue with  arena run {config} \
+                 --shard {} --resume{out_flag}",
+                s.label(),
+                outcome.results.display(),
+                s.label()
+            )?;
+            Err(Interrupted.into())
+        }
+        // The runner refuses [sprt] with shards; should that change, say what happened.
+        Ending::SprtDecided => {
+            writeln!(out, "shard {} stopped: the SPRT decided", s.label())?;
+            Ok(())
         }
     }
 }

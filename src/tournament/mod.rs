@@ -8,12 +8,14 @@
 
 pub mod config;
 pub mod game;
+pub mod merge;
 pub mod openings;
 pub mod pgn;
 pub mod record;
 pub mod runner;
 pub mod schedule;
 pub mod seeds;
+pub mod shard;
 pub mod summary;
 
 pub use self::{

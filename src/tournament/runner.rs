@@ -26,6 +26,7 @@ use super::{
     record::{GameRecord, RecordWriter, read_records, truncate_to},
     schedule::Schedule,
     seeds::{Stream, derive_seed},
+    shard,
     summary::{self, Summary},
 };
 use crate::{
@@ -129,6 +130,8 @@ pub struct RunOutcome {
     pub summary: Summary,
     /// The results folder.
     pub out_dir: PathBuf,
+    /// The results file: `games.jsonl`, or the shard's file (`.part` unless complete).
+    pub results: PathBuf,
     /// Games played by this run (not counting resumed ones).
     pub played: u64,
     /// Wall time of this run.
@@ -165,16 +168,31 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
 }
 
 /// Writes `text` to `path` through a temporary file and a rename: never half-written.
+///
+/// The temporary name is unique to the process (pid, clock, counter), because shards on
+/// several machines write the same `run.toml` into one shared folder at the same time.
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), RunError> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = path.with_file_name(format!(
+        ".{name}.{}-{nanos:x}-{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
-    fs::write(&tmp, text).map_err(io_err(&tmp))?;
-    fs::rename(&tmp, path).map_err(io_err(path))
+    let written = fs::write(&tmp, text)
+        .map_err(io_err(&tmp))
+        .and_then(|()| fs::rename(&tmp, path).map_err(io_err(path)));
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written
 }
 
-/// The results file of a run (or of its shard).
+/// The results file of a run (or of its shard, under the name it gets once complete;
+/// while it is played it is [`shard::part_file`](super::shard::part_file)).
 pub fn results_file(out_dir: &Path, shard: Option<Shard>) -> PathBuf {
     match shard {
         None => out_dir.join("games.jsonl"),
@@ -320,9 +338,27 @@ fn run_game<G: OpeningGame>(
     let started = Instant::now();
     let cfg = &t.config;
     let out = &options.out_dir;
-    let results = results_file(out, options.shard);
     let run_toml = out.join("run.toml");
     let resolved = t.resolved_toml();
+    // A shard plays into `.part` and is renamed once complete (see `shard`).
+    let shard_files = match options.shard {
+        Some(s) => {
+            if cfg.sprt.is_some() {
+                return Err(RunError::Input(format!(
+                    "shard {}: [sprt] decides on the whole run's game pairs in order, so a \
+                     run with [sprt] cannot be split into shards; remove [sprt] to play the \
+                     full schedule in shards, or run it without --shard",
+                    s.label()
+                )));
+            }
+            shard::check_same_split(out, s)?;
+            Some(shard::locate(out, s)?)
+        }
+        None => None,
+    };
+    let results = shard_files
+        .as_ref()
+        .map_or_else(|| results_file(out, None), |f| f.current.clone());
 
     // Every input is checked before the results folder is touched.
     let openings = openings::<G>(t, game, u64::from(cfg.rounds))?;
@@ -353,13 +389,25 @@ fn run_game<G: OpeningGame>(
             )));
         }
     }
+    let schedule = Schedule::new(cfg.format, t.engines.len(), u64::from(cfg.rounds));
     fs::create_dir_all(results.parent().unwrap_or(out)).map_err(io_err(out))?;
     write_atomic(&run_toml, &resolved)?;
+    if let Some(s) = options.shard {
+        shard::write_meta(
+            out,
+            &shard::ShardMeta {
+                index: s.index,
+                count: s.count,
+                config_sha256: shard::config_hash(&resolved),
+                games: 2 * s.pairs_of(schedule.pairs()),
+                arena_version: env!("CARGO_PKG_VERSION").to_string(),
+            },
+        )?;
+    }
     if existing.torn_tail {
         truncate_to(&results, existing.valid_len).map_err(io_err(&results))?;
     }
 
-    let schedule = Schedule::new(cfg.format, t.engines.len(), u64::from(cfg.rounds));
     let owned = |pair: u64| options.shard.is_none_or(|s| s.has_pair(pair));
     let total: u64 = (0..schedule.games()).filter(|&g| owned(g / 2)).count() as u64;
     let mut done_set = vec![false; schedule.games() as usize];
@@ -551,6 +599,7 @@ fn run_game<G: OpeningGame>(
             }
         }
     });
+    drop(writer);
     if let Some(e) = write_error {
         return Err(e);
     }
@@ -561,6 +610,13 @@ fn run_game<G: OpeningGame>(
         ending = Ending::SprtDecided;
     } else if done < total {
         ending = Ending::Interrupted;
+    }
+    let mut results = results;
+    if let Some(files) = &shard_files
+        && ending == Ending::Complete
+    {
+        shard::mark_complete(files)?;
+        results = files.complete.clone();
     }
     let records = read_records(&results)
         .map_err(|e| RunError::Input(e.to_string()))?
@@ -573,6 +629,7 @@ fn run_game<G: OpeningGame>(
         ending,
         summary,
         out_dir: out.to_path_buf(),
+        results,
         played,
         elapsed: started.elapsed(),
     })

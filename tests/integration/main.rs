@@ -7,5 +7,6 @@ mod eval_props;
 mod game_props;
 mod perft;
 mod search_props;
+mod shards;
 mod support;
 mod tournament;

@@ -6,7 +6,19 @@ use assert_cmd::Command;
 
 /// The `arena` binary built by cargo for this test run.
 pub fn arena() -> Command {
-    Command::cargo_bin("arena").expect("cargo builds the arena binary for integration tests")
+    Command::from_std(arena_process())
+}
+
+/// The `arena` binary as a plain process (to spawn and kill), with the schedulers' shard
+/// variables removed: `cargo test` inside a Slurm array task (or a Kubernetes Indexed Job,
+/// or GNU parallel) would otherwise turn every `arena run` of the tests into a shard run.
+/// Tests that want them set them again.
+pub fn arena_process() -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("arena"));
+    for var in arena::tournament::shard::SHARD_ENV_VARS {
+        cmd.env_remove(var);
+    }
+    cmd
 }
 
 /// A path under `tests/data/`.

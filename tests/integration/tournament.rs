@@ -100,7 +100,7 @@ fn killed_at_a_random_moment_then_resumed_equals_an_uninterrupted_run() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(std::process::id().into());
     for attempt in 0..2 {
         let dir = out_dir(&tmp, &format!("killed-{attempt}"));
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("arena"))
+        let mut child = crate::support::arena_process()
             .args([
                 "run",
                 &config("long"),
