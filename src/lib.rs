@@ -10,6 +10,7 @@ pub mod config;
 pub mod engine;
 pub mod eval;
 pub mod game;
+pub mod protocol;
 pub mod search;
 pub mod stats;
 pub mod tournament;

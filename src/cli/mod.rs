@@ -6,6 +6,7 @@ mod engine;
 mod merge;
 mod openings;
 mod rules;
+mod serve;
 mod tournament;
 
 use std::{io, process::ExitCode};
@@ -60,6 +61,7 @@ enum Command {
     Export(tournament::ExportArgs),
     Merge(merge::MergeArgs),
     Openings(openings::OpeningsArgs),
+    Serve(serve::ServeArgs),
 }
 
 /// Runs the command line and maps errors to a message and an exit code.
@@ -76,6 +78,7 @@ pub fn main() -> ExitCode {
         Command::Export(args) => tournament::export(args),
         Command::Merge(args) => merge::merge(args),
         Command::Openings(args) => openings::openings(args),
+        Command::Serve(args) => serve::serve(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -521,5 +521,29 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
         let reasons: Vec<String> = s.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
         writeln!(out, "endings: {}", reasons.join(", "))?;
     }
+    print_faults(out, s)
+}
+
+/// Games lost to engine faults, one line per engine, when there are any (the details
+/// are in the records' reasons and in `logs/`).
+fn print_faults(out: &mut impl Write, s: &Summary) -> io::Result<()> {
+    if s.faults.is_empty() {
+        return Ok(());
+    }
+    let kinds: std::collections::BTreeSet<&String> =
+        s.faults.values().flat_map(|m| m.keys()).collect();
+    let width = s.faults.keys().map(|n| n.len()).max().unwrap_or(6).max(6);
+    write!(out, "\nfaults (games lost):\n  {:<width$}", "engine")?;
+    for k in &kinds {
+        write!(out, "  {k:>12}")?;
+    }
+    writeln!(out)?;
+    for (engine, counts) in &s.faults {
+        write!(out, "  {engine:<width$}")?;
+        for k in &kinds {
+            write!(out, "  {:>12}", counts.get(*k).copied().unwrap_or(0))?;
+        }
+        writeln!(out)?;
+    }
     Ok(())
 }

@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod builtin;
+pub mod clock;
 pub mod config;
 
 use std::{
@@ -14,7 +15,10 @@ use std::{
     time::Duration,
 };
 
-pub use self::config::{EngineConfig, OrderingKind, SearchConfig};
+pub use self::{
+    clock::TimeControl,
+    config::{EngineConfig, OrderingKind, SearchConfig},
+};
 use crate::{
     eval::{AtaxxTable, Evaluator, MnkTable, Table, ataxx::AtaxxEval, mnk::MnkEval},
     game::{Ataxx, Game, Mnk},
@@ -68,6 +72,10 @@ pub enum PlayerError {
     /// The player has no move although the game goes on.
     #[error("no move returned")]
     NoMove,
+    /// The player answered with text that names a move (`20,20`, `bestmove a7`) which is
+    /// not on this board or not legal here. The text is kept for the record.
+    #[error("illegal move '{0}'")]
+    Illegal(String),
     /// Anything else (outside engines: crash, hang, garbage).
     #[error("{0}")]
     Failed(String),

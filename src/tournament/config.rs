@@ -24,6 +24,12 @@
 //! name = "mine"
 //! table = "tables/gomoku/seed000.toml"
 //! search = { depth = 3, ordering = ["threat"] }
+//!
+//! [[engines]]                 # or an outside program (see `protocol::external`)
+//! name = "rapfi"
+//! command = "engines/pbrain-rapfi"
+//! protocol = "gomocup"
+//! tc = "10+0.1"
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -32,8 +38,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     config::{self, ConfigError},
-    engine::{EngineConfig, SearchConfig},
+    engine::{EngineConfig, SearchConfig, TimeControl},
     game::GameSpec,
+    protocol::{
+        EngineSpec, ExternalEngine, Protocol,
+        external::{DEFAULT_REPLY_TIMEOUT_MS, DEFAULT_TOLERANCE_MS, option_text},
+    },
     stats::SprtConfig,
 };
 
@@ -119,7 +129,8 @@ pub struct Adjudication {
     pub resign_moves: u32,
 }
 
-/// One `[[engines]]` entry: a file with overrides, or inline engine fields.
+/// One `[[engines]]` entry: a file with overrides, inline engine fields, or an outside
+/// program (`command`, with the keys from `args` on).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineEntry {
@@ -141,6 +152,40 @@ pub struct EngineEntry {
     /// Named parameters to set (`"search.depth" = 3`, `"table.defence" = 2.0`).
     #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
     pub set: toml::Table,
+    /// External: the program to start (relative to the tournament config when it holds
+    /// a `/`, else looked up in `PATH`). Makes the entry an outside engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// External: its arguments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// External: `gomocup` or `uai` (default: the game's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<Protocol>,
+    /// External: the folder it runs in (relative to the tournament config).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_dir: Option<String>,
+    /// External: options sent at start-up (`INFO key value` / `setoption`).
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub options: toml::Table,
+    /// External: depth limit per move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// External: node limit per move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// External: time per move in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub movetime_ms: Option<u64>,
+    /// External: a game time control `seconds+increment` (`"10+0.1"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tc: Option<TimeControl>,
+    /// External: time past a move's limit before it counts as hung (default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance_ms: Option<u64>,
+    /// External: wait for replies without a time limit (default 60000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_timeout_ms: Option<u64>,
 }
 
 /// A tournament config as written.
@@ -192,8 +237,8 @@ fn default_seed() -> u64 {
 pub struct Tournament {
     /// The config as written (engines as entries).
     pub config: TournamentConfig,
-    /// The resolved engines, in order.
-    pub engines: Vec<EngineConfig>,
+    /// The resolved engines, in order: built in or external.
+    pub engines: Vec<EngineSpec>,
     /// Where the config came from (for relative paths).
     pub path: PathBuf,
 }
@@ -235,25 +280,32 @@ impl Tournament {
                     .file
                     .as_deref()
                     .or(entry.name.as_deref())
+                    .or(entry.command.as_deref())
                     .unwrap_or("[[engines]]");
                 at(needle, format!("engines[{}]: {}", i + 1, e))
             })?;
-            // An engine plays the tournament's variant of its family (a gomoku engine
-            // plays 9x9 or exact-five just as well; its table adapts to k and the rule).
-            if engine.game.family() != config.game.family() {
-                return Err(at(
-                    entry.file.as_deref().unwrap_or("game"),
-                    format!(
-                        "engines[{}] '{}' plays {}, the tournament plays {}",
-                        i + 1,
-                        engine.name,
-                        engine.game,
-                        config.game
-                    ),
-                ));
-            }
-            let mut engine = engine;
-            engine.game = config.game;
+            let engine = match engine {
+                EngineSpec::Builtin(mut engine) => {
+                    // An engine plays the tournament's variant of its family (a gomoku
+                    // engine plays 9x9 or exact-five just as well; its table adapts to
+                    // k and the rule).
+                    if engine.game.family() != config.game.family() {
+                        return Err(at(
+                            entry.file.as_deref().unwrap_or("game"),
+                            format!(
+                                "engines[{}] '{}' plays {}, the tournament plays {}",
+                                i + 1,
+                                engine.name,
+                                engine.game,
+                                config.game
+                            ),
+                        ));
+                    }
+                    engine.game = config.game;
+                    EngineSpec::Builtin(engine)
+                }
+                external => external,
+            };
             engines.push(engine);
         }
         let min = match config.format {
@@ -269,13 +321,13 @@ impl Tournament {
             ));
         }
         for (i, e) in engines.iter().enumerate() {
-            if engines[..i].iter().any(|o| o.name == e.name) {
+            if engines[..i].iter().any(|o| o.name() == e.name()) {
                 return Err(at(
-                    &e.name,
+                    e.name(),
                     format!(
                         "engines[{}]: the name '{}' is used twice; give one a `name`",
                         i + 1,
-                        e.name
+                        e.name()
                     ),
                 ));
             }
@@ -294,7 +346,7 @@ impl Tournament {
                 .map_err(|e| at("[sprt]", format!("[sprt]: {e}")))?;
         }
         if let Some(anchor) = &config.anchor
-            && !engines.iter().any(|e| &e.name == anchor)
+            && !engines.iter().any(|e| e.name() == anchor)
         {
             return Err(at(
                 "anchor",
@@ -343,11 +395,14 @@ impl Tournament {
         let engines: Vec<toml::Value> = self
             .engines
             .iter()
-            .map(|e| {
-                let mut t = e.params();
-                t.insert("name".into(), toml::Value::String(e.name.clone()));
-                t.insert("game".into(), toml::Value::String(e.game.to_string()));
-                toml::Value::Table(t)
+            .map(|spec| match spec {
+                EngineSpec::Builtin(e) => {
+                    let mut t = e.params();
+                    t.insert("name".into(), toml::Value::String(e.name.clone()));
+                    t.insert("game".into(), toml::Value::String(e.game.to_string()));
+                    toml::Value::Table(t)
+                }
+                EngineSpec::External(e) => toml::Value::Table(e.to_resolved()),
             })
             .collect();
         tree.insert("engines".into(), toml::Value::Array(engines));
@@ -365,7 +420,12 @@ impl Tournament {
             Some(toml::Value::Array(list)) => list
                 .into_iter()
                 .map(|v| match v {
-                    toml::Value::Table(t) => EngineConfig::from_resolved(&source, t),
+                    toml::Value::Table(t) if t.contains_key("command") => {
+                        ExternalEngine::from_resolved(&source, t).map(EngineSpec::External)
+                    }
+                    toml::Value::Table(t) => {
+                        EngineConfig::from_resolved(&source, t).map(EngineSpec::Builtin)
+                    }
                     _ => Err(ConfigError::new(&source, "`engines` holds a non-table")),
                 })
                 .collect::<Result<Vec<_>, _>>()?,
@@ -386,6 +446,97 @@ impl Tournament {
 }
 
 fn resolve_engine(
+    source: &str,
+    base: &Path,
+    config: &TournamentConfig,
+    entry: &EngineEntry,
+) -> Result<EngineSpec, String> {
+    if let Some(command) = &entry.command {
+        return resolve_external(base, config, entry, command).map(EngineSpec::External);
+    }
+    let external_keys = [
+        ("args", !entry.args.is_empty()),
+        ("protocol", entry.protocol.is_some()),
+        ("working_dir", entry.working_dir.is_some()),
+        ("options", !entry.options.is_empty()),
+        ("depth", entry.depth.is_some()),
+        ("nodes", entry.nodes.is_some()),
+        ("movetime_ms", entry.movetime_ms.is_some()),
+        ("tc", entry.tc.is_some()),
+        ("tolerance_ms", entry.tolerance_ms.is_some()),
+        ("reply_timeout_ms", entry.reply_timeout_ms.is_some()),
+    ];
+    if let Some((key, _)) = external_keys.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "key `{key}` is for external engines (give `command`); a built-in engine's \
+             limits are `search.depth`, `search.nodes` and `search.movetime_ms`"
+        ));
+    }
+    resolve_builtin(source, base, config, entry).map(EngineSpec::Builtin)
+}
+
+fn resolve_external(
+    base: &Path,
+    config: &TournamentConfig,
+    entry: &EngineEntry,
+    command: &str,
+) -> Result<ExternalEngine, String> {
+    let builtin_keys = [
+        ("file", entry.file.is_some()),
+        ("game", entry.game.is_some()),
+        ("table", entry.table.is_some()),
+        ("search", entry.search.is_some()),
+        ("set", !entry.set.is_empty()),
+    ];
+    if let Some((key, _)) = builtin_keys.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "key `{key}` is for built-in engines; an external engine (`command`) takes \
+             name, args, protocol, working_dir, options, depth, nodes, movetime_ms, tc, \
+             tolerance_ms and reply_timeout_ms"
+        ));
+    }
+    // A path is relative to the config; a bare name is looked up in PATH.
+    let command_path = if command.contains('/') || command.contains('\\') {
+        config::resolve(base, command).display().to_string()
+    } else {
+        command.to_string()
+    };
+    let name = match &entry.name {
+        Some(n) => n.clone(),
+        None => Path::new(command)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| command.to_string()),
+    };
+    let mut options = std::collections::BTreeMap::new();
+    for (key, value) in &entry.options {
+        let text = option_text(value).map_err(|e| format!("options.{key}: {e}"))?;
+        options.insert(key.clone(), text);
+    }
+    let engine = ExternalEngine {
+        name,
+        protocol: entry
+            .protocol
+            .unwrap_or_else(|| Protocol::for_family(config.game.family())),
+        command: command_path,
+        args: entry.args.clone(),
+        working_dir: entry
+            .working_dir
+            .as_ref()
+            .map(|d| config::resolve(base, d).display().to_string()),
+        options,
+        depth: entry.depth,
+        nodes: entry.nodes,
+        movetime_ms: entry.movetime_ms,
+        tc: entry.tc,
+        tolerance_ms: entry.tolerance_ms.unwrap_or(DEFAULT_TOLERANCE_MS),
+        reply_timeout_ms: entry.reply_timeout_ms.unwrap_or(DEFAULT_REPLY_TIMEOUT_MS),
+    };
+    engine.validate(config.game)?;
+    Ok(engine)
+}
+
+fn resolve_builtin(
     _source: &str,
     base: &Path,
     config: &TournamentConfig,

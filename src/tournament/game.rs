@@ -1,8 +1,9 @@
-//! Playing one game between two players, with adjudication, into a [`GameRecord`].
+//! Playing one game between two players, with adjudication and clocks, into a
+//! [`GameRecord`].
 
 use std::{
     sync::atomic::{AtomicBool, Ordering},
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use super::{
@@ -11,7 +12,7 @@ use super::{
     schedule::ScheduledGame,
 };
 use crate::{
-    engine::{Player, PlayerError, Turn},
+    engine::{Clock, Player, PlayerError, TimeControl, Turn},
     game::{Game, Outcome, Side},
 };
 
@@ -35,6 +36,10 @@ pub struct GameSetup<'a, G: Game> {
     pub reproducible: bool,
     /// Set when the run is being stopped.
     pub stop: &'a AtomicBool,
+    /// The time control of the player that moves first and of the other one (None: no
+    /// clock). The harness keeps the clocks: a move made after its clock ran out loses
+    /// on time (`time-forfeit`).
+    pub time_controls: [Option<TimeControl>; 2],
 }
 
 /// Plays a game: `players[0]` moves first. Player faults (no move, an illegal move, an
@@ -49,6 +54,10 @@ pub fn play_game<G: Game>(
     for (i, p) in players.iter_mut().enumerate() {
         let seed = setup.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i as u64 + 1));
         if let Err(e) = p.new_game(seed) {
+            // A handshake cut short by the stop is no fault of the engine.
+            if setup.stop.load(Ordering::Relaxed) {
+                return Err(Abandoned);
+            }
             let loser = if i == 0 { Side::First } else { Side::Second };
             return Ok(finish(
                 setup,
@@ -65,6 +74,7 @@ pub fn play_game<G: Game>(
     let mut texts = Vec::new();
     let mut stats = Vec::new();
     let mut resign_streak = [0u32; 2];
+    let mut remaining: [Option<Duration>; 2] = setup.time_controls.map(|tc| tc.map(|t| t.base));
     loop {
         if setup.stop.load(Ordering::Relaxed) {
             return Err(Abandoned);
@@ -102,13 +112,27 @@ pub fn play_game<G: Game>(
             ));
         }
         let side = pos.side_to_move();
+        // Only a player with a time control sees a clock (a built-in engine given one
+        // would start managing time and stop being reproducible).
+        let clock = setup.time_controls[side.index()].and_then(|tc| {
+            let own = remaining[side.index()]?;
+            let other = remaining[side.other().index()].unwrap_or(own);
+            let mut both = [own; 2];
+            both[side.other().index()] = other;
+            Some(Clock {
+                remaining: both,
+                increment: tc.increment,
+            })
+        });
         let turn = Turn {
             start: setup.start,
             moves: &moves,
             position: &pos,
-            clock: None,
+            clock,
         };
+        let asked = Instant::now();
         let report = players[side.index()].play(&turn);
+        let took = asked.elapsed();
         if setup.stop.load(Ordering::Relaxed) {
             return Err(Abandoned);
         }
@@ -116,6 +140,24 @@ pub fn play_game<G: Game>(
             Ok(r) => r,
             Err(PlayerError::NoMove) => {
                 return Ok(finish(setup, texts, stats, lose(side), "no-move", started));
+            }
+            Err(PlayerError::Illegal(text)) => {
+                texts.push(text);
+                stats.push(MoveStat {
+                    depth: 0,
+                    nodes: 0,
+                    time_us: took.as_micros().min(u128::from(u64::MAX)) as u64,
+                    score: None,
+                    iterations: Vec::new(),
+                });
+                return Ok(finish(
+                    setup,
+                    texts,
+                    stats,
+                    lose(side),
+                    "illegal-move",
+                    started,
+                ));
             }
             Err(e) => {
                 return Ok(finish(
@@ -139,6 +181,22 @@ pub fn play_game<G: Game>(
                 "illegal-move",
                 started,
             ));
+        }
+        if let (Some(tc), Some(left)) = (
+            setup.time_controls[side.index()],
+            remaining[side.index()].as_mut(),
+        ) {
+            if took > *left {
+                return Ok(finish(
+                    setup,
+                    texts,
+                    stats,
+                    lose(side),
+                    "time-forfeit",
+                    started,
+                ));
+            }
+            *left = *left - took + tc.increment;
         }
         texts.push(pos.format_move(report.mv));
         stats.push(stat(&report));

@@ -31,7 +31,8 @@ use super::{
 };
 use crate::{
     config::ConfigError,
-    engine::{Engine, Player},
+    engine::Player,
+    protocol::{EngineSpec, ExternalGame, PlayerContext},
     stats::{GameScore, Penta, SprtDecision, Wdl},
     with_game,
 };
@@ -294,7 +295,11 @@ impl Live {
             let (a, b) = schedule.pairings[0];
             return format!(
                 "{} vs {}: +{} ={} -{}{est}",
-                t.engines[a].name, t.engines[b].name, w.wins, w.draws, w.losses
+                t.engines[a].name(),
+                t.engines[b].name(),
+                w.wins,
+                w.draws,
+                w.losses
             );
         }
         let mut points = vec![(0u64, 0u64); t.engines.len()];
@@ -316,7 +321,7 @@ impl Live {
                 let (p, g) = points[i];
                 format!(
                     "{} {:.0}%",
-                    t.engines[i].name,
+                    t.engines[i].name(),
                     if g == 0 {
                         0.0
                     } else {
@@ -329,7 +334,7 @@ impl Live {
     }
 }
 
-fn run_game<G: OpeningGame>(
+fn run_game<G: OpeningGame + ExternalGame>(
     t: &Tournament,
     game: &G::Config,
     options: &RunOptions,
@@ -360,7 +365,15 @@ fn run_game<G: OpeningGame>(
         .as_ref()
         .map_or_else(|| results_file(out, None), |f| f.current.clone());
 
-    // Every input is checked before the results folder is touched.
+    // Every input is checked before the results folder is touched: an outside engine
+    // that cannot even start is an error now, not a fault in every game.
+    for spec in &t.engines {
+        if let EngineSpec::External(e) = spec {
+            e.launch()
+                .check()
+                .map_err(|msg| RunError::Input(format!("engine '{}': {msg}", e.name)))?;
+        }
+    }
     let openings = openings::<G>(t, game, u64::from(cfg.rounds))?;
     let starts: Vec<G> = openings
         .iter()
@@ -462,8 +475,7 @@ fn run_game<G: OpeningGame>(
         torn_tail,
     });
 
-    let names: Vec<String> = t.engines.iter().map(|e| e.name.clone()).collect();
-    let reproducible = t.engines.iter().all(|e| e.search.movetime_ms == 0);
+    let names: Vec<String> = t.engines.iter().map(|e| e.name().to_string()).collect();
     let mut writer = RecordWriter::open(&results).map_err(io_err(&results))?;
     let next = AtomicUsize::new(0);
     let stop = &options.stop;
@@ -480,7 +492,7 @@ fn run_game<G: OpeningGame>(
     let worker_error: Mutex<Option<String>> = Mutex::new(None);
 
     pool.in_place_scope(|scope| {
-        for _ in 0..jobs {
+        for worker in 0..jobs {
             let tx = tx.clone();
             let (todo, next, starts, names) = (&todo, &next, &starts, &names);
             let schedule = &schedule;
@@ -488,8 +500,9 @@ fn run_game<G: OpeningGame>(
             let user_stop = Arc::clone(stop);
             let worker_error = &worker_error;
             scope.spawn(move |_| {
-                // Engines are built on first use and kept for the worker's life.
-                let mut engines: Vec<Option<Engine<G>>> =
+                // Engines are built on first use and kept for the worker's life (an
+                // outside engine: one process per worker, reused across games).
+                let mut engines: Vec<Option<Box<dyn Player<G>>>> =
                     (0..t.engines.len()).map(|_| None).collect();
                 loop {
                     if stop_flag.load(Ordering::Relaxed) || user_stop.load(Ordering::Relaxed) {
@@ -500,13 +513,19 @@ fn run_game<G: OpeningGame>(
                     let s = schedule.game(g);
                     for idx in [s.black, s.white] {
                         if engines[idx].is_none() {
-                            match Engine::<G>::new(&t.engines[idx], game) {
+                            let spec = &t.engines[idx];
+                            let context = PlayerContext {
+                                log: spec
+                                    .external()
+                                    .map(|_| log_path(out, spec.name(), worker, options.shard)),
+                            };
+                            match spec.build_player::<G>(game, &context) {
                                 Ok(mut e) => {
                                     e.set_abort_flag(Arc::clone(&stop_flag));
                                     engines[idx] = Some(e);
                                 }
                                 Err(e) => {
-                                    let msg = format!("engine '{}': {e}", t.engines[idx].name);
+                                    let msg = format!("engine '{}': {e}", spec.name());
                                     *worker_error.lock().unwrap_or_else(|p| p.into_inner()) =
                                         Some(msg.clone());
                                     let _ = tx.send(Err(msg));
@@ -521,14 +540,19 @@ fn run_game<G: OpeningGame>(
                         start: &starts[s.round as usize],
                         seed: derive_seed(t.config.seed, Stream::Game, g),
                         adjudication: &t.config.adjudication,
-                        reproducible,
+                        reproducible: t.engines[s.black].is_reproducible()
+                            && t.engines[s.white].is_reproducible(),
                         stop: &stop_flag,
+                        time_controls: [
+                            t.engines[s.black].time_control(),
+                            t.engines[s.white].time_control(),
+                        ],
                     };
                     let record = {
                         let (lo, hi) = (s.black.min(s.white), s.black.max(s.white));
                         let (left, right) = engines.split_at_mut(hi);
-                        let e_lo = left[lo].as_mut().expect("built above");
-                        let e_hi = right[0].as_mut().expect("built above");
+                        let e_lo = left[lo].as_deref_mut().expect("built above");
+                        let e_hi = right[0].as_deref_mut().expect("built above");
                         let (black, white): (&mut dyn Player<G>, &mut dyn Player<G>) =
                             if s.black == lo {
                                 (e_lo, e_hi)
@@ -633,6 +657,24 @@ fn run_game<G: OpeningGame>(
         played,
         elapsed: started.elapsed(),
     })
+}
+
+/// Where the player of external engine `name` in worker `worker` logs:
+/// `<out>/logs/<name>-w<worker>.log` (with the shard, `-s<i>of<n>`, when sharded).
+fn log_path(out: &Path, name: &str, worker: usize, shard: Option<Shard>) -> PathBuf {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.+".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let shard = shard.map_or(String::new(), |s| format!("-s{}of{}", s.index, s.count));
+    out.join("logs")
+        .join(format!("{safe}{shard}-w{worker}.log"))
 }
 
 /// The first line that differs between two configs, for the resume error.

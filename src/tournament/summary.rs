@@ -139,6 +139,22 @@ pub struct Summary {
     pub ratings_note: Option<String>,
     /// SPRT, when configured.
     pub sprt: Option<SprtSummary>,
+    /// Games lost to faults, per engine (by name) and kind ([`fault_kind`]: `crash`,
+    /// `timeout`, `garbage`, `illegal-move`, `time-forfeit`, ...). Engines without
+    /// faults are left out.
+    #[serde(default)]
+    pub faults: BTreeMap<String, BTreeMap<String, u64>>,
+}
+
+/// The kind of fault a game's end reason records, if it is one (the loser committed
+/// it): `fault: crash (exit code 1)` is `crash`, `fault: garbage 'xyz'` is `garbage`;
+/// `illegal-move`, `time-forfeit` and `no-move` are themselves.
+pub fn fault_kind(reason: &str) -> Option<&str> {
+    if let Some(rest) = reason.strip_prefix("fault: ") {
+        let end = rest.find([' ', '(', '\'']).unwrap_or(rest.len());
+        return Some(rest[..end].trim());
+    }
+    matches!(reason, "illegal-move" | "time-forfeit" | "no-move").then_some(reason)
 }
 
 fn score_of(half: u8) -> GameScore {
@@ -190,7 +206,10 @@ pub fn summarize(
         .map(|&(a, b)| PairingSummary {
             a,
             b,
-            names: [t.engines[a].name.clone(), t.engines[b].name.clone()],
+            names: [
+                t.engines[a].name().to_string(),
+                t.engines[b].name().to_string(),
+            ],
             wdl: Wdl::default(),
             penta: Penta::default(),
             estimate: None,
@@ -212,9 +231,25 @@ pub fn summarize(
     let mut open: BTreeMap<u64, (u64, GameScore)> = BTreeMap::new();
     let mut reproducible = true;
     let (mut total_first, mut total_games) = (0u64, 0u64);
+    let mut faults: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
     for r in &records {
         reproducible &= r.reproducible;
         *reasons.entry(r.reason.clone()).or_insert(0) += 1;
+        if let Some(kind) = fault_kind(&r.reason) {
+            // The engine at fault is the one that lost.
+            let loser = match r.result {
+                GameResult::FirstWins => Some(&r.white_name),
+                GameResult::SecondWins => Some(&r.black_name),
+                GameResult::Draw => None,
+            };
+            if let Some(name) = loser {
+                *faults
+                    .entry(name.clone())
+                    .or_default()
+                    .entry(kind.to_string())
+                    .or_insert(0) += 1;
+            }
+        }
         let p = &mut pairings[r.pairing];
         let score_a = score_of(r.half_points_of(p.a).unwrap_or(0));
         p.wdl.record(score_a);
@@ -286,7 +321,7 @@ pub fn summarize(
         .collect();
     let anchor = match &t.config.anchor {
         Some(name) => Anchor::Player {
-            index: t.engines.iter().position(|e| &e.name == name).unwrap_or(0),
+            index: t.engines.iter().position(|e| e.name() == name).unwrap_or(0),
             elo: t.config.anchor_elo,
         },
         None => Anchor::PoolAverage,
@@ -304,7 +339,7 @@ pub fn summarize(
             let total_nodes: u64 = sorted.iter().sum();
             let secs = time_us[e] as f64 / 1e6;
             EngineSummary {
-                name: t.engines[e].name.clone(),
+                name: t.engines[e].name().to_string(),
                 description: t.engines[e].summary(),
                 elo: ratings.as_ref().map(|r| r.elo[e]),
                 elo_error: ratings.as_ref().map(|r| r.error[e]),
@@ -373,6 +408,7 @@ pub fn summarize(
         reasons,
         ratings_note,
         sprt,
+        faults,
     }
 }
 
@@ -480,4 +516,21 @@ pub fn ranked(s: &Summary) -> Vec<&EngineSummary> {
 /// The result as the first player's points: for PGN.
 pub fn pgn_result(r: GameResult) -> &'static str {
     r.as_str()
+}
+
+#[cfg(test)]
+mod fault_tests {
+    use super::fault_kind;
+
+    #[test]
+    fn fault_kinds() {
+        assert_eq!(fault_kind("fault: crash (exit code 1)"), Some("crash"));
+        assert_eq!(fault_kind("fault: crash"), Some("crash"));
+        assert_eq!(fault_kind("fault: garbage 'x y'"), Some("garbage"));
+        assert_eq!(fault_kind("fault: timeout"), Some("timeout"));
+        assert_eq!(fault_kind("illegal-move"), Some("illegal-move"));
+        assert_eq!(fault_kind("time-forfeit"), Some("time-forfeit"));
+        assert_eq!(fault_kind("k-in-a-row"), None);
+        assert_eq!(fault_kind("max-plies"), None);
+    }
 }

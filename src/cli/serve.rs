@@ -1,0 +1,90 @@
+//! `arena serve`: one built-in engine on standard input and output, speaking Gomocup or
+//! UAI, so other managers (Piskvork, c-gomoku-cli, cuteataxx) and arena itself can run it.
+
+use std::{
+    fs::OpenOptions,
+    io::{self, BufReader, Write},
+    path::PathBuf,
+};
+
+use anyhow::{Context, Result, bail};
+use arena::protocol::{
+    Protocol,
+    serve::{ServeError, gomocup, uai},
+};
+use clap::Args;
+
+use super::engine::load_engine;
+
+/// Play an engine over a protocol on standard input/output (for other managers).
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Gomocup (m,n,k engines): START n, RECTSTART w,h, BEGIN, TURN x,y, \
+                        BOARD..DONE, INFO (timeout_turn, timeout_match, time_left, \
+                        max_memory, rule, max_node, max_depth), TAKEBACK, RESTART, ABOUT, \
+                        END.\n\
+                        UAI (Ataxx engines): uai, isready, uainewgame, setoption (Hash and \
+                        every numeric parameter: search.depth, table.*), position \
+                        startpos|fen .. moves .., go (depth, nodes, movetime, wtime/btime/\
+                        winc/binc, movestogo, infinite), stop, quit.\n\
+                        Example, for Piskvork: a pbrain-arena script that runs \
+                        'arena serve configs/engines/gomoku-seed003-threat.toml'"
+)]
+pub struct ServeArgs {
+    /// The engine config (TOML).
+    engine: PathBuf,
+    /// gomocup or uai (default: gomocup for m,n,k engines, uai for Ataxx).
+    #[arg(long, value_parser = parse_protocol)]
+    protocol: Option<Protocol>,
+    /// Set a named parameter first, e.g. --set search.depth=6
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// Append every line received and sent (with times) to this file.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+}
+
+fn parse_protocol(s: &str) -> Result<Protocol, String> {
+    s.parse()
+}
+
+pub fn serve(args: ServeArgs) -> Result<()> {
+    let engine = load_engine(&args.engine, &args.set)?;
+    let protocol = args
+        .protocol
+        .unwrap_or_else(|| Protocol::for_family(engine.game.family()));
+    if protocol.family() != engine.game.family() {
+        bail!(
+            "--protocol {protocol}: engine '{}' plays {}, and {protocol} serves {} engines",
+            engine.name,
+            engine.game,
+            if protocol == Protocol::Gomocup {
+                "m,n,k"
+            } else {
+                "ataxx"
+            }
+        );
+    }
+    let log: Option<Box<dyn Write + Send>> = match &args.log {
+        Some(path) => Some(Box::new(
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("--log {}", path.display()))?,
+        )),
+        None => None,
+    };
+    let input = BufReader::new(io::stdin());
+    let output = io::stdout();
+    let result = match protocol {
+        Protocol::Gomocup => gomocup::serve(&engine, input, output, log),
+        Protocol::Uai => uai::serve(&engine, input, output, log),
+    };
+    match result {
+        Ok(()) => Ok(()),
+        // The manager went away: nothing left to answer.
+        Err(ServeError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,417 @@
+//! Driving a Gomocup (piskvork) engine.
+//!
+//! A game: `START n` (`RECTSTART w,h` for other boards; `RESTART` on a process that has
+//! played before, `START` again if it answers `UNKNOWN`), then the `INFO` lines:
+//! `timeout_turn`, `timeout_match`, `game_type 1`, `rule` (0 freestyle, 1 exactly five),
+//! `max_depth`, `max_node`, `thread_num 1`, then the engine's `options`. Each move:
+//! `INFO time_left` when a clock runs, then `BEGIN` on an empty board, `TURN x,y` when
+//! the engine's board lacks only the opponent's last stone, else `BOARD` with every
+//! stone (1 its own, 2 the opponent's, in move order) and `DONE`.
+//!
+//! While waiting, `MESSAGE`, `DEBUG` and `SUGGEST` lines are skipped (and logged);
+//! `MESSAGE depth .. nodes ..` lines (what `arena serve` prints) give the move's depth,
+//! nodes and score. `ERROR`/`UNKNOWN` instead of a move is a fault; an `x,y` off the
+//! board is an illegal move; any other line is garbage.
+
+use std::time::Instant;
+
+use super::{Connection, handshake_fault, process::Fault};
+use crate::{
+    engine::{MoveReport, Player, PlayerError, Turn},
+    game::{Game, Mnk, MnkConfig, MnkMove, MnkRule},
+    protocol::{
+        external::ExternalEngine,
+        info::{Info, InfoSummary},
+    },
+};
+
+use super::process::Log;
+
+/// A Gomocup engine as a player of m,n,k-games.
+pub struct GomocupPlayer {
+    conn: Connection,
+    game: MnkConfig,
+    /// `START` was answered by the running process.
+    started: bool,
+    /// The stones on the engine's board, in order (its last move included).
+    synced: Vec<MnkMove>,
+}
+
+/// What a line from the engine means while a reply is awaited.
+enum Line<'a> {
+    /// `MESSAGE`, `DEBUG`, `SUGGEST` or empty: skip.
+    Chatter(&'a str),
+    /// `ERROR ...` or `UNKNOWN ...`.
+    Error,
+    /// Anything else: the reply.
+    Reply,
+}
+
+fn classify(line: &str) -> Line<'_> {
+    let t = line.trim();
+    let (word, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+    match word.to_ascii_uppercase().as_str() {
+        "" => Line::Chatter(""),
+        "MESSAGE" => Line::Chatter(rest),
+        "DEBUG" | "SUGGEST" => Line::Chatter(""),
+        "ERROR" | "UNKNOWN" => Line::Error,
+        _ => Line::Reply,
+    }
+}
+
+impl GomocupPlayer {
+    /// A player for `spec` on boards of the variant `game`; its process starts with the
+    /// first game.
+    pub fn new(spec: &ExternalEngine, game: MnkConfig, log: Option<Log>) -> GomocupPlayer {
+        GomocupPlayer {
+            conn: Connection::new(spec, log, "END"),
+            game,
+            started: false,
+            synced: Vec::new(),
+        }
+    }
+
+    /// The next line that is not chatter.
+    fn reply(&mut self, deadline: Instant) -> Result<String, Fault> {
+        loop {
+            let line = self.conn.recv(deadline)?;
+            if !matches!(classify(&line), Line::Chatter(_)) {
+                return Ok(line.trim().to_string());
+            }
+        }
+    }
+
+    fn expect_ok(&mut self, command: &str) -> Result<String, Fault> {
+        self.conn.send(command)?;
+        let deadline = self.conn.handshake_deadline();
+        self.reply(deadline)
+            .map_err(|f| handshake_fault(f, "OK", &self.conn.spec))
+    }
+
+    fn start_command(&self) -> String {
+        if self.game.width() == self.game.height() {
+            format!("START {}", self.game.width())
+        } else {
+            format!("RECTSTART {},{}", self.game.width(), self.game.height())
+        }
+    }
+
+    fn handshake(&mut self) -> Result<(), Fault> {
+        let fresh = self.conn.ensure_started()?;
+        if fresh {
+            self.started = false;
+        }
+        if self.started {
+            let reply = self.expect_ok("RESTART")?;
+            if reply != "OK" {
+                if !matches!(classify(&reply), Line::Error) {
+                    return Err(Fault::Handshake(reply));
+                }
+                // No RESTART in this engine: a new START does the same.
+                self.started = false;
+            }
+        }
+        if !self.started {
+            let start = self.start_command();
+            let reply = self.expect_ok(&start)?;
+            if reply != "OK" {
+                return Err(Fault::Handshake(reply));
+            }
+            self.started = true;
+        }
+        let spec = &self.conn.spec;
+        let mut info = Vec::new();
+        match (spec.movetime_ms, spec.tc) {
+            (Some(t), _) => {
+                info.push(format!("INFO timeout_turn {t}"));
+                info.push("INFO timeout_match 0".to_string());
+            }
+            (None, Some(tc)) => {
+                let base = tc.base.as_millis();
+                info.push(format!("INFO timeout_turn {base}"));
+                info.push(format!("INFO timeout_match {base}"));
+            }
+            (None, None) => info.push("INFO timeout_match 0".to_string()),
+        }
+        info.push("INFO game_type 1".to_string());
+        let rule = match self.game.rule() {
+            MnkRule::Freestyle => 0,
+            MnkRule::Exact => 1,
+        };
+        info.push(format!("INFO rule {rule}"));
+        if let Some(d) = spec.depth {
+            info.push(format!("INFO max_depth {d}"));
+        }
+        if let Some(n) = spec.nodes {
+            info.push(format!("INFO max_node {n}"));
+        }
+        info.push("INFO thread_num 1".to_string());
+        for (key, value) in &spec.options {
+            info.push(format!("INFO {key} {value}"));
+        }
+        self.conn.send_all(&info)
+    }
+
+    /// The commands that ask for a move in `pos`.
+    fn request(&self, pos: &Mnk) -> Vec<String> {
+        let history = pos.history();
+        if history.is_empty() {
+            return vec!["BEGIN".to_string()];
+        }
+        let n = history.len();
+        if self.synced.len() + 1 == n && history.starts_with(&self.synced) {
+            return vec![format!("TURN {}", pos.format_xy(history[n - 1]))];
+        }
+        let mut lines = Vec::with_capacity(n + 2);
+        lines.push("BOARD".to_string());
+        for (i, &mv) in history.iter().enumerate() {
+            // The engine moves now: stones of its colour have the parity of `n`.
+            let field = if i % 2 == n % 2 { 1 } else { 2 };
+            lines.push(format!("{},{field}", pos.format_xy(mv)));
+        }
+        lines.push("DONE".to_string());
+        lines
+    }
+
+    fn ask(&mut self, turn: &Turn<'_, Mnk>) -> Result<MoveReport<MnkMove>, MoveFault> {
+        let pos = turn.position;
+        let side = pos.side_to_move();
+        if self.conn.spec.tc.is_some()
+            && let Some(clock) = turn.clock
+        {
+            let left = clock.remaining[side.index()].as_millis();
+            self.conn.send(&format!("INFO time_left {left}"))?;
+        }
+        let asked = Instant::now();
+        let deadline = self.conn.move_deadline(turn.clock, side);
+        let request = self.request(pos);
+        self.conn.send_all(&request)?;
+        let mut summary = InfoSummary::default();
+        loop {
+            let line = self.conn.recv(deadline)?;
+            let text = line.trim();
+            match classify(text) {
+                Line::Chatter(message) => {
+                    if let Some(info) = Info::parse(message, true) {
+                        summary.add(&info);
+                    }
+                }
+                Line::Error => return Err(Fault::Refused(text.to_string()).into()),
+                Line::Reply => {
+                    let Some((x, y)) = parse_xy(text) else {
+                        return Err(Fault::Garbage(text.to_string()).into());
+                    };
+                    let Some(mv) = self.game.at(x, y) else {
+                        return Err(MoveFault::Illegal(text.to_string()));
+                    };
+                    let mut synced = pos.history().to_vec();
+                    synced.push(mv);
+                    self.synced = synced;
+                    self.conn.flush_log();
+                    return Ok(summary.report(mv, asked.elapsed()));
+                }
+            }
+        }
+    }
+}
+
+/// Why a move request failed.
+enum MoveFault {
+    /// Talking to the engine failed.
+    Fault(Fault),
+    /// A well-formed `x,y` off the board.
+    Illegal(String),
+}
+
+impl From<Fault> for MoveFault {
+    fn from(f: Fault) -> MoveFault {
+        MoveFault::Fault(f)
+    }
+}
+
+fn parse_xy(text: &str) -> Option<(i32, i32)> {
+    let (x, y) = text.split_once(',')?;
+    Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
+}
+
+impl Player<Mnk> for GomocupPlayer {
+    fn name(&self) -> &str {
+        &self.conn.spec.name
+    }
+
+    fn new_game(&mut self, _seed: u64) -> Result<(), PlayerError> {
+        self.synced.clear();
+        match self.handshake() {
+            Ok(()) => Ok(()),
+            Err(fault) => {
+                self.started = false;
+                Err(self.conn.fail(fault))
+            }
+        }
+    }
+
+    fn play(&mut self, turn: &Turn<'_, Mnk>) -> Result<MoveReport<MnkMove>, PlayerError> {
+        match self.ask(turn) {
+            Ok(report) => Ok(report),
+            Err(MoveFault::Illegal(text)) => {
+                self.conn.flush_log();
+                Err(PlayerError::Illegal(text))
+            }
+            Err(MoveFault::Fault(fault)) => {
+                if fault.needs_restart() {
+                    self.started = false;
+                }
+                Err(self.conn.fail(fault))
+            }
+        }
+    }
+
+    fn set_abort_flag(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.conn.abort = Some(flag);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Protocol;
+
+    fn spec(script: &str) -> ExternalEngine {
+        ExternalEngine {
+            name: "fake".into(),
+            protocol: Protocol::Gomocup,
+            command: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            working_dir: None,
+            options: [("evaluate".to_string(), "0".to_string())].into(),
+            depth: Some(2),
+            nodes: None,
+            movetime_ms: None,
+            tc: None,
+            tolerance_ms: 100,
+            reply_timeout_ms: 5000,
+        }
+    }
+
+    fn turn<'a>(start: &'a Mnk, pos: &'a Mnk) -> Turn<'a, Mnk> {
+        Turn {
+            start,
+            moves: &[],
+            position: pos,
+            clock: None,
+        }
+    }
+
+    #[test]
+    fn requests_follow_the_board() {
+        let game = MnkConfig::new(15, 15, 5, MnkRule::Freestyle).unwrap();
+        let mut p = GomocupPlayer::new(&spec("true"), game, None);
+        let mut pos = Mnk::new(&game);
+        assert_eq!(p.request(&pos), ["BEGIN"]);
+        pos.play_move_list("7,7 8,8 9,9").unwrap();
+        assert_eq!(
+            p.request(&pos),
+            ["BOARD", "7,7,2", "8,8,1", "9,9,2", "DONE"]
+        );
+        p.synced = pos.history()[..2].to_vec();
+        assert_eq!(p.request(&pos), ["TURN 9,9"]);
+    }
+
+    #[test]
+    fn a_scripted_engine_plays_and_reports() {
+        // Answers START, skips chatter, reports an info MESSAGE, plays 7,7 then 1,1.
+        let script = "read s; echo OK; \
+                      while read l; do case \"$l\" in \
+                      BEGIN) echo 'MESSAGE hello'; echo 'DEBUG x'; \
+                             echo 'MESSAGE depth 1 score cp 3 nodes 10'; \
+                             echo 'MESSAGE depth 2 score cp 5 nodes 42 pv 7,7'; echo 7,7;; \
+                      TURN*) echo 1,1;; \
+                      BOARD) ;; \
+                      END) exit 0;; esac; done";
+        let game = MnkConfig::new(15, 15, 5, MnkRule::Freestyle).unwrap();
+        let mut p = GomocupPlayer::new(&spec(script), game, None);
+        p.new_game(0).unwrap();
+        let start = Mnk::new(&game);
+        let r = p.play(&turn(&start, &start)).unwrap();
+        assert_eq!(start.format_xy(r.mv), "7,7");
+        assert_eq!((r.depth, r.nodes, r.score), (2, 42, Some(5)));
+        assert_eq!(r.iterations, [10, 42]);
+        let mut pos = start.clone();
+        pos.play_move_list("7,7 8,8").unwrap();
+        let r = p.play(&turn(&start, &pos)).unwrap();
+        assert_eq!(pos.format_xy(r.mv), "1,1");
+        assert_eq!(r.nodes, 0, "no info: nothing reported");
+    }
+
+    #[test]
+    fn faults_are_reasons() {
+        let game = MnkConfig::new(15, 15, 5, MnkRule::Freestyle).unwrap();
+        let start = Mnk::new(&game);
+        let cases = [
+            ("read s; echo 'ERROR no'", "handshake 'ERROR no'"),
+            ("read s; echo OK; read l; exit 4", "crash (exit code 4)"),
+            ("read s; echo OK; while read l; do :; done", "timeout"),
+            (
+                "read s; echo OK; while read l; do [ \"$l\" = BEGIN ] && echo hello; done",
+                "garbage 'hello'",
+            ),
+            (
+                "read s; echo OK; while read l; do [ \"$l\" = BEGIN ] && echo 'UNKNOWN x'; done",
+                "refused 'UNKNOWN x'",
+            ),
+        ];
+        for (script, reason) in cases {
+            let mut s = spec(script);
+            s.movetime_ms = Some(50);
+            s.depth = None;
+            let mut p = GomocupPlayer::new(&s, game, None);
+            let result = p
+                .new_game(0)
+                .and_then(|()| p.play(&turn(&start, &start)).map(|_| ()));
+            assert_eq!(result, Err(PlayerError::Failed(reason.into())), "{script}");
+        }
+        let script = "read s; echo OK; while read l; do [ \"$l\" = BEGIN ] && echo 20,3; done";
+        let mut p = GomocupPlayer::new(&spec(script), game, None);
+        p.new_game(0).unwrap();
+        let r = p.play(&turn(&start, &start)).map(|_| ());
+        assert_eq!(r, Err(PlayerError::Illegal("20,3".into())));
+    }
+
+    #[test]
+    fn restart_falls_back_to_start_and_crashes_restart_the_process() {
+        // No RESTART: answers UNKNOWN, then OK to the second START; counts its starts
+        // in a file so the test sees one process serve two games.
+        let dir = tempfile::tempdir().unwrap();
+        let count = dir.path().join("starts");
+        let script = format!(
+            "echo x >> '{}'; while read l; do case \"$l\" in START*) echo OK;; \
+             RESTART) echo UNKNOWN;; BEGIN) echo 7,7;; END) exit 0;; esac; done",
+            count.display()
+        );
+        let game = MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap();
+        let start = Mnk::new(&game);
+        let mut p = GomocupPlayer::new(&spec(&script), game, None);
+        for _ in 0..2 {
+            p.new_game(0).unwrap();
+            p.play(&turn(&start, &start)).unwrap();
+        }
+        drop(p);
+        let starts = std::fs::read_to_string(&count).unwrap();
+        assert_eq!(starts.lines().count(), 1, "one process for both games");
+        // A process that died between games is started again.
+        let script = format!(
+            "echo x >> '{}'; read s; echo OK; \
+             while read l; do [ \"$l\" = BEGIN ] && {{ echo 7,7; exit 0; }}; done",
+            count.display()
+        );
+        std::fs::remove_file(&count).unwrap();
+        let mut p = GomocupPlayer::new(&spec(&script), game, None);
+        p.new_game(0).unwrap();
+        p.play(&turn(&start, &start)).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        p.new_game(0).unwrap();
+        drop(p);
+        let starts = std::fs::read_to_string(&count).unwrap();
+        assert_eq!(starts.lines().count(), 2);
+    }
+}

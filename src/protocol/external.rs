@@ -1,0 +1,289 @@
+//! An outside engine: the program to start, the protocol it speaks, the options to send
+//! it, its limits per move (depth, nodes, movetime or a time control) and how long to
+//! wait for it. Tournaments list it as an `[[engines]]` entry with `command`:
+//!
+//! ```toml
+//! [[engines]]
+//! name = "rapfi"
+//! command = "engines/pbrain-rapfi"    # relative to the config; a bare name is looked up in PATH
+//! args = []
+//! protocol = "gomocup"                # or "uai"; default: the game's (gomocup for m,n,k)
+//! working_dir = "engines"             # default: the current folder
+//! options = { thread_num = 1 }        # INFO key value (gomocup) / setoption (uai)
+//! tc = "10+0.1"                       # or depth = 6, nodes = 100000, movetime_ms = 200
+//! tolerance_ms = 1000                 # time past the limit before a hang is called
+//! ```
+
+use std::{collections::BTreeMap, path::PathBuf, time::Duration};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Protocol, client::process::Launch, serve::gomocup::SIZES};
+use crate::{
+    config::{self, ConfigError},
+    engine::TimeControl,
+    game::GameSpec,
+};
+
+/// Default time past a move's limit before the engine counts as hung (Piskvork's).
+pub const DEFAULT_TOLERANCE_MS: u64 = 1000;
+/// Default wait for replies without a time limit: the start-up handshake, moves limited
+/// only by depth or nodes.
+pub const DEFAULT_REPLY_TIMEOUT_MS: u64 = 60_000;
+
+fn default_tolerance() -> u64 {
+    DEFAULT_TOLERANCE_MS
+}
+
+fn default_reply_timeout() -> u64 {
+    DEFAULT_REPLY_TIMEOUT_MS
+}
+
+fn is_default_tolerance(v: &u64) -> bool {
+    *v == DEFAULT_TOLERANCE_MS
+}
+
+fn is_default_reply_timeout(v: &u64) -> bool {
+    *v == DEFAULT_REPLY_TIMEOUT_MS
+}
+
+/// An outside engine and how to play it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalEngine {
+    /// Name in results.
+    pub name: String,
+    /// The protocol it speaks.
+    pub protocol: Protocol,
+    /// The program: a path (resolved against the config's folder) or a name in `PATH`.
+    pub command: String,
+    /// Its arguments, passed as they are (no shell).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// The folder it runs in (default: the current one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_dir: Option<String>,
+    /// Sent after start-up: `INFO key value` (gomocup), `setoption name key value Y`
+    /// (uai).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, String>,
+    /// Depth limit per move (gomocup `INFO max_depth`, uai `go depth`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Node limit per move (gomocup `INFO max_node`, uai `go nodes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// Time per move in milliseconds (gomocup `INFO timeout_turn`, uai `go movetime`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub movetime_ms: Option<u64>,
+    /// A game time control, `seconds+increment` (gomocup `timeout_match` and
+    /// `time_left`, uai `btime`/`wtime`/`binc`/`winc`); the harness keeps the clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tc: Option<TimeControl>,
+    /// Time past a move's limit before the engine counts as hung and is killed.
+    #[serde(
+        default = "default_tolerance",
+        skip_serializing_if = "is_default_tolerance"
+    )]
+    pub tolerance_ms: u64,
+    /// Wait for replies without a time limit (handshakes; moves limited by depth or
+    /// nodes only).
+    #[serde(
+        default = "default_reply_timeout",
+        skip_serializing_if = "is_default_reply_timeout"
+    )]
+    pub reply_timeout_ms: u64,
+}
+
+impl ExternalEngine {
+    /// Rebuilds an engine from its resolved form, as `run.toml` stores it.
+    pub fn from_resolved(source: &str, tree: toml::Table) -> Result<ExternalEngine, ConfigError> {
+        config::from_table(source, tree)
+    }
+
+    /// The resolved form (what `run.toml` stores).
+    pub fn to_resolved(&self) -> toml::Table {
+        config::to_table(self)
+    }
+
+    /// How to start the program.
+    pub fn launch(&self) -> Launch {
+        Launch {
+            command: PathBuf::from(&self.command),
+            args: self.args.clone(),
+            working_dir: self.working_dir.as_ref().map(PathBuf::from),
+        }
+    }
+
+    /// Checks that the engine can play `game` and has a usable limit.
+    pub fn validate(&self, game: GameSpec) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err("key `name` is empty".into());
+        }
+        if self.command.trim().is_empty() {
+            return Err("key `command` is empty".into());
+        }
+        if self.protocol.family() != game.family() {
+            return Err(format!(
+                "protocol \"{}\" plays {} games, the tournament plays {}",
+                self.protocol,
+                if self.protocol.family() == "mnk" {
+                    "m,n,k"
+                } else {
+                    "ataxx"
+                },
+                game
+            ));
+        }
+        if let GameSpec::Mnk(c) = game
+            && self.protocol == Protocol::Gomocup
+            && (!SIZES.contains(&c.width()) || !SIZES.contains(&c.height()))
+        {
+            return Err(format!(
+                "gomocup engines play boards with sides {} to {}, not {}x{}",
+                SIZES.start(),
+                SIZES.end(),
+                c.width(),
+                c.height()
+            ));
+        }
+        if self.depth.is_none()
+            && self.nodes.is_none()
+            && self.movetime_ms.is_none()
+            && self.tc.is_none()
+        {
+            return Err("an external engine needs a limit: depth, nodes, movetime_ms or tc".into());
+        }
+        if self.movetime_ms.is_some() && self.tc.is_some() {
+            return Err("give movetime_ms or tc, not both".into());
+        }
+        if self.depth == Some(0) || self.nodes == Some(0) || self.movetime_ms == Some(0) {
+            return Err("depth, nodes and movetime_ms must be at least 1".into());
+        }
+        if self.reply_timeout_ms == 0 {
+            return Err("reply_timeout_ms must be at least 1".into());
+        }
+        for (key, value) in &self.options {
+            if key.trim().is_empty()
+                || key.contains(char::is_whitespace) && self.protocol == Protocol::Gomocup
+            {
+                return Err(format!("options: '{key}' is not an INFO key"));
+            }
+            if value.contains('\n') {
+                return Err(format!("options: the value of '{key}' holds a line break"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether its games can be replayed exactly (no time limit; the engine itself is
+    /// trusted to be deterministic under depth and node limits).
+    pub fn is_reproducible(&self) -> bool {
+        self.movetime_ms.is_none() && self.tc.is_none()
+    }
+
+    /// A short description for reports: protocol, command and limits.
+    pub fn summary(&self) -> String {
+        let mut limits = Vec::new();
+        if let Some(d) = self.depth {
+            limits.push(format!("depth {d}"));
+        }
+        if let Some(n) = self.nodes {
+            limits.push(format!("nodes {n}"));
+        }
+        if let Some(t) = self.movetime_ms {
+            limits.push(format!("movetime {t} ms"));
+        }
+        if let Some(tc) = self.tc {
+            limits.push(format!("tc {tc}"));
+        }
+        format!(
+            "external {} engine '{}', {}",
+            self.protocol,
+            self.launch().display(),
+            limits.join(", ")
+        )
+    }
+
+    /// The time past a limit before a hang is called.
+    pub fn tolerance(&self) -> Duration {
+        Duration::from_millis(self.tolerance_ms)
+    }
+
+    /// The wait for replies without a time limit.
+    pub fn reply_timeout(&self) -> Duration {
+        Duration::from_millis(self.reply_timeout_ms)
+    }
+}
+
+/// An option value from TOML as the protocols send it (`64`, `1.5`, `true`, `text`).
+pub fn option_text(value: &toml::Value) -> Result<String, String> {
+    match value {
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(f) => Ok(f.to_string()),
+        toml::Value::Boolean(b) => Ok(b.to_string()),
+        other => Err(format!(
+            "a {} cannot be sent as an option value",
+            other.type_str()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> ExternalEngine {
+        ExternalEngine {
+            name: "x".into(),
+            protocol: Protocol::Gomocup,
+            command: "/bin/true".into(),
+            args: vec![],
+            working_dir: None,
+            options: BTreeMap::new(),
+            depth: Some(3),
+            nodes: None,
+            movetime_ms: None,
+            tc: None,
+            tolerance_ms: DEFAULT_TOLERANCE_MS,
+            reply_timeout_ms: DEFAULT_REPLY_TIMEOUT_MS,
+        }
+    }
+
+    #[test]
+    fn validation_names_the_problem() {
+        let gomoku: GameSpec = "gomoku".parse().unwrap();
+        assert!(spec().validate(gomoku).is_ok());
+        let e = spec().validate(GameSpec::Ataxx).unwrap_err();
+        assert!(e.contains("protocol \"gomocup\" plays m,n,k games"), "{e}");
+        let e = spec().validate("tictactoe".parse().unwrap()).unwrap_err();
+        assert!(e.contains("sides 5 to 20, not 3x3"), "{e}");
+        let mut s = spec();
+        s.depth = None;
+        let e = s.validate(gomoku).unwrap_err();
+        assert!(e.contains("needs a limit"), "{e}");
+        s.movetime_ms = Some(10);
+        s.tc = Some("1+0".parse().unwrap());
+        assert!(s.validate(gomoku).unwrap_err().contains("not both"));
+        assert!(!s.is_reproducible());
+    }
+
+    #[test]
+    fn resolved_form_round_trips() {
+        let mut s = spec();
+        s.tc = Some("10+0.1".parse().unwrap());
+        s.depth = None;
+        s.options.insert("thread_num".into(), "1".into());
+        s.tolerance_ms = 300;
+        let tree = s.to_resolved();
+        let text = toml::to_string(&tree).unwrap();
+        assert!(text.contains("tc = \"10+0.1\""), "{text}");
+        assert!(
+            !text.contains("reply_timeout_ms"),
+            "defaults stay out: {text}"
+        );
+        let back = ExternalEngine::from_resolved("run.toml", tree).unwrap();
+        assert_eq!(back, s);
+    }
+}

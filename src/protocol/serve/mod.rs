@@ -1,0 +1,121 @@
+//! Serving a built-in engine on a text stream, so other managers can run it: Gomocup
+//! ([`gomocup`], for Piskvork and c-gomoku-cli) and UAI ([`uai`], for cuteataxx).
+//!
+//! The loops are generic over the input (`BufRead`) and output (`Write`), so tests feed
+//! them recorded transcripts. Searches run on their own thread while the loop keeps
+//! reading, so `stop` (UAI) and `END` (Gomocup) interrupt a search at once. Every output
+//! line is flushed as it is written. Bad commands never end the loop: Gomocup answers
+//! `ERROR ...` or `UNKNOWN ...`, UAI answers `info string ...`.
+
+pub mod gomocup;
+pub mod uai;
+
+use std::{
+    io::{self, Write},
+    sync::Mutex,
+    time::Instant,
+};
+
+/// Where a served engine writes: the manager's stream, plus an optional log of both
+/// directions (`> ` what came in, `< ` what went out, with seconds since start).
+pub struct Output<W: Write> {
+    inner: Mutex<OutputInner<W>>,
+}
+
+struct OutputInner<W> {
+    out: W,
+    log: Option<Box<dyn Write + Send>>,
+    start: Instant,
+    /// The first write error (the manager went away): reported by the loop.
+    failed: Option<io::ErrorKind>,
+}
+
+impl<W: Write> Output<W> {
+    /// Output to `out`, logging to `log` if given.
+    pub fn new(out: W, log: Option<Box<dyn Write + Send>>) -> Output<W> {
+        Output {
+            inner: Mutex::new(OutputInner {
+                out,
+                log,
+                start: Instant::now(),
+                failed: None,
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, OutputInner<W>> {
+        // A search thread that panicked leaves the stream usable.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes one line and flushes it. A failed write is remembered (see
+    /// [`Output::failed`]) and later lines are dropped.
+    pub fn line(&self, text: &str) {
+        let mut inner = self.lock();
+        if inner.failed.is_some() {
+            return;
+        }
+        let result = inner
+            .out
+            .write_all(text.as_bytes())
+            .and_then(|()| inner.out.write_all(b"\n"))
+            .and_then(|()| inner.out.flush());
+        if let Err(e) = result {
+            inner.failed = Some(e.kind());
+        }
+        inner.log_line('<', text);
+    }
+
+    /// Logs a line that came in.
+    pub fn log_input(&self, text: &str) {
+        self.lock().log_line('>', text);
+    }
+
+    /// The kind of the first failed write, if any.
+    pub fn failed(&self) -> Option<io::ErrorKind> {
+        self.lock().failed
+    }
+}
+
+impl<W> OutputInner<W> {
+    fn log_line(&mut self, dir: char, text: &str) {
+        let secs = self.start.elapsed().as_secs_f64();
+        if let Some(log) = &mut self.log {
+            let ok = writeln!(log, "{secs:10.3} {dir} {text}").and_then(|()| log.flush());
+            if ok.is_err() {
+                self.log = None;
+            }
+        }
+    }
+}
+
+/// Why serving stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The engine cannot be served with this protocol.
+    #[error("{0}")]
+    Config(String),
+    /// Reading commands or writing replies failed.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+/// A write failure remembered by [`Output`], as the loop's result.
+fn check<W: Write>(out: &Output<W>) -> Result<(), ServeError> {
+    match out.failed() {
+        Some(kind) => Err(ServeError::Io(io::Error::new(
+            kind,
+            "cannot write to the manager",
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The first word of a command, upper-cased, and the rest.
+fn split_command(line: &str) -> (String, &str) {
+    let line = line.trim();
+    match line.split_once(char::is_whitespace) {
+        Some((word, rest)) => (word.to_ascii_uppercase(), rest.trim()),
+        None => (line.to_ascii_uppercase(), ""),
+    }
+}

@@ -1,0 +1,521 @@
+//! Serving an Ataxx engine over UAI (the UCI dialect cuteataxx and the Ataxx engines
+//! speak).
+//!
+//! `uai` lists `Hash` and every numeric parameter of the engine config as options
+//! (`search.depth`, `table.material`, ...: integers as `spin`, fractions as `string`),
+//! settable with `setoption`. `go` searches on its own thread, printing an `info` line
+//! per completed iteration (and a closing `info nodes ..` when the last one was cut
+//! short), then `bestmove`; `stop` ends it at once and `isready` answers while it runs.
+//! `go` with no limits plays by the config's limits; with `depth`, `nodes`, `movetime` or
+//! clocks (`btime`/`wtime` for black `x`/white `o`, `binc`/`winc`, `movestogo`) it
+//! plays by those alone; `go infinite` searches until `stop`.
+
+use std::{
+    io::{BufRead, Write},
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    thread::{Scope, ScopedJoinHandle},
+    time::Duration,
+};
+
+use super::{Output, ServeError, check, split_command};
+use crate::{
+    config,
+    engine::{Engine, EngineConfig, clock::move_budget},
+    game::{Ataxx, Game, GameSpec, Side},
+    protocol::info::{format_iteration, format_total},
+    search::Limits,
+};
+
+/// Serves `config` (an Ataxx engine) over UAI: reads commands from `input` until `quit`
+/// or the end of input, writes replies to `output` (and both to `log`).
+pub fn serve<R: BufRead, W: Write + Send>(
+    config: &EngineConfig,
+    input: R,
+    output: W,
+    log: Option<Box<dyn Write + Send>>,
+) -> Result<(), ServeError> {
+    if config.game != GameSpec::Ataxx {
+        return Err(ServeError::Config(format!(
+            "engine '{}' plays {}: the uai protocol serves Ataxx engines (use --protocol gomocup)",
+            config.name, config.game
+        )));
+    }
+    let out = Output::new(output, log);
+    let mut state = State {
+        config: config.clone(),
+        engine: None,
+        position: Ok(Ataxx::default()),
+        abort: Arc::new(AtomicBool::new(false)),
+    };
+    std::thread::scope(|s| -> Result<(), ServeError> {
+        let mut job: Option<Job<'_>> = None;
+        for line in input.lines() {
+            let line = line?;
+            out.log_input(&line);
+            let (cmd, rest) = split_command(&line);
+            let cmd = cmd.to_ascii_lowercase();
+            if cmd.is_empty() {
+                continue;
+            }
+            match cmd.as_str() {
+                // Answered at once, even during a search. Between searches it is the
+                // time to build the engine (tables, evaluator), off the clock.
+                "isready" => {
+                    if job.is_none() && state.engine.is_none() {
+                        match state.take_engine() {
+                            Ok(engine) => state.engine = Some(engine),
+                            Err(e) => out.line(&format!("info string error: {e}")),
+                        }
+                    }
+                    out.line("readyok");
+                    continue;
+                }
+                "stop" => {
+                    if let Some(j) = job.take() {
+                        state.abort.store(true, Ordering::Relaxed);
+                        state.finish(j);
+                    }
+                    continue;
+                }
+                "quit" => {
+                    if let Some(j) = job.take() {
+                        j.silent.store(true, Ordering::Relaxed);
+                        state.abort.store(true, Ordering::Relaxed);
+                        state.finish(j);
+                    }
+                    return check(&out);
+                }
+                "ponderhit" | "debug" | "register" => continue,
+                _ => {}
+            }
+            // Everything else waits for a running search.
+            if let Some(j) = job.take() {
+                state.finish(j);
+            }
+            match cmd.as_str() {
+                "uai" => state.identify(&out),
+                "uainewgame" => {
+                    if let Some(engine) = &mut state.engine {
+                        engine.searcher().new_game(0);
+                    }
+                    state.position = Ok(Ataxx::default());
+                }
+                "setoption" => {
+                    if let Err(e) = state.set_option(rest) {
+                        out.line(&format!("info string error: {e}"));
+                    }
+                }
+                "position" => {
+                    state.position = parse_position(rest);
+                    if let Err(e) = &state.position {
+                        out.line(&format!("info string error: {e}"));
+                    }
+                }
+                "go" => match parse_go(rest) {
+                    Ok(go) => job = state.start_search(s, &out, &go),
+                    Err(e) => {
+                        out.line(&format!("info string error: {e}"));
+                        out.line("bestmove 0000");
+                    }
+                },
+                _ => out.line(&format!("info string unknown command '{cmd}'")),
+            }
+            check(&out)?;
+        }
+        // End of input: an infinite search would never end by itself.
+        if let Some(j) = job.take() {
+            if j.infinite {
+                state.abort.store(true, Ordering::Relaxed);
+            }
+            state.finish(j);
+        }
+        check(&out)
+    })
+}
+
+/// A search running on its own thread; it hands the engine back.
+struct Job<'scope> {
+    handle: ScopedJoinHandle<'scope, Engine<Ataxx>>,
+    silent: Arc<AtomicBool>,
+    infinite: bool,
+}
+
+struct State {
+    config: EngineConfig,
+    engine: Option<Engine<Ataxx>>,
+    /// The position of the last `position` command, or why it was refused.
+    position: Result<Ataxx, String>,
+    abort: Arc<AtomicBool>,
+}
+
+/// The limits of a `go` command.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Go {
+    time: [Option<u64>; 2],
+    inc: [Option<u64>; 2],
+    moves_to_go: Option<u32>,
+    depth: Option<u32>,
+    nodes: Option<u64>,
+    movetime: Option<u64>,
+    infinite: bool,
+}
+
+fn parse_go(rest: &str) -> Result<Go, String> {
+    let mut go = Go::default();
+    let mut words = rest.split_whitespace();
+    while let Some(key) = words.next() {
+        let mut value = || -> Result<u64, String> {
+            let v = words
+                .next()
+                .ok_or_else(|| format!("go {key}: a value is missing"))?;
+            // Clocks can go negative in some GUIs: count that as no time left.
+            v.parse::<i64>()
+                .map(|n| n.max(0) as u64)
+                .map_err(|_| format!("go {key}: '{v}' is not a number"))
+        };
+        match key {
+            "btime" => go.time[Side::First.index()] = Some(value()?),
+            "wtime" => go.time[Side::Second.index()] = Some(value()?),
+            "binc" => go.inc[Side::First.index()] = Some(value()?),
+            "winc" => go.inc[Side::Second.index()] = Some(value()?),
+            "movestogo" => go.moves_to_go = Some(value()?.min(u64::from(u32::MAX)) as u32),
+            "depth" => go.depth = Some(value()?.clamp(1, 255) as u32),
+            "nodes" => go.nodes = Some(value()?.max(1)),
+            "movetime" => go.movetime = Some(value()?),
+            "infinite" => go.infinite = true,
+            "ponder" => {}
+            // `mate N`, `searchmoves ...`: not supported, ignored like unknown words.
+            _ => {}
+        }
+    }
+    Ok(go)
+}
+
+fn parse_position(rest: &str) -> Result<Ataxx, String> {
+    let (setup, moves) = match rest.split_once(" moves") {
+        Some((setup, moves)) => (setup.trim(), Some(moves.trim())),
+        None if rest.trim() == "moves" => ("", Some("")),
+        None => (rest.trim(), None),
+    };
+    let mut pos = if setup == "startpos" {
+        Ataxx::default()
+    } else if let Some(fen) = setup.strip_prefix("fen") {
+        Ataxx::from_fen(fen.trim()).map_err(|e| format!("position: {e}"))?
+    } else {
+        return Err(format!(
+            "position: expected 'startpos' or 'fen <fen>', got '{setup}'"
+        ));
+    };
+    for (i, text) in moves.unwrap_or("").split_whitespace().enumerate() {
+        pos.try_play(text)
+            .map_err(|e| format!("position: move {}: {e}", i + 1))?;
+    }
+    Ok(pos)
+}
+
+impl State {
+    fn identify<W: Write>(&self, out: &Output<W>) {
+        out.line(&format!("id name {}", self.config.name));
+        out.line("id author arena");
+        out.line(&format!(
+            "option name Hash type spin default {} min 0 max 65536",
+            self.config.search.tt_mb
+        ));
+        for (name, value, integer) in self.config.numeric_params() {
+            if integer {
+                out.line(&format!(
+                    "option name {name} type spin default {value} min -1000000000 max 1000000000"
+                ));
+            } else {
+                out.line(&format!("option name {name} type string default {value}"));
+            }
+        }
+        out.line("uaiok");
+    }
+
+    fn set_option(&mut self, rest: &str) -> Result<(), String> {
+        let rest = rest.trim();
+        let body = rest
+            .strip_prefix("name")
+            .ok_or_else(|| format!("setoption: expected 'name X value Y', got '{rest}'"))?;
+        let (name, value) = match body.split_once(" value") {
+            Some((n, v)) => (n.trim(), v.trim()),
+            None => (body.trim(), ""),
+        };
+        let param = if name.eq_ignore_ascii_case("hash") {
+            "search.tt_mb".to_string()
+        } else {
+            self.config
+                .numeric_params()
+                .into_iter()
+                .map(|p| p.0)
+                .find(|p| p.eq_ignore_ascii_case(name))
+                .ok_or_else(|| format!("setoption: no option '{name}'"))?
+        };
+        let (_, parsed) = config::parse_assignment(&format!("{param}={value}"))?;
+        self.config
+            .set(&param, parsed)
+            .map_err(|e| format!("setoption {name}: {e}"))?;
+        // The next search builds the engine with the new settings.
+        self.engine = None;
+        Ok(())
+    }
+
+    fn take_engine(&mut self) -> Result<Engine<Ataxx>, String> {
+        match self.engine.take() {
+            Some(e) => Ok(e),
+            None => {
+                let mut e = Engine::<Ataxx>::new(&self.config, &())?;
+                e.searcher().set_abort_flag(Arc::clone(&self.abort));
+                e.searcher().new_game(0);
+                Ok(e)
+            }
+        }
+    }
+
+    fn limits(&self, go: &Go, side: Side) -> Limits {
+        let clock = go.time[side.index()].map(|t| {
+            move_budget(
+                Duration::from_millis(t),
+                Duration::from_millis(go.inc[side.index()].unwrap_or(0)),
+                go.moves_to_go,
+            )
+        });
+        let movetime = match (go.movetime.map(Duration::from_millis), clock) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let limits = Limits {
+            depth: go.depth,
+            nodes: go.nodes,
+            movetime,
+        };
+        if limits == Limits::default() {
+            self.config.search.limits()
+        } else {
+            limits
+        }
+    }
+
+    fn start_search<'scope, W: Write + Send>(
+        &mut self,
+        s: &'scope Scope<'scope, '_>,
+        out: &'scope Output<W>,
+        go: &Go,
+    ) -> Option<Job<'scope>> {
+        let pos = match &self.position {
+            Ok(p) => *p,
+            Err(e) => {
+                out.line(&format!("info string error: no position to search ({e})"));
+                out.line("bestmove 0000");
+                return None;
+            }
+        };
+        if pos.outcome().is_some() {
+            out.line("info string the game is over");
+            out.line("bestmove 0000");
+            return None;
+        }
+        let mut engine = match self.take_engine() {
+            Ok(e) => e,
+            Err(e) => {
+                out.line(&format!("info string error: {e}"));
+                out.line("bestmove 0000");
+                return None;
+            }
+        };
+        let limits = if go.infinite {
+            Limits::default()
+        } else {
+            self.limits(go, pos.side_to_move())
+        };
+        self.abort.store(false, Ordering::Relaxed);
+        let silent = Arc::new(AtomicBool::new(false));
+        let quiet = Arc::clone(&silent);
+        let abort = Arc::clone(&self.abort);
+        let infinite = go.infinite;
+        let handle = s.spawn(move || {
+            let result = engine.search(&pos, limits, |it| {
+                out.line(&format!("info {}", format_iteration(it, |m| m.to_string())));
+            });
+            if result.iterations.last().map(|i| i.nodes) != Some(result.nodes) {
+                out.line(&format!("info {}", format_total(result.nodes, result.time)));
+            }
+            // UAI: after `go infinite` the move waits for `stop`.
+            while infinite && !abort.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            if !quiet.load(Ordering::Relaxed) {
+                let mv = result.best.map_or("0000".to_string(), |m| m.to_string());
+                out.line(&format!("bestmove {mv}"));
+            }
+            engine
+        });
+        Some(Job {
+            handle,
+            silent,
+            infinite,
+        })
+    }
+
+    fn finish(&mut self, job: Job<'_>) {
+        // A panicked search loses its engine: the next search builds a new one.
+        self.engine = job.handle.join().ok();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::builtin;
+
+    fn engine() -> EngineConfig {
+        builtin::engine("ataxx-seed004").unwrap()
+    }
+
+    fn transcript(config: &EngineConfig, input: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        serve(config, input.as_bytes(), &mut out, None).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn best_of(config: &EngineConfig, pos: &Ataxx, limits: Limits) -> String {
+        let mut e = Engine::<Ataxx>::new(config, &()).unwrap();
+        e.searcher().new_game(0);
+        e.search(pos, limits, |_| {}).best.unwrap().to_string()
+    }
+
+    #[test]
+    fn handshake_lists_options() {
+        let r = transcript(&engine(), "uai\nisready\nquit\n");
+        assert_eq!(r[0], "id name ataxx-seed004");
+        assert_eq!(r[1], "id author arena");
+        assert!(
+            r.iter()
+                .any(|l| l.starts_with("option name Hash type spin default 16"))
+        );
+        assert!(
+            r.iter()
+                .any(|l| l.starts_with("option name search.depth type spin default 3"))
+        );
+        assert!(r.iter().any(|l| l.starts_with("option name table.")));
+        let n = r.len();
+        assert_eq!(&r[n - 2..], ["uaiok", "readyok"]);
+    }
+
+    #[test]
+    fn position_fen_moves_and_go_depth() {
+        let c = engine();
+        let fen = "x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1";
+        let r = transcript(
+            &c,
+            &format!("uainewgame\nposition fen {fen} moves b6 b2\ngo depth 2\nisready\n"),
+        );
+        let mut pos = Ataxx::from_fen(fen).unwrap();
+        pos.play_move_list("b6 b2").unwrap();
+        let depth2 = Limits {
+            depth: Some(2),
+            ..Limits::default()
+        };
+        let best = best_of(&c, &pos, depth2);
+        let infos: Vec<&String> = r.iter().filter(|l| l.starts_with("info depth")).collect();
+        assert_eq!(infos.len(), 2, "{r:?}");
+        assert!(infos[1].starts_with("info depth 2 score cp "), "{r:?}");
+        assert!(
+            infos[1].contains(" nodes ") && infos[1].contains(" pv "),
+            "{r:?}"
+        );
+        assert!(r.contains(&format!("bestmove {best}")), "{r:?}");
+        assert!(r.contains(&"readyok".to_string()), "{r:?}");
+    }
+
+    #[test]
+    fn go_with_clocks_and_setoption() {
+        let c = engine();
+        // Plain `go` plays by the config (depth set to 1 by setoption); `go depth 1`
+        // with clocks (white 'o' to move, 2 s left) is limited by depth first.
+        let r = transcript(
+            &c,
+            "setoption name search.depth value 1\nsetoption name Hash value 1\n\
+             position startpos moves g2\ngo\nuainewgame\nposition startpos moves g2\n\
+             go depth 1 wtime 2000 btime 1 winc 10 binc 10\n\
+             setoption name nonsense value 3\nsetoption name search.depth value x\n",
+        );
+        let mut pos = Ataxx::default();
+        pos.play_move_list("g2").unwrap();
+        let mut c1 = c.clone();
+        c1.set("search.depth", toml::Value::Integer(1)).unwrap();
+        c1.set("search.tt_mb", toml::Value::Integer(1)).unwrap();
+        let best = best_of(&c1, &pos, c1.search.limits());
+        let moves: Vec<&String> = r.iter().filter(|l| l.starts_with("bestmove")).collect();
+        assert_eq!(moves.len(), 2, "{r:?}");
+        assert!(
+            moves.iter().all(|m| **m == format!("bestmove {best}")),
+            "{r:?}"
+        );
+        assert!(!r.iter().any(|l| l.starts_with("info depth 2")), "{r:?}");
+        assert!(
+            r.iter()
+                .any(|l| l.starts_with("info string error: setoption: no option 'nonsense'"))
+        );
+        assert!(
+            r.iter()
+                .any(|l| l.contains("search.depth") && l.contains("error")),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn stop_ends_an_infinite_search() {
+        let r = transcript(
+            &engine(),
+            "position startpos\ngo infinite\nisready\nstop\nquit\n",
+        );
+        assert!(r.contains(&"readyok".to_string()), "{r:?}");
+        let best: Vec<&String> = r.iter().filter(|l| l.starts_with("bestmove ")).collect();
+        assert_eq!(best.len(), 1, "{r:?}");
+        let mv = best[0].trim_start_matches("bestmove ");
+        assert!(Ataxx::default().parse_move(mv).is_ok(), "{r:?}");
+    }
+
+    #[test]
+    fn bad_positions_and_finished_games() {
+        let r = transcript(
+            &engine(),
+            "position fen x5o/7/7/7/7/7/o5x x 100 1\ngo depth 1\nposition startpos moves a1a3\n\
+             go depth 1\nposition nonsense\nflurb\n",
+        );
+        assert_eq!(r[0], "info string the game is over");
+        assert_eq!(r[1], "bestmove 0000");
+        assert!(
+            r[2].starts_with("info string error: position: move 1:"),
+            "{r:?}"
+        );
+        assert!(r[3].starts_with("info string error: no position"), "{r:?}");
+        assert_eq!(r[4], "bestmove 0000");
+        assert!(r[5].contains("expected 'startpos'"), "{r:?}");
+        assert_eq!(r[6], "info string unknown command 'flurb'");
+    }
+
+    #[test]
+    fn go_parses_every_limit() {
+        let go =
+            parse_go("wtime 100 btime -5 winc 1 binc 2 movestogo 7 depth 3 nodes 9 movetime 50")
+                .unwrap();
+        assert_eq!(go.time, [Some(0), Some(100)]);
+        assert_eq!(go.inc, [Some(2), Some(1)]);
+        assert_eq!(
+            (go.moves_to_go, go.depth, go.nodes, go.movetime),
+            (Some(7), Some(3), Some(9), Some(50))
+        );
+        assert!(parse_go("depth x").is_err());
+        assert!(parse_go("infinite").unwrap().infinite);
+    }
+}

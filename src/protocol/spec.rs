@@ -1,0 +1,118 @@
+//! One engine of a match: the built-in engine made from a config, or an outside program
+//! over a protocol; and how to build its [`Player`].
+
+use std::path::PathBuf;
+
+use super::{ExternalGame, client::process::Log, external::ExternalEngine};
+use crate::engine::{Engine, EngineConfig, Player, TimeControl};
+
+/// A built-in or an external engine.
+// A tournament holds a handful of these, built once: their size does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum EngineSpec {
+    /// The built-in engine made from a config.
+    Builtin(EngineConfig),
+    /// An outside program.
+    External(ExternalEngine),
+}
+
+/// Where the player of one engine (in one worker) keeps what it needs outside memory.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerContext {
+    /// The log file of an external engine (none: no log).
+    pub log: Option<PathBuf>,
+}
+
+impl From<EngineConfig> for EngineSpec {
+    fn from(config: EngineConfig) -> EngineSpec {
+        EngineSpec::Builtin(config)
+    }
+}
+
+impl From<ExternalEngine> for EngineSpec {
+    fn from(engine: ExternalEngine) -> EngineSpec {
+        EngineSpec::External(engine)
+    }
+}
+
+impl EngineSpec {
+    /// The name in results.
+    pub fn name(&self) -> &str {
+        match self {
+            EngineSpec::Builtin(c) => &c.name,
+            EngineSpec::External(e) => &e.name,
+        }
+    }
+
+    /// A short description for reports.
+    pub fn summary(&self) -> String {
+        match self {
+            EngineSpec::Builtin(c) => c.summary(),
+            EngineSpec::External(e) => e.summary(),
+        }
+    }
+
+    /// The built-in engine's config, if built in.
+    pub fn builtin(&self) -> Option<&EngineConfig> {
+        match self {
+            EngineSpec::Builtin(c) => Some(c),
+            EngineSpec::External(_) => None,
+        }
+    }
+
+    /// The built-in engine's config, mutable (tuners set parameters through it).
+    pub fn builtin_mut(&mut self) -> Option<&mut EngineConfig> {
+        match self {
+            EngineSpec::Builtin(c) => Some(c),
+            EngineSpec::External(_) => None,
+        }
+    }
+
+    /// The external engine, if external.
+    pub fn external(&self) -> Option<&ExternalEngine> {
+        match self {
+            EngineSpec::Builtin(_) => None,
+            EngineSpec::External(e) => Some(e),
+        }
+    }
+
+    /// Whether its games can be replayed exactly (no time limit).
+    pub fn is_reproducible(&self) -> bool {
+        match self {
+            EngineSpec::Builtin(c) => c.search.movetime_ms == 0,
+            EngineSpec::External(e) => e.is_reproducible(),
+        }
+    }
+
+    /// The game time control the harness keeps for it, if any.
+    pub fn time_control(&self) -> Option<TimeControl> {
+        match self {
+            EngineSpec::Builtin(_) => None,
+            EngineSpec::External(e) => e.tc,
+        }
+    }
+
+    /// Builds a player for the variant `game`. A built-in engine is ready at once; an
+    /// external one starts its process at its first game (and restarts it after a
+    /// fault), writing its log to `context.log`.
+    pub fn build_player<G: ExternalGame>(
+        &self,
+        game: &G::Config,
+        context: &PlayerContext,
+    ) -> Result<Box<dyn Player<G>>, String> {
+        match self {
+            EngineSpec::Builtin(config) => Ok(Box::new(Engine::<G>::new(config, game)?)),
+            EngineSpec::External(engine) => {
+                let log = match &context.log {
+                    Some(path) => Some(
+                        Log::open(path)
+                            .map_err(|e| format!("cannot open the log {}: {e}", path.display()))?,
+                    ),
+                    None => None,
+                };
+                G::external_player(engine, game, log)
+            }
+        }
+    }
+}

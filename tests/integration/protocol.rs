@@ -1,0 +1,546 @@
+//! Engine protocols through the real binary: a served engine plays exactly the games of
+//! the in-process one (Gomocup and UAI), every fault of an outside engine is a recorded
+//! loss and the run goes on, `arena serve` transcripts, time controls kept by the
+//! harness, and config errors about external engines.
+
+use std::{
+    collections::BTreeMap,
+    io::Write,
+    path::{Path, PathBuf},
+    process::Stdio,
+};
+
+use arena::{
+    protocol::info::round_trip,
+    tournament::{GameRecord, read_records},
+};
+
+use crate::support::{run_bad_input, run_ok};
+
+fn arena_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_arena")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> String {
+    root()
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Writes an engine config into `dir` with the table `table` (under configs/tables).
+fn engine_file(dir: &Path, name: &str, game: &str, table: &str, search: &str) -> String {
+    let path = dir.join(format!("{name}.toml"));
+    let table = root().join("configs/tables").join(table);
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"{name}\"\ngame = \"{game}\"\ntable = \"{}\"\n\n[search]\n{search}\n",
+            table.display()
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+/// A served engine entry: this arena binary running `arena serve FILE`.
+fn served(name: &str, file: &str, protocol: &str, extra: &str) -> String {
+    format!(
+        "[[engines]]\nname = \"{name}\"\ncommand = \"{}\"\nargs = [\"serve\", \"{file}\", \
+         \"--protocol\", \"{protocol}\"]\nprotocol = \"{protocol}\"\n{extra}\n",
+        arena_bin()
+    )
+}
+
+fn faulty(name: &str, script: &str, mode: &str, file: &str, extra: &str) -> String {
+    format!(
+        "[[engines]]\nname = \"{name}\"\ncommand = \"/bin/sh\"\nargs = [\"{}\", \"{mode}\", \
+         \"{}\", \"{file}\"]\n{extra}\n",
+        fixture(script),
+        arena_bin()
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn records(dir: &Path) -> Vec<GameRecord> {
+    let read = read_records(&dir.join("games.jsonl")).unwrap();
+    assert!(!read.torn_tail);
+    let mut v = read.records;
+    v.sort_by_key(|r| r.game);
+    v
+}
+
+/// Records without measured times, with scores as a protocol carries them.
+fn comparable(records: &[GameRecord], protocol_side: &str) -> BTreeMap<u64, GameRecord> {
+    records
+        .iter()
+        .map(|r| {
+            let mut r = r.without_times();
+            for i in 0..r.stats.len() {
+                let mover = if r.mover(i) == r.black {
+                    &r.black_name
+                } else {
+                    &r.white_name
+                };
+                if mover == protocol_side {
+                    r.stats[i].score = r.stats[i].score.map(round_trip);
+                }
+            }
+            (r.game, r)
+        })
+        .collect()
+}
+
+fn run_dir(tmp: &tempfile::TempDir, config: &str, name: &str, jobs: &str) -> (PathBuf, String) {
+    let out = tmp.path().join(name);
+    let stdout = run_ok(&[
+        "run",
+        config,
+        "--quiet",
+        "--jobs",
+        jobs,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    (out, stdout)
+}
+
+fn fidelity(game: &str, header: &str, a: &str, b: &str, protocol: &str, depth: u32) {
+    let tmp = tempfile::tempdir().unwrap();
+    let builtin = format!("{header}\n[[engines]]\nfile = \"{a}\"\n\n[[engines]]\nfile = \"{b}\"\n");
+    let external = format!(
+        "{header}\n[[engines]]\nfile = \"{a}\"\n\n{}",
+        served("b", b, protocol, &format!("depth = {depth}"))
+    );
+    let c1 = write(tmp.path(), "in-process.toml", &builtin);
+    let c2 = write(tmp.path(), "served.toml", &external);
+    let (d1, _) = run_dir(&tmp, &c1, "in-process", "1");
+    let (d2, _) = run_dir(&tmp, &c2, "served", "2");
+    let (r1, r2) = (records(&d1), records(&d2));
+    assert!(r1.len() >= 6, "{game}: {} games", r1.len());
+    assert_eq!(
+        comparable(&r1, "b"),
+        comparable(&r2, "b"),
+        "{game}: the served engine plays the in-process games, nodes included"
+    );
+    // The served engine reported its search: nodes and iterations are in the records.
+    let b_nodes: u64 = r2
+        .iter()
+        .flat_map(|r| {
+            (0..r.stats.len())
+                .filter(|&i| r.mover(i) == 1)
+                .map(|i| r.stats[i].nodes)
+        })
+        .sum();
+    assert!(b_nodes > 0, "{game}");
+    assert!(
+        r2.iter().all(|r| r.reproducible),
+        "{game}: depth limits are reproducible"
+    );
+    // Its log holds the exchange.
+    let log = std::fs::read_to_string(d2.join("logs/b-w0.log"))
+        .or_else(|_| std::fs::read_to_string(d2.join("logs/b-w1.log")))
+        .unwrap();
+    assert!(log.contains("# started pid"), "{log}");
+}
+
+#[test]
+fn gomocup_served_engine_plays_the_in_process_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = engine_file(
+        tmp.path(),
+        "a",
+        "gomoku",
+        "gomoku/seed003.toml",
+        "depth = 2\nordering = [\"tt_move\", \"threat\", \"static\"]",
+    );
+    let b = engine_file(
+        tmp.path(),
+        "b",
+        "gomoku",
+        "gomoku/seed000.toml",
+        "depth = 2\nordering = [\"tt_move\", \"static\", \"killers\", \"history\"]",
+    );
+    let header = "name = \"fidelity\"\ngame = \"mnk:9,9,5\"\nrounds = 4\nseed = 11\n\n\
+                  [openings]\nkind = \"random\"\nplies = 3\nradius = 2\n\n\
+                  [adjudication]\nmax_plies = 60\n";
+    fidelity("gomoku", header, &a, &b, "gomocup", 2);
+}
+
+#[test]
+fn uai_served_engine_plays_the_in_process_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = engine_file(
+        tmp.path(),
+        "a",
+        "ataxx",
+        "ataxx/seed004.toml",
+        "depth = 2\nordering = [\"captures\"]",
+    );
+    let b = engine_file(
+        tmp.path(),
+        "b",
+        "ataxx",
+        "ataxx/rich.toml",
+        "depth = 2\nordering = [\"tt_move\", \"singles_first\", \"captures\", \"killers\", \"history\"]",
+    );
+    let header = "name = \"fidelity\"\ngame = \"ataxx\"\nrounds = 3\nseed = 5\n\n\
+                  [openings]\nkind = \"random\"\nplies = 2\n\n\
+                  [adjudication]\nmax_plies = 80\n";
+    fidelity("ataxx", header, &a, &b, "uai", 2);
+}
+
+/// Runs a gauntlet of the healthy engine against every faulty mode; checks reasons.
+fn fault_matrix(header: &str, healthy: &str, entries: &[(String, &str)], jobs: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut text = format!("{header}\n{healthy}\n");
+    for (entry, _) in entries {
+        text.push_str(entry);
+    }
+    let config = write(tmp.path(), "faults.toml", &text);
+    let (dir, stdout) = run_dir(&tmp, &config, "faults", jobs);
+    let records = records(&dir);
+    let rounds = 1;
+    assert_eq!(
+        records.len(),
+        2 * rounds * entries.len(),
+        "every game of the healthy engine is recorded"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    for (i, (_, want)) in entries.iter().enumerate() {
+        let name = format!("e{i}");
+        let games: Vec<&GameRecord> = records
+            .iter()
+            .filter(|r| r.black_name == name || r.white_name == name)
+            .collect();
+        assert_eq!(games.len(), 2 * rounds, "{name}");
+        for r in games {
+            let healthy_won = r.half_points_of(0) == Some(2);
+            if want.is_empty() {
+                // A healthy (if chatty) engine: no fault either way.
+                assert!(
+                    arena::tournament::summary::fault_kind(&r.reason).is_none(),
+                    "{name}: {}",
+                    r.reason
+                );
+            } else {
+                assert!(
+                    r.reason.starts_with(want),
+                    "{name}: reason '{}' should start with '{want}'",
+                    r.reason
+                );
+                assert!(healthy_won, "{name}: the faulty engine loses: {r:?}");
+            }
+        }
+        if !want.is_empty() {
+            let kind = arena::tournament::summary::fault_kind(want).unwrap();
+            assert_eq!(
+                summary["faults"][&name][kind],
+                serde_json::json!(2 * rounds),
+                "{name}: {}",
+                summary["faults"]
+            );
+        }
+    }
+    assert!(
+        summary["faults"].get("healthy").is_none(),
+        "{}",
+        summary["faults"]
+    );
+    assert!(stdout.contains("faults (games lost):"), "{stdout}");
+    // Logs: one per external engine and worker that played it.
+    let logs: Vec<String> = std::fs::read_dir(dir.join("logs"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        logs.iter().any(|l| l.contains("flood 299")),
+        "flood lines are logged"
+    );
+    assert!(logs.iter().any(|l| l.contains("killed: timeout")));
+    // The stored config reads back with its external engines.
+    let again = run_ok(&["stats", dir.to_str().unwrap()]);
+    assert!(again.contains("faults (games lost):"), "{again}");
+}
+
+#[test]
+fn gomocup_faults_are_losses_with_reasons() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = engine_file(
+        tmp.path(),
+        "served",
+        "gomoku",
+        "gomoku/seed003.toml",
+        "depth = 1\nordering = [\"tt_move\", \"threat\"]",
+    );
+    let header = "name = \"faults\"\ngame = \"mnk:9,9,5\"\nformat = \"gauntlet\"\nrounds = 1\n\
+                  seed = 3\n\n[openings]\nkind = \"random\"\nplies = 2\nradius = 1\n\n\
+                  [adjudication]\nmax_plies = 70\n";
+    let healthy = format!(
+        "[[engines]]\nname = \"healthy\"\ntable = \"{}\"\nsearch = {{ depth = 2, ordering = \
+         [\"tt_move\", \"threat\", \"static\"] }}\n",
+        root().join("configs/tables/gomoku/seed003.toml").display()
+    );
+    let modes = [
+        ("crash", "depth = 1", "fault: crash (exit code 3)"),
+        (
+            "hang",
+            "depth = 1\nreply_timeout_ms = 1500",
+            "fault: timeout",
+        ),
+        ("illegal", "depth = 1", "illegal-move"),
+        ("garbage", "depth = 1", "fault: garbage 'xyz'"),
+        ("exit", "depth = 1", "fault: crash"),
+        ("refuse", "depth = 1", "fault: handshake 'ERROR not today'"),
+        ("flood", "depth = 1", ""),
+    ];
+    let entries: Vec<(String, &str)> = modes
+        .iter()
+        .enumerate()
+        .map(|(i, (mode, extra, want))| {
+            (
+                faulty(
+                    &format!("e{i}"),
+                    "faulty-gomocup.sh",
+                    mode,
+                    &file,
+                    &format!("protocol = \"gomocup\"\n{extra}"),
+                ),
+                *want,
+            )
+        })
+        .collect();
+    // One worker: each engine's process plays both its games (and is restarted or
+    // reused in between).
+    fault_matrix(header, &healthy, &entries, "1");
+}
+
+#[test]
+fn uai_faults_are_losses_with_reasons() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = engine_file(
+        tmp.path(),
+        "served",
+        "ataxx",
+        "ataxx/seed004.toml",
+        "depth = 1\nordering = [\"captures\"]",
+    );
+    let header = "name = \"faults\"\ngame = \"ataxx\"\nformat = \"gauntlet\"\nrounds = 1\n\
+                  seed = 3\n\n[openings]\nkind = \"random\"\nplies = 2\n\n\
+                  [adjudication]\nmax_plies = 40\n";
+    let healthy = format!(
+        "[[engines]]\nname = \"healthy\"\ntable = \"{}\"\nsearch = {{ depth = 2, ordering = \
+         [\"captures\"] }}\n",
+        root().join("configs/tables/ataxx/seed004.toml").display()
+    );
+    let modes = [
+        ("crash", "depth = 1", "fault: crash (exit code 3)"),
+        (
+            "hang",
+            "depth = 1\nreply_timeout_ms = 1500",
+            "fault: timeout",
+        ),
+        ("illegal", "depth = 1", "illegal-move"),
+        ("garbage", "depth = 1", "fault: garbage 'bestmove xyz'"),
+        ("exit", "depth = 1", "fault: crash"),
+        (
+            "mute",
+            "depth = 1\nreply_timeout_ms = 1500",
+            "fault: handshake 'no \"uaiok\"",
+        ),
+        ("flood", "depth = 1", ""),
+    ];
+    let entries: Vec<(String, &str)> = modes
+        .iter()
+        .enumerate()
+        .map(|(i, (mode, extra, want))| {
+            (
+                faulty(&format!("e{i}"), "faulty-uai.sh", mode, &file, extra),
+                *want,
+            )
+        })
+        .collect();
+    fault_matrix(header, &healthy, &entries, "2");
+}
+
+/// Feeds `input` to `arena serve ARGS` and returns its output.
+fn serve(args: &[&str], input: &str) -> String {
+    let mut child = std::process::Command::new(arena_bin())
+        .arg("serve")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn serve_speaks_both_protocols() {
+    let gomoku = root().join("configs/engines/gomoku-seed003-threat.toml");
+    let out = serve(
+        &[gomoku.to_str().unwrap(), "--set", "search.depth=2"],
+        "ABOUT\nSTART 15\nINFO timeout_turn 5000\nBEGIN\nTURN 8,8\nSTART 3\nBOGUS\nEND\n",
+    );
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
+    assert!(lines[0].starts_with("name=\"seed003-threat\""), "{out}");
+    assert_eq!(lines[1], "OK");
+    assert_eq!(lines[2], "7,7");
+    assert!(lines[3].split(',').count() == 2, "{out}");
+    assert!(lines[4].starts_with("ERROR unsupported size 3x3"), "{out}");
+    assert_eq!(lines[5], "UNKNOWN command 'BOGUS'");
+    assert!(out.contains("MESSAGE depth 2 score"), "{out}");
+
+    let ataxx = root().join("configs/engines/ataxx-seed004.toml");
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("uai.log");
+    let out = serve(
+        &[
+            ataxx.to_str().unwrap(),
+            "--protocol",
+            "uai",
+            "--log",
+            log.to_str().unwrap(),
+        ],
+        "uai\nisready\nuainewgame\nposition startpos moves g2\ngo depth 2\n",
+    );
+    assert!(out.contains("id name ataxx-seed004\n"), "{out}");
+    assert!(out.contains("uaiok\nreadyok\n"), "{out}");
+    assert!(out.contains("info depth 2 score cp"), "{out}");
+    let log = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        log.contains("> go depth 2") && log.contains("< bestmove"),
+        "{log}"
+    );
+
+    let e = run_bad_input(&["serve", gomoku.to_str().unwrap(), "--protocol", "uai"]);
+    assert!(e.contains("--protocol uai"), "{e}");
+    let e = run_bad_input(&["serve", gomoku.to_str().unwrap(), "--protocol", "chess"]);
+    assert!(e.contains("unknown protocol 'chess'"), "{e}");
+}
+
+#[test]
+fn external_engine_errors_are_caught_before_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let gomoku = root().join("configs/engines/gomoku-seed003-threat.toml");
+    let header = "name = \"bad\"\ngame = \"mnk:9,9,5\"\nrounds = 1\n\n";
+    let first = format!("[[engines]]\nfile = \"{}\"\n\n", gomoku.display());
+    let out = tmp.path().join("out");
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        (
+            "[[engines]]\nname = \"ghost\"\ncommand = \"/no/such/engine\"\nargs = [\"-v\"]\n\
+             depth = 3\n"
+                .to_string(),
+            vec!["engine 'ghost'", "cannot start '/no/such/engine -v'", "No such file"],
+        ),
+        (
+            "[[engines]]\nname = \"x\"\ncommand = \"/bin/sh\"\ntc = \"fast\"\n".to_string(),
+            vec!["'fast' is not a number", ":11:"],
+        ),
+        (
+            "[[engines]]\nname = \"x\"\ncommand = \"/bin/sh\"\nprotocol = \"uai\"\ndepth = 2\n"
+                .to_string(),
+            vec!["engines[2]", "protocol \"uai\" plays ataxx"],
+        ),
+        (
+            "[[engines]]\nname = \"x\"\ncommand = \"/bin/sh\"\n".to_string(),
+            vec!["needs a limit"],
+        ),
+        (
+            "[[engines]]\nname = \"x\"\ncommand = \"/bin/sh\"\ndepth = 2\nprotocl = \"uai\"\n"
+                .to_string(),
+            vec!["unknown field `protocl`", ":12:"],
+        ),
+        (
+            format!(
+                "[[engines]]\nname = \"x\"\ntable = \"{}\"\nsearch = {{ depth = 1 }}\ndepth = 2\n",
+                root().join("configs/tables/gomoku/seed003.toml").display()
+            ),
+            vec!["key `depth` is for external engines"],
+        ),
+        (
+            "[[engines]]\nname = \"x\"\ncommand = \"/bin/sh\"\ndepth = 2\nworking_dir = \"/no/dir\"\n"
+                .to_string(),
+            vec!["working_dir '/no/dir' is not a folder"],
+        ),
+    ];
+    for (i, (entry, needles)) in cases.iter().enumerate() {
+        let path = write(
+            tmp.path(),
+            &format!("bad{i}.toml"),
+            &format!("{header}{first}{entry}"),
+        );
+        let e = run_bad_input(&["run", &path, "--quiet", "--out", out.to_str().unwrap()]);
+        for n in needles {
+            assert!(e.contains(n), "case {i}: '{n}' not in: {e}");
+        }
+        assert!(!out.exists(), "case {i}: nothing is written");
+    }
+}
+
+#[test]
+fn clocks_are_kept_by_the_harness() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = engine_file(
+        tmp.path(),
+        "served",
+        "gomoku",
+        "gomoku/seed003.toml",
+        "depth = 2\nordering = [\"tt_move\", \"threat\"]",
+    );
+    let header = "name = \"clock\"\ngame = \"mnk:9,9,5\"\nformat = \"gauntlet\"\nrounds = 1\n\n\
+                  [adjudication]\nmax_plies = 30\n";
+    let healthy = format!("[[engines]]\nfile = \"{file}\"\nname = \"healthy\"\n\n");
+    // A slow engine: 0.2 s for the game, and it sleeps 0.6 s before its second move (the
+    // generous tolerance keeps that a loss on time, not a hang).
+    let slow = faulty(
+        "slow",
+        "faulty-gomocup.sh",
+        "slow",
+        &file,
+        "tc = \"0.2\"\ntolerance_ms = 10000",
+    );
+    let timed = served("timed", &file, "gomocup", "tc = \"30+0.1\"");
+    let config = write(
+        tmp.path(),
+        "clock.toml",
+        &format!("{header}{healthy}{slow}{timed}"),
+    );
+    let (dir, _) = run_dir(&tmp, &config, "clock", "1");
+    let records = records(&dir);
+    assert_eq!(records.len(), 4);
+    for r in &records {
+        assert!(!r.reproducible, "a clock makes a game unrepeatable: {r:?}");
+        if r.black_name == "slow" || r.white_name == "slow" {
+            assert_eq!(r.reason, "time-forfeit", "{r:?}");
+            assert_eq!(r.half_points_of(0), Some(2));
+        }
+    }
+    let log = std::fs::read_to_string(dir.join("logs/timed-w0.log")).unwrap();
+    assert!(log.contains("> INFO timeout_match 30000"), "{log}");
+    assert!(log.contains("> INFO time_left "), "{log}");
+}
