@@ -4,6 +4,7 @@
 mod elo;
 mod engine;
 mod openings;
+mod report;
 mod rules;
 mod tournament;
 
@@ -58,6 +59,7 @@ enum Command {
     Stats(tournament::StatsArgs),
     Export(tournament::ExportArgs),
     Openings(openings::OpeningsArgs),
+    Report(report::ReportArgs),
 }
 
 /// Runs the command line and maps errors to a message and an exit code.
@@ -73,6 +75,7 @@ pub fn main() -> ExitCode {
         Command::Stats(args) => tournament::stats(args),
         Command::Export(args) => tournament::export(args),
         Command::Openings(args) => openings::openings(args),
+        Command::Report(args) => report::report(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -84,6 +87,12 @@ pub fn main() -> ExitCode {
                 matches!(
                     c.downcast_ref::<arena::tournament::runner::RunError>(),
                     Some(arena::tournament::runner::RunError::Io { .. })
+                ) || matches!(
+                    c.downcast_ref::<arena::report::ReportError>(),
+                    Some(
+                        arena::report::ReportError::Io { .. }
+                            | arena::report::ReportError::Plot { .. }
+                    )
                 )
             });
             ExitCode::from(if io_failure {

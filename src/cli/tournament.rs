@@ -27,7 +27,8 @@ use super::{Interrupted, rules::rate};
 #[derive(Args, Debug)]
 #[command(
     after_help = "Results go to results/<name>/: games.jsonl (one game a line), run.toml \
-                        (the exact config), summary.json and standings.csv.\n\
+                        (the exact config), summary.json, standings.csv, and the report: \
+                        report.html, report.md, plots/.\n\
                         Example: arena run configs/gomoku-tables.toml --jobs 2"
 )]
 pub struct RunArgs {
@@ -54,6 +55,9 @@ pub struct RunArgs {
     /// Play only shard I of N (game pairs with index % N == I), into shards/.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     shard: Option<Shard>,
+    /// Do not write report.html, report.md and plots/ at the end (see 'arena report').
+    #[arg(long)]
+    no_report: bool,
 }
 
 /// Recompute every statistic from a run's games.jsonl and print the standings.
@@ -151,6 +155,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         .expect("the progress template is valid")
         .progress_chars("=> "),
     );
+    let workers = std::cell::Cell::new(None);
     let mut sink = |event: &Event<'_>| match event {
         Event::Started {
             total,
@@ -158,6 +163,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             jobs,
             torn_tail,
         } => {
+            workers.set(Some(*jobs));
             bar.set_length(*total);
             bar.set_position(*done);
             bar.reset_eta();
@@ -205,6 +211,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         ),
         outcome.out_dir.display()
     )?;
+    if args.shard.is_none() && !args.no_report {
+        super::report::after(&mut out, &outcome.out_dir, workers.get())?;
+    }
     match outcome.ending {
         Ending::Complete => Ok(()),
         Ending::SprtDecided => {
@@ -244,7 +253,9 @@ pub fn stats(args: StatsArgs) -> Result<()> {
         _ => summary,
     };
     summary::write_files(&args.dir, &summary)?;
-    print_summary(&mut io::stdout().lock(), &summary)?;
+    let mut out = io::stdout().lock();
+    print_summary(&mut out, &summary)?;
+    super::report::after(&mut out, &args.dir, None)?;
     Ok(())
 }
 
