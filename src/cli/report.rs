@@ -55,19 +55,17 @@ fn print_files(out: &mut impl Write, files: &ReportFiles) -> io::Result<()> {
 }
 
 /// The report at the end of `arena run` (`threads`: the workers it used) or of
-/// `arena stats` (`None`). Failing only warns: the results themselves are written.
-pub fn after(out: &mut impl Write, dir: &Path, threads: Option<usize>) -> io::Result<()> {
+/// `arena stats` (`None`). It says where it went on standard error (standard output is
+/// the standings); failing only warns: the results themselves are written.
+pub fn after(dir: &Path, threads: Option<usize>) {
     let options = ReportOptions {
         run_threads: threads,
     };
     match write_report_with(dir, &options) {
-        Ok(files) => writeln!(out, "report: {}", files.html.display()),
-        Err(e) => {
-            eprintln!(
-                "arena: warning: no report ({e}); the results are complete: retry with  arena report {}",
-                dir.display()
-            );
-            Ok(())
-        }
+        Ok(files) => eprintln!("arena: report: {}", files.html.display()),
+        Err(e) => eprintln!(
+            "arena: warning: no report ({e}); the results are complete: retry with  arena report {}",
+            dir.display()
+        ),
     }
 }

@@ -212,7 +212,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         outcome.out_dir.display()
     )?;
     if args.shard.is_none() && !args.no_report {
-        super::report::after(&mut out, &outcome.out_dir, workers.get())?;
+        super::report::after(&outcome.out_dir, workers.get());
     }
     match outcome.ending {
         Ending::Complete => Ok(()),
@@ -253,9 +253,8 @@ pub fn stats(args: StatsArgs) -> Result<()> {
         _ => summary,
     };
     summary::write_files(&args.dir, &summary)?;
-    let mut out = io::stdout().lock();
-    print_summary(&mut out, &summary)?;
-    super::report::after(&mut out, &args.dir, None)?;
+    print_summary(&mut io::stdout().lock(), &summary)?;
+    super::report::after(&args.dir, None);
     Ok(())
 }
 

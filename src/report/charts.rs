@@ -388,13 +388,14 @@ fn right_label<DB: DrawingBackend>(
     ))
 }
 
+/// Room for value labels right of a plot, with slack for a viewer's wider font.
 fn right_width(labels: &[String]) -> u32 {
-    labels
+    let widest = labels
         .iter()
         .map(|l| text_width(l, LABEL_SIZE))
         .max()
-        .unwrap_or(0)
-        + 28
+        .unwrap_or(0);
+    widest + widest / 8 + 28
 }
 
 /// A message in the middle of an empty plot.
@@ -407,8 +408,8 @@ fn message<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, s: &str) -> DrawRe
     ))
 }
 
-fn titled<'a, DB: DrawingBackend>(
-    root: &'a DrawingArea<DB, Shift>,
+fn titled<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
     title: &str,
 ) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
     root.titled(title, font(TITLE_SIZE))
@@ -543,6 +544,8 @@ fn rows_height(n: usize) -> u32 {
 
 /// The plots of a tournament, file names prefixed with `prefix`.
 pub(crate) fn render_tournament(t: &Tour, prefix: &str) -> Result<Vec<Rendered>, ReportError> {
+    // Layouts measure text: the font must be there before the first size is computed.
+    register_fonts()?;
     let s = &t.summary;
     let n = s.engines.len();
     let np = s.pairings.len();
@@ -635,14 +638,17 @@ pub(crate) fn render_tournament(t: &Tour, prefix: &str) -> Result<Vec<Rendered>,
             kind: Kind::Convergence(t),
         });
     }
-    if s.sprt.is_some()
-        && s.pairings
-            .first()
-            .is_some_and(|p| p.trajectory.iter().any(|q| q.llr.is_some()))
-    {
+    let has_llr = s
+        .pairings
+        .first()
+        .is_some_and(|p| p.trajectory.iter().any(|q| q.llr.is_some()));
+    if let (Some(sprt), true) = (&s.sprt, has_llr) {
         specs.push(Spec {
             name: "sprt".into(),
-            title: "SPRT: log-likelihood ratio after each game pair".into(),
+            title: format!(
+                "SPRT [{}, {}]: LLR {:.2} after {} game pairs, {}",
+                sprt.config.elo0, sprt.config.elo1, sprt.llr, sprt.pairs, sprt.decision
+            ),
             caption: "The test stops when the LLR leaves the band: above the upper bound it \
                       accepts H1 (the first engine is stronger by elo1), below the lower \
                       bound H0."
@@ -659,6 +665,7 @@ pub(crate) fn render_tournament(t: &Tour, prefix: &str) -> Result<Vec<Rendered>,
 
 /// The plot of a tuning run.
 pub(crate) fn render_tuning(tune: &Tune) -> Result<Rendered, ReportError> {
+    register_fonts()?;
     let spec = Spec {
         name: "tuning".into(),
         title: "Parameters during tuning (fraction of each range)".into(),
@@ -696,6 +703,12 @@ fn render(spec: Spec<'_>) -> Result<Rendered, ReportError> {
         root.present().map_err(|e| fail(e.to_string()))?;
     }
     let png = encode_png(&rgb, w, h).map_err(|e| fail(e.to_string()))?;
+    // Opened on its own, an SVG uses the viewer's fonts: ask for the font the layout was
+    // measured with first, then ones of similar or smaller width.
+    let svg = svg.replace(
+        "font-family=\"sans-serif\"",
+        "font-family=\"Noto Sans, Liberation Sans, Arial, Helvetica, sans-serif\"",
+    );
     Ok(Rendered {
         name: spec.name,
         title: spec.title,
@@ -730,7 +743,7 @@ fn draw<DB: DrawingBackend>(spec: &Spec<'_>, root: &DrawingArea<DB, Shift>) -> D
         Kind::Lengths(t) => game_lengths(root, &area, t),
         Kind::FirstPlayer(t) => first_player(root, &area, t),
         Kind::Convergence(t) => convergence(&area, t),
-        Kind::Sprt(t) => sprt(&area, t),
+        Kind::Sprt(t) => sprt(root, &area, t),
         Kind::Tuning(tune) => tuning(&area, tune),
     }
 }
@@ -813,20 +826,28 @@ fn elo_ladder<DB: DrawingBackend>(
     Ok(())
 }
 
-fn h2h_layout(t: &Tour) -> (u32, i32, bool) {
-    let n = t.order.len().max(1);
+/// The matrix's layout: x of its left edge, cell size, and whether the column heads can
+/// be names (else numbers, with numbered row labels).
+fn h2h_layout(t: &Tour) -> (i32, i32, bool) {
+    let n = t.order.len().max(1) as i32;
     let labels = names(t, &t.order);
-    let label_w = label_area(&labels) + 20;
-    let cell = ((WIDTH as i32 - label_w as i32 - 60) / n as i32).clamp(46, 110);
-    let fits = labels
-        .iter()
-        .all(|l| text_width(l, 13.0) as i32 <= cell - 8);
-    (label_w, cell, fits)
+    let fits = |cell: i32| {
+        labels
+            .iter()
+            .all(|l| text_width(l, 13.0) as i32 <= cell - 8)
+    };
+    // Numbered rows are wider: "8. name".
+    let label_w = label_area(&labels) as i32 + 28;
+    let cell = ((WIDTH as i32 - label_w - 60) / n).clamp(46, 110);
+    let grid = label_w + cell * n;
+    let x0 = label_w + ((WIDTH as i32 - grid) / 2).max(12);
+    (x0, cell, fits(cell))
 }
 
 fn h2h_height(t: &Tour) -> u32 {
     let (_, cell, _) = h2h_layout(t);
-    50 + 36 + cell as u32 * t.order.len().max(1) as u32 + 90
+    // Title, column heads, the grid, the colour key and its labels.
+    48 + 36 + cell as u32 * t.order.len().max(1) as u32 + 80
 }
 
 /// Blue (0) through near-white (½) to vermillion (1).
@@ -853,8 +874,7 @@ fn head_to_head<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Tour) -> 
     if n < 2 {
         return message(area, "fewer than two engines");
     }
-    let (label_w, cell, fits) = h2h_layout(t);
-    let x0 = label_w as i32 + 12;
+    let (x0, cell, fits) = h2h_layout(t);
     let y0 = 36;
     let number = |k: usize| format!("{}", k + 1);
     for (k, &e) in t.order.iter().enumerate() {
@@ -1064,20 +1084,23 @@ fn nodes_by_depth<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Tour) -
 }
 
 /// A legend in its own area (never over data): a line sample in the entry's colour and
-/// its text, one entry a row. `dashed_from_8`: entries past the palette are dashed.
+/// its text, one entry a row. `tuning`: lines without point markers, dashed past the
+/// palette (as the tuning plot draws them).
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[(usize, String)],
     top: i32,
-    dashed_from_8: bool,
+    tuning: bool,
 ) -> DrawResult<DB> {
     for (k, (c, label)) in entries.iter().enumerate() {
         let y = top + 22 * k as i32;
         let style = color(*c).stroke_width(3);
-        if dashed_from_8 && *c >= PALETTE.len() {
+        if tuning && *c >= PALETTE.len() {
             area.draw(&DashedPathElement::new(vec![(8, y), (40, y)], 6, 4, style))?;
         } else {
             area.draw(&PathElement::new(vec![(8, y), (40, y)], style))?;
+        }
+        if !tuning {
             area.draw(&Circle::new((24, y), 4, color(*c).filled()))?;
         }
         area.draw(&Text::new(
@@ -1282,7 +1305,11 @@ fn convergence<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Tour) -> D
             lo = lo.min(e - err);
             hi = hi.max(e + err);
         }
-        let pad = 0.08 * (hi - lo).max(20.0);
+        if hi - lo < 100.0 {
+            let mid = (hi + lo) / 2.0;
+            (lo, hi) = (mid - 50.0, mid + 50.0);
+        }
+        let pad = 0.08 * (hi - lo);
         let x = Axis::linear(0.0, gmax);
         let y = Axis::linear(lo - pad, hi + pad);
         let (pw, _) = panel.dim_in_pixel();
@@ -1341,7 +1368,11 @@ fn convergence<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Tour) -> D
     Ok(())
 }
 
-fn sprt<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Tour) -> DrawResult<DB> {
+fn sprt<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
+    t: &Tour,
+) -> DrawResult<DB> {
     let s = &t.summary;
     let (Some(sprt), Some(p)) = (&s.sprt, s.pairings.first()) else {
         return message(area, "no SPRT");
@@ -1355,7 +1386,8 @@ fn sprt<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Tour) -> DrawResu
     let (b0, b1) = sprt.bounds;
     let lo = pts.iter().map(|q| q.1).fold(b0, f64::min);
     let hi = pts.iter().map(|q| q.1).fold(b1, f64::max);
-    let pad = 0.08 * (hi - lo).max(1.0);
+    // Room outside the band for the bounds' labels.
+    let pad = 0.16 * (hi - lo).max(1.0);
     let gmax = pts.iter().map(|q| q.0).fold(2.0f64, f64::max);
     let x = Axis::linear(0.0, gmax);
     let y = Axis::linear(lo - pad, hi + pad);
@@ -1378,38 +1410,30 @@ fn sprt<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Tour) -> DrawResu
         PALETTE[0].stroke_width(3),
     )))?;
     let (px, _) = chart.plotting_area().get_pixel_range();
+    // Centred on a point 12 px above or 13 px below the line: the same in SVG and bitmap.
     let label = |v: f64, s: String, c: RGBColor, above: bool| {
         let (_, py) = chart.backend_coord(&(0.0, v));
         Text::new(
             s,
-            (px.start + 8, if above { py - 4 } else { py + 4 }),
-            ("sans-serif", 13.0).into_font().color(&c).pos(Pos::new(
-                HPos::Left,
-                if above { VPos::Bottom } else { VPos::Top },
-            )),
+            (px.start + 8, if above { py - 12 } else { py + 13 }),
+            ("sans-serif", 13.0)
+                .into_font()
+                .color(&c)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
         )
     };
-    area.draw(&label(
+    // `backend_coord` is in the root's pixels.
+    root.draw(&label(
         b1,
         format!("accept H1 (elo1 = {}) at LLR ≥ {b1:.2}", sprt.config.elo1),
         h1,
         true,
     ))?;
-    area.draw(&label(
+    root.draw(&label(
         b0,
         format!("accept H0 (elo0 = {}) at LLR ≤ {b0:.2}", sprt.config.elo0),
         h0,
         false,
-    ))?;
-    let (lx, _) = chart.backend_coord(&(gmax, 0.0));
-    let (_, ly) = chart.backend_coord(&(0.0, y.hi));
-    area.draw(&Text::new(
-        format!(
-            "LLR {:.2} after {} pairs: {}",
-            sprt.llr, sprt.pairs, sprt.decision
-        ),
-        (lx - 8, ly + 8),
-        font(14.0).pos(Pos::new(HPos::Right, VPos::Top)),
     ))?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `report.html`: one self-contained page. Plots are inline SVG, the style sheet is inline,
-//! there are no scripts, no fonts and no references to anything outside the file (links
-//! are `#section` anchors only). Every user string is escaped. The markup is also
+//! the plots' font (the bundled Noto Sans, the one their layout was measured with) is
+//! embedded as a `data:` URL, there are no scripts and no references to anything outside
+//! the file (links are `#section` anchors only). Every user string is escaped. The markup is also
 //! well-formed XML (every element closed, only XML's five entities), so any XML parser
 //! can check it.
 
@@ -15,7 +16,7 @@ use super::{
 const STYLE: &str = "
 body { margin: 0; color: #222; background: #fff;
   font-family: system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', 'DejaVu Sans', sans-serif; }
-main { max-width: 1000px; margin: 0 auto; padding: 12px 24px 48px; }
+main { max-width: 1180px; margin: 0 auto; padding: 12px 24px 48px; }
 h1 { font-size: 26px; margin: 18px 0 6px; }
 h2 { font-size: 20px; margin: 34px 0 8px; padding-top: 8px; border-top: 1px solid #ddd; }
 p { line-height: 1.45; max-width: 920px; }
@@ -26,10 +27,11 @@ table { border-collapse: collapse; font-size: 13.5px; margin: 10px 0; }
 th, td { padding: 4px 9px; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
 th { background: #f4f4f4; font-weight: 600; }
 td.t, th.t { text-align: left; }
-td.wrap { white-space: normal; min-width: 180px; }
+td.wrap { white-space: normal; min-width: 160px; }
 .scroll { overflow-x: auto; }
 figure { margin: 22px 0; }
 figure svg { max-width: 100%; height: auto; display: block; }
+figure svg text { font-family: arena-noto-sans, 'Noto Sans', sans-serif; }
 figcaption { color: #555; font-size: 13.5px; max-width: 920px; line-height: 1.4; margin-top: 4px; }
 details { margin: 10px 0; }
 summary { cursor: pointer; font-weight: 600; }
@@ -45,7 +47,13 @@ pub(crate) fn render(doc: &Doc, plots: &[Rendered]) -> String {
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n");
     let _ = writeln!(out, "<title>{}</title>", html(&doc.title));
-    let _ = writeln!(out, "<style>{STYLE}</style>\n</head>\n<body>\n<main>");
+    let _ = writeln!(
+        out,
+        "<style>@font-face {{ font-family: arena-noto-sans; \
+         src: url(data:font/ttf;base64,{}) format('truetype'); }}{STYLE}</style>\n\
+         </head>\n<body>\n<main>",
+        base64(ttf_noto_sans::REGULAR)
+    );
     let mut nav_done = false;
     for block in &doc.blocks {
         match block {
@@ -138,9 +146,40 @@ fn inline_svg(svg: &str) -> String {
         .to_string()
 }
 
+/// Standard base64 with padding (RFC 4648), for the embedded font.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base64_known_answers() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
 
     #[test]
     fn inline_svg_drops_the_namespace_url() {

@@ -18,9 +18,11 @@ pub(crate) fn html(s: &str) -> String {
     out
 }
 
-/// Escapes text for Markdown (CommonMark / GitHub), safe inside a table cell: HTML's
-/// three special characters become entities (shown as text, never as markup), Markdown's
-/// punctuation is backslash-escaped, and line breaks become spaces.
+/// Escapes inline text for Markdown (CommonMark / GitHub), safe inside a table cell:
+/// HTML's three special characters become entities (shown as text, never as markup), the
+/// characters that start inline markup (emphasis, code, links, strikethrough, table bars)
+/// are backslash-escaped, and line breaks become spaces. Line-start markers (`#`, `-`,
+/// `1.`) need nothing: the writers never start a line with user text.
 pub(crate) fn md(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -29,8 +31,7 @@ pub(crate) fn md(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '\n' | '\r' => out.push(' '),
-            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '-' | '.'
-            | '!' | '|' | '~' | '"' | '\'' => {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -120,7 +121,8 @@ mod tests {
         assert!(!s.contains('<') && !s.contains('>'), "{s}");
         assert!(s.contains("a\\|b"), "{s}");
         assert!(s.contains("\\*c\\*"), "{s}");
-        assert!(s.contains("\\[d\\]\\(e\\)"), "{s}");
+        assert!(s.contains("\\[d\\](e)"), "{s}");
+        assert_eq!(md("seed001-topk 1.5"), "seed001-topk 1.5");
     }
 
     #[test]

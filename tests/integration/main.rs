@@ -6,6 +6,7 @@ mod engines;
 mod eval_props;
 mod game_props;
 mod perft;
+mod report;
 mod search_props;
 mod support;
 mod tournament;
