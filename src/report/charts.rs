@@ -1341,18 +1341,13 @@ fn convergence<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Tour) -> D
             })
             .draw()?;
         let c = color(p.a);
-        let band: Vec<(f64, f64)> = pts
-            .iter()
-            .filter(|q| q.2.is_finite())
-            .map(|&(g, e, err)| (g, y.at(e + err)))
-            .chain(
-                pts.iter()
-                    .rev()
-                    .filter(|q| q.2.is_finite())
-                    .map(|&(g, e, err)| (g, y.at(e - err))),
-            )
-            .collect();
-        if band.len() >= 4 {
+        // One band per stretch of finite intervals (an all-win start has none).
+        for run in pts.split(|q| !q.2.is_finite()).filter(|r| r.len() >= 2) {
+            let band: Vec<(f64, f64)> = run
+                .iter()
+                .map(|&(g, e, err)| (g, y.at(e + err)))
+                .chain(run.iter().rev().map(|&(g, e, err)| (g, y.at(e - err))))
+                .collect();
             chart.draw_series(std::iter::once(Polygon::new(band, c.mix(0.18).filled())))?;
         }
         dashed_h(&mut chart, 0.0, &x, INK.mix(0.5).stroke_width(1))?;
