@@ -2,7 +2,8 @@
 //! (tic-tac-toe, gomoku) and Ataxx, with the engines running in-process.
 //!
 //! The layers, each using only those listed before it (see `DESIGN.md`):
-//! [`game`] (rules), [`stats`] (Elo, SPRT and ratings from results; knows nothing of games).
+//! [`game`] (rules), [`stats`] (Elo, SPRT and ratings from results; knows nothing of games),
+//! [`report`] (HTML and Markdown reports with plots, from a run's results folder).
 
 #![warn(missing_docs)]
 
@@ -11,6 +12,7 @@ pub mod engine;
 pub mod eval;
 pub mod game;
 pub mod protocol;
+pub mod report;
 pub mod search;
 pub mod stats;
 pub mod tournament;

@@ -27,6 +27,8 @@ pub struct MergeArgs {
 
 pub fn merge(args: MergeArgs) -> Result<()> {
     let outcome = merge::merge(&args.dir)?;
+    // Exactly as after a single run: report.html, report.md, plots/.
+    super::report::after(&args.dir, None);
     let mut out = std::io::stdout().lock();
     if !args.quiet {
         print_summary(&mut out, &outcome.summary)?;

@@ -5,6 +5,7 @@ mod elo;
 mod engine;
 mod merge;
 mod openings;
+mod report;
 mod rules;
 mod serve;
 mod tournament;
@@ -62,6 +63,7 @@ enum Command {
     Merge(merge::MergeArgs),
     Openings(openings::OpeningsArgs),
     Serve(serve::ServeArgs),
+    Report(report::ReportArgs),
 }
 
 /// Runs the command line and maps errors to a message and an exit code.
@@ -79,6 +81,7 @@ pub fn main() -> ExitCode {
         Command::Merge(args) => merge::merge(args),
         Command::Openings(args) => openings::openings(args),
         Command::Serve(args) => serve::serve(args),
+        Command::Report(args) => report::report(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -90,6 +93,12 @@ pub fn main() -> ExitCode {
                 matches!(
                     c.downcast_ref::<arena::tournament::runner::RunError>(),
                     Some(arena::tournament::runner::RunError::Io { .. })
+                ) || matches!(
+                    c.downcast_ref::<arena::report::ReportError>(),
+                    Some(
+                        arena::report::ReportError::Io { .. }
+                            | arena::report::ReportError::Plot { .. }
+                    )
                 )
             });
             ExitCode::from(if io_failure {

@@ -27,7 +27,8 @@ use super::{Interrupted, rules::rate};
 #[derive(Args, Debug)]
 #[command(
     after_help = "Results go to results/<name>/: games.jsonl (one game a line), run.toml \
-                        (the exact config), summary.json and standings.csv.\n\
+                        (the exact config), summary.json, standings.csv, and the report: \
+                        report.html, report.md, plots/.\n\
                         Example: arena run configs/gomoku-tables.toml --jobs 2\n\
                         Across machines: arena run CONFIG --shard I/N (or --shards N inside a \
                         Slurm array, Kubernetes Indexed Job or GNU parallel) into \
@@ -66,6 +67,9 @@ pub struct RunArgs {
     /// Play the whole run even inside a Slurm array task (ignore the environment).
     #[arg(long, conflicts_with_all = ["shard", "shards"])]
     no_shard: bool,
+    /// Do not write report.html, report.md and plots/ at the end (see 'arena report').
+    #[arg(long)]
+    no_report: bool,
 }
 
 /// Recompute every statistic from a run's games.jsonl and print the standings.
@@ -187,6 +191,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         )
         .progress_chars("=> "),
     );
+    let workers = std::cell::Cell::new(None);
     let mut sink = |event: &Event<'_>| match event {
         Event::Started {
             total,
@@ -197,6 +202,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             if let Some(note) = &shard_note {
                 bar.suspend(|| eprintln!("{note}"));
             }
+            workers.set(Some(*jobs));
             bar.set_length(*total);
             bar.set_position(*done);
             bar.reset_eta();
@@ -247,6 +253,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         ),
         outcome.out_dir.display()
     )?;
+    if args.shard.is_none() && !args.no_report {
+        super::report::after(&outcome.out_dir, workers.get());
+    }
     match outcome.ending {
         Ending::Complete => Ok(()),
         Ending::SprtDecided => {
@@ -345,6 +354,7 @@ pub fn stats(args: StatsArgs) -> Result<()> {
     };
     summary::write_files(&args.dir, &summary)?;
     print_summary(&mut io::stdout().lock(), &summary)?;
+    super::report::after(&args.dir, None);
     Ok(())
 }
 

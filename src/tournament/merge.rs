@@ -274,8 +274,7 @@ pub fn merge(dir: &Path) -> Result<MergeOutcome, RunError> {
     }
     let summary = summary::summarize(&t, &schedule, &records, None);
     summary::write_files(dir, &summary)?;
-    // REPORT: `arena merge` writes the run's report here too, exactly as a single run
-    // does after `summary::write_files` (report.html, report.md, plots/).
+    // The report (a layer above tournaments) is written by the caller: `arena merge`.
     Ok(MergeOutcome {
         summary,
         shards: count,

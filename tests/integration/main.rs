@@ -7,6 +7,7 @@ mod eval_props;
 mod game_props;
 mod perft;
 mod protocol;
+mod report;
 mod search_props;
 mod shards;
 mod support;

@@ -1,0 +1,471 @@
+//! What a report says, independent of its format: a list of blocks (headings, paragraphs,
+//! tables, figures, the config) that [`super::html`] and [`super::markdown`] both render,
+//! so the two always hold the same tables. Strings here are raw: the renderers escape.
+
+use super::{
+    Environment,
+    load::Tour,
+    text::{elo, err, pct, si},
+    tuning::Tune,
+};
+use crate::report::load::effective_branching_factor;
+
+/// A table: a heading row and rows of cells; the first `left` columns are text
+/// (left-aligned), the rest numbers.
+#[derive(Debug)]
+pub(crate) struct Table {
+    pub head: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    pub left: usize,
+}
+
+/// One block of a report.
+#[derive(Debug)]
+pub(crate) enum Block {
+    /// The page title.
+    Title(String),
+    /// A section heading with its anchor.
+    Heading { id: String, text: String },
+    /// A paragraph.
+    Para(String),
+    /// A table.
+    Table(Table),
+    /// The plot of this name (if it was drawn).
+    Figure(String),
+    /// A text file shown verbatim in HTML (folded), linked from Markdown.
+    File {
+        summary: String,
+        text: String,
+        link: String,
+    },
+}
+
+/// A report: title and blocks; `contents` lists the section headings for navigation.
+#[derive(Debug, Default)]
+pub(crate) struct Doc {
+    pub title: String,
+    pub blocks: Vec<Block>,
+}
+
+impl Doc {
+    fn heading(&mut self, id: &str, text: &str) {
+        self.blocks.push(Block::Heading {
+            id: id.into(),
+            text: text.into(),
+        });
+    }
+
+    fn para(&mut self, s: impl Into<String>) {
+        self.blocks.push(Block::Para(s.into()));
+    }
+
+    fn figure(&mut self, name: &str) {
+        self.blocks.push(Block::Figure(name.into()));
+    }
+
+    fn table(&mut self, head: &[&str], left: usize, rows: Vec<Vec<String>>) {
+        self.blocks.push(Block::Table(Table {
+            head: head.iter().map(|s| s.to_string()).collect(),
+            rows,
+            left,
+        }));
+    }
+
+    /// The section headings: (anchor, text).
+    pub fn contents(&self) -> Vec<(&str, &str)> {
+        self.blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Heading { id, text } => Some((id.as_str(), text.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The report of a tournament.
+pub(crate) fn tournament(t: &Tour, env: &Environment) -> Doc {
+    let mut doc = Doc {
+        title: format!("arena report: {}", t.summary.name),
+        ..Doc::default()
+    };
+    doc.blocks.push(Block::Title(doc.title.clone()));
+    doc.para(headline(t));
+    tournament_sections(&mut doc, t, "", "");
+    environment(&mut doc, env, Some(t));
+    doc
+}
+
+/// The report of a tuning run (with its verification match, when played).
+pub(crate) fn tuning(tune: &Tune, verification: Option<&Tour>, env: &Environment) -> Doc {
+    let mut doc = Doc {
+        title: "arena report: tuning".to_string(),
+        ..Doc::default()
+    };
+    if let Some((_, name)) = tune.facts.iter().find(|(k, _)| k == "name") {
+        doc.title = format!("arena report: tuning {name}");
+    }
+    doc.blocks.push(Block::Title(doc.title.clone()));
+    let last = tune.rows.last().map_or(0.0, |r| r.0);
+    let mut line = format!(
+        "{} parameters tuned over {} game pairs ({} batches recorded).",
+        tune.params.len(),
+        last,
+        tune.rows.len()
+    );
+    match verification.and_then(|v| v.summary.pairings.first().map(|p| (v, p))) {
+        Some((_, p)) => match &p.estimate {
+            Some(e) => line.push_str(&format!(
+                " Verification: {} against {}: {} ± {} Elo (95 %), LOS {}, over {} games.",
+                p.names[0],
+                p.names[1],
+                elo(Some(e.elo)),
+                err(Some(e.elo_error)),
+                pct(Some(e.los)),
+                p.wdl.games()
+            )),
+            None => line.push_str(" Verification: no games yet."),
+        },
+        None => line.push_str(" No verification match yet (verification/ is missing)."),
+    }
+    doc.para(line);
+    doc.heading("parameters", "Parameters");
+    doc.figure("tuning");
+    let rows = tune
+        .params
+        .iter()
+        .map(|p| {
+            vec![
+                p.name.clone(),
+                num(p.min),
+                num(p.max),
+                num(p.start),
+                num(p.value),
+                format!("{:+}", trim(p.value - p.start)),
+                pct(Some(p.fraction(p.start))),
+                pct(Some(p.fraction(p.value))),
+            ]
+        })
+        .collect();
+    doc.table(
+        &[
+            "parameter",
+            "min",
+            "max",
+            "start",
+            "tuned",
+            "change",
+            "start in range",
+            "tuned in range",
+        ],
+        1,
+        rows,
+    );
+    if !tune.facts.is_empty() {
+        doc.heading("run", "Tuning run");
+        doc.table(
+            &["field", "value"],
+            2,
+            tune.facts
+                .iter()
+                .map(|(k, v)| vec![k.clone(), v.clone()])
+                .collect(),
+        );
+    }
+    if let Some(v) = verification {
+        doc.heading("verification", "Verification match");
+        doc.para(headline(v));
+        tournament_sections(&mut doc, v, "verification-", "verification/");
+    }
+    doc.blocks.push(Block::File {
+        summary: "tune.json".into(),
+        text: tune.json_text.clone(),
+        link: "tune.json".into(),
+    });
+    environment(&mut doc, env, verification);
+    doc
+}
+
+fn num(v: f64) -> String {
+    trim(v).to_string()
+}
+
+/// A value without float noise: up to 4 decimals, trailing zeros dropped.
+fn trim(v: f64) -> f64 {
+    (v * 1e4).round() / 1e4
+}
+
+/// One sentence: who won and how sure we are.
+fn headline(t: &Tour) -> String {
+    let s = &t.summary;
+    let mut line = format!(
+        "{}: {} of {} games played{}.",
+        s.game,
+        s.games,
+        s.scheduled_games,
+        if s.reproducible {
+            ""
+        } else {
+            " (time-limited: not reproducible)"
+        }
+    );
+    if s.pairings.len() == 1 {
+        let p = &s.pairings[0];
+        if let Some(e) = &p.estimate {
+            line.push_str(&format!(
+                " {} against {}: {} ± {} Elo (95 %), LOS {}, +{} ={} -{}.",
+                p.names[0],
+                p.names[1],
+                elo(Some(e.elo)),
+                err(Some(e.elo_error)),
+                pct(Some(e.los)),
+                p.wdl.wins,
+                p.wdl.draws,
+                p.wdl.losses
+            ));
+        }
+    } else if let Some(&best) = t.order.first() {
+        let e = &s.engines[best];
+        if e.elo.is_some() {
+            line.push_str(&format!(
+                " Highest rated: {} at {} ± {} Elo over {} games.",
+                e.name,
+                elo(e.elo),
+                err(e.elo_error),
+                e.games
+            ));
+        }
+    }
+    if let Some(sprt) = &s.sprt {
+        line.push_str(&format!(
+            " SPRT [{}, {}]: {} (LLR {:.2}, bounds {:.2} and {:.2}, {} pairs).",
+            sprt.config.elo0,
+            sprt.config.elo1,
+            sprt.decision,
+            sprt.llr,
+            sprt.bounds.0,
+            sprt.bounds.1,
+            sprt.pairs
+        ));
+    }
+    if t.torn_tail {
+        line.push_str(" The last line of games.jsonl is torn (a crash mid-write) and left out.");
+    }
+    line
+}
+
+fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: &str) {
+    let s = &t.summary;
+    let id = |x: &str| format!("{plot_prefix}{x}");
+    doc.heading(&id("standings"), "Standings");
+    doc.figure(&id("elo"));
+    let rows = t
+        .order
+        .iter()
+        .enumerate()
+        .map(|(rank, &i)| {
+            let e = &s.engines[i];
+            vec![
+                (rank + 1).to_string(),
+                e.name.clone(),
+                e.description.clone(),
+                elo(e.elo),
+                err(e.elo_error),
+                e.games.to_string(),
+                format!("{:.1} %", 100.0 * e.score),
+                format!("{}-{}-{}", e.wdl.wins, e.wdl.draws, e.wdl.losses),
+                si(e.nodes_mean),
+                si(e.nodes_median),
+                format!("{:.2}", e.depth_mean),
+                si(e.nps),
+                format!("{:.1}", e.game_length),
+            ]
+        })
+        .collect();
+    doc.table(
+        &[
+            "rank",
+            "engine",
+            "setup",
+            "Elo",
+            "±95 %",
+            "games",
+            "score",
+            "W-D-L",
+            "nodes/move",
+            "median",
+            "depth",
+            "nodes/s",
+            "plies",
+        ],
+        3,
+        rows,
+    );
+    if let Some(note) = &s.ratings_note {
+        doc.para(format!("Ratings: {note}."));
+    }
+    doc.heading(&id("pairings"), "Pairings");
+    doc.figure(&id("head-to-head"));
+    let rows = s
+        .pairings
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let e = p.estimate.as_ref();
+            vec![
+                t.pairing_label(i),
+                p.wdl.games().to_string(),
+                format!("+{} ={} -{}", p.wdl.wins, p.wdl.draws, p.wdl.losses),
+                p.penta
+                    .counts
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                format!(
+                    "{} ± {}",
+                    elo(e.map(|e| e.elo)),
+                    err(e.map(|e| e.elo_error))
+                ),
+                format!(
+                    "{} ± {}",
+                    elo(e.map(|e| e.nelo)),
+                    err(e.map(|e| e.nelo_error))
+                ),
+                pct(e.map(|e| e.los)),
+                pct(e.map(|e| e.draw_ratio)),
+                pct(p.first_player_score),
+                format!("{:.1}", p.game_length),
+            ]
+        })
+        .collect();
+    doc.table(
+        &[
+            "pairing (first engine's view)",
+            "games",
+            "W D L",
+            "pairs LL..WW",
+            "Elo ±95 %",
+            "nElo ±95 %",
+            "LOS",
+            "draws",
+            "first player",
+            "plies",
+        ],
+        1,
+        rows,
+    );
+    doc.para(
+        "Pairs LL..WW: complete colour-swapped game pairs by the first engine's points in \
+         the pair (0, ½, 1, 1½, 2). Elo and its interval come from the pairs when there are \
+         any (pentanomial), else from single games.",
+    );
+    doc.figure(&id("convergence"));
+    doc.figure(&id("sprt"));
+    doc.heading(&id("search"), "Search effort");
+    doc.figure(&id("nodes-per-move"));
+    doc.figure(&id("nodes-by-depth"));
+    let dmax = s
+        .engines
+        .iter()
+        .flat_map(|e| e.nodes_by_depth.iter().map(|d| d.0))
+        .max()
+        .unwrap_or(0);
+    if dmax > 0 {
+        let mut head: Vec<String> = vec!["engine".into(), "EBF".into()];
+        head.extend((1..=dmax).map(|d| format!("depth {d}")));
+        let rows = t
+            .order
+            .iter()
+            .map(|&i| {
+                let e = &s.engines[i];
+                let mut row = vec![
+                    e.name.clone(),
+                    effective_branching_factor(&e.nodes_by_depth)
+                        .map_or("-".into(), |v| format!("{v:.2}")),
+                ];
+                row.extend((1..=dmax).map(|d| {
+                    e.nodes_by_depth
+                        .iter()
+                        .find(|x| x.0 == d)
+                        .map_or("-".into(), |x| si(x.2))
+                }));
+                row
+            })
+            .collect();
+        doc.blocks.push(Block::Table(Table {
+            head,
+            rows,
+            left: 1,
+        }));
+        doc.para(
+            "Mean nodes searched (cumulative) when each depth was completed, over the moves \
+             that completed it.",
+        );
+    }
+    doc.figure(&id("nps"));
+    doc.heading(&id("games"), "Games");
+    doc.figure(&id("game-length"));
+    doc.figure(&id("first-player"));
+    if !s.reasons.is_empty() {
+        doc.table(
+            &["how games ended", "games"],
+            1,
+            s.reasons
+                .iter()
+                .map(|(k, v)| vec![k.clone(), v.to_string()])
+                .collect(),
+        );
+    }
+    doc.heading(&id("config"), "Config");
+    doc.para(format!(
+        "Master seed {}. Every game's seed is derived from it and the game's index, so the \
+         same config and seed replay the same games{}.",
+        s.seed,
+        if s.reproducible {
+            ""
+        } else {
+            " (except that time limits make these games differ)"
+        }
+    ));
+    if t.config_text.is_empty() {
+        doc.para("run.toml is missing from the results folder.");
+    } else {
+        doc.blocks.push(Block::File {
+            summary: format!("{link_prefix}run.toml: the exact config of this run"),
+            text: t.config_text.clone(),
+            link: format!("{link_prefix}run.toml"),
+        });
+    }
+}
+
+fn environment(doc: &mut Doc, env: &Environment, t: Option<&Tour>) {
+    doc.heading("environment", "Environment");
+    let mut rows = vec![
+        vec!["arena".into(), env.arena_version.clone()],
+        vec!["OS".into(), env.os.clone()],
+        vec![
+            "CPU".into(),
+            env.cpu.clone().unwrap_or_else(|| "unknown".into()),
+        ],
+        vec!["cores".into(), env.cores.to_string()],
+    ];
+    let threads = match (env.threads, t.and_then(|t| t.concurrency)) {
+        (Some(n), _) => n.to_string(),
+        (None, Some(0)) => "not recorded (config: concurrency = 0, all cores)".into(),
+        (None, Some(c)) => format!("not recorded (config: concurrency = {c})"),
+        (None, None) => "not recorded".into(),
+    };
+    rows.push(vec!["worker threads".into(), threads]);
+    if let Some(t) = t {
+        rows.push(vec!["master seed".into(), t.summary.seed.to_string()]);
+    }
+    rows.push(vec!["date".into(), env.date.clone()]);
+    doc.table(&["", ""], 2, rows);
+    doc.para(if env.recorded_by_run {
+        "The machine that played the games, as the run recorded it (environment.json)."
+    } else {
+        "The run recorded no environment (environment.json): this is the machine that \
+         wrote the report, on the date it did."
+    });
+}

@@ -1,0 +1,244 @@
+//! Reading a tournament's results folder for a report: `summary.json` (the statistics),
+//! `run.toml` (shown verbatim) and `games.jsonl` (per-move node counts and per-game
+//! first-player results, which the summary only holds as averages).
+
+use std::path::Path;
+
+use crate::{
+    stats::elo::Z95,
+    tournament::{Summary, read_records, summary::ranked},
+};
+
+use super::ReportError;
+
+/// The first player's score in one pairing, with its 95 % interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct FirstPlayer {
+    /// Points per game of whoever moved first.
+    pub score: f64,
+    /// Half-width of the 95 % interval (normal approximation over games).
+    pub error: f64,
+    /// Games.
+    pub games: u64,
+}
+
+/// A tournament's results, as the report needs them.
+#[derive(Debug)]
+pub(crate) struct Tour {
+    /// `run.toml`, verbatim (empty when missing).
+    pub config_text: String,
+    /// `summary.json`.
+    pub summary: Summary,
+    /// The run's `concurrency` setting (0 = all cores), when `run.toml` has one.
+    pub concurrency: Option<i64>,
+    /// Engine indices, best first (the order of every per-engine table and plot).
+    pub order: Vec<usize>,
+    /// Nodes of every move, per engine (config order), sorted ascending.
+    pub nodes: Vec<Vec<u64>>,
+    /// Per pairing (schedule order): the first player's score, when it has games.
+    pub first_player: Vec<Option<FirstPlayer>>,
+    /// The first player's score over all games.
+    pub first_player_all: Option<FirstPlayer>,
+    /// Whether `games.jsonl` ended in a torn line (left out).
+    pub torn_tail: bool,
+}
+
+impl Tour {
+    /// Reads the results folder `dir`.
+    pub fn load(dir: &Path) -> Result<Tour, ReportError> {
+        let summary_path = dir.join("summary.json");
+        let text = match std::fs::read_to_string(&summary_path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(ReportError::input(
+                    &summary_path,
+                    format!(
+                        "missing: not a run's results folder (if it holds run.toml and \
+                         games.jsonl, `arena stats {}` writes it)",
+                        dir.display()
+                    ),
+                ));
+            }
+            Err(e) => return Err(ReportError::io(&summary_path, e)),
+        };
+        let summary: Summary = serde_json::from_str(&text).map_err(|e| {
+            ReportError::input(
+                format!("{}:{}", summary_path.display(), e.line()),
+                format!("not a run summary ({e}); `arena stats` rewrites it"),
+            )
+        })?;
+        let run_toml = dir.join("run.toml");
+        let config_text = match std::fs::read_to_string(&run_toml) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(ReportError::io(&run_toml, e)),
+        };
+        let concurrency = config_text
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|t| t.get("concurrency").and_then(toml::Value::as_integer));
+        let games_path = dir.join("games.jsonl");
+        let records = read_records(&games_path).map_err(|e| match e {
+            crate::tournament::record::ReadError::Io { source, .. } => {
+                ReportError::io(&games_path, source)
+            }
+            other => ReportError::input(&games_path, other.to_string()),
+        })?;
+        let n = summary.engines.len();
+        let stale = |what: String| {
+            ReportError::input(
+                &games_path,
+                format!(
+                    "{what}, which summary.json does not have: the summary is stale \
+                     (`arena stats {}` rewrites it)",
+                    dir.display()
+                ),
+            )
+        };
+        let mut nodes = vec![Vec::new(); n];
+        let mut first_points: Vec<Vec<f64>> = vec![Vec::new(); summary.pairings.len()];
+        for r in &records.records {
+            let points = first_points
+                .get_mut(r.pairing)
+                .ok_or_else(|| stale(format!("game {} is of pairing {}", r.game, r.pairing)))?;
+            points.push(f64::from(r.result.first_half_points()) / 2.0);
+            for (i, s) in r.stats.iter().enumerate() {
+                let e = r.mover(i);
+                nodes
+                    .get_mut(e)
+                    .ok_or_else(|| stale(format!("game {} names engine {e}", r.game)))?
+                    .push(s.nodes);
+            }
+        }
+        for v in &mut nodes {
+            v.sort_unstable();
+        }
+        let order = ranked(&summary)
+            .into_iter()
+            .map(|e| {
+                summary
+                    .engines
+                    .iter()
+                    .position(|x| std::ptr::eq(x, e))
+                    .expect("ranked() returns the summary's own engines")
+            })
+            .collect();
+        let per_pairing = first_points.iter().map(|p| first_player(p)).collect();
+        let all: Vec<f64> = first_points.concat();
+        Ok(Tour {
+            config_text,
+            summary,
+            concurrency,
+            order,
+            nodes,
+            first_player: per_pairing,
+            first_player_all: first_player(&all),
+            torn_tail: records.torn_tail,
+        })
+    }
+
+    /// Pairing label: `a vs b`.
+    pub fn pairing_label(&self, i: usize) -> String {
+        let p = &self.summary.pairings[i];
+        format!("{} vs {}", p.names[0], p.names[1])
+    }
+}
+
+fn first_player(points: &[f64]) -> Option<FirstPlayer> {
+    if points.is_empty() {
+        return None;
+    }
+    let n = points.len() as f64;
+    let mean = points.iter().sum::<f64>() / n;
+    let var = if points.len() > 1 {
+        points.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    Some(FirstPlayer {
+        score: mean,
+        error: Z95 * (var / n).sqrt(),
+        games: points.len() as u64,
+    })
+}
+
+/// A quantile of sorted values (linear interpolation between order statistics).
+pub(crate) fn quantile(sorted: &[u64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let pos = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    let frac = pos - lo as f64;
+    sorted[lo] as f64 * (1.0 - frac) + sorted[hi] as f64 * frac
+}
+
+/// The depths an effective branching factor is measured over: from the shallowest depth,
+/// each following depth while at least half as many moves completed it as completed the
+/// shallowest one (deeper iterations reached by a few moves only would bias the mean).
+pub(crate) fn depths_for_ebf(nodes_by_depth: &[(u32, u64, f64)]) -> &[(u32, u64, f64)] {
+    let Some(&(d0, m0, _)) = nodes_by_depth.first() else {
+        return nodes_by_depth;
+    };
+    let mut end = 1;
+    while end < nodes_by_depth.len() {
+        let (d, m, _) = nodes_by_depth[end];
+        if d != d0 + end as u32 || 2 * m < m0 {
+            break;
+        }
+        end += 1;
+    }
+    &nodes_by_depth[..end]
+}
+
+/// The effective branching factor of a search from its mean cumulative nodes per depth
+/// (`(depth, moves, mean nodes)` as in `summary.json`'s `nodes_by_depth`): the geometric
+/// mean of `N_d / N_(d-1)` over consecutive depths, which is `(N_D / N_1)^(1 / (D - 1))`
+/// from the shallowest depth 1 to the deepest depth D that at least half the moves
+/// completed. None with fewer than two such depths.
+pub fn effective_branching_factor(nodes_by_depth: &[(u32, u64, f64)]) -> Option<f64> {
+    let used = depths_for_ebf(nodes_by_depth);
+    let (&(d1, _, n1), &(dd, _, nd)) = (used.first()?, used.last()?);
+    if dd <= d1 || n1 <= 0.0 || nd <= 0.0 {
+        return None;
+    }
+    Some((nd / n1).powf(1.0 / f64::from(dd - d1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ebf_known_answers() {
+        // 10, 40, 160 nodes: each depth costs four times the one before.
+        let by_depth = [(1, 10, 10.0), (2, 10, 40.0), (3, 10, 160.0)];
+        let ebf = effective_branching_factor(&by_depth).unwrap();
+        assert!((ebf - 4.0).abs() < 1e-12, "{ebf}");
+        // A depth only 2 of 10 moves reached is left out.
+        let by_depth = [(1, 10, 10.0), (2, 10, 90.0), (3, 2, 5000.0)];
+        let ebf = effective_branching_factor(&by_depth).unwrap();
+        assert!((ebf - 9.0).abs() < 1e-12, "{ebf}");
+        assert_eq!(effective_branching_factor(&[(1, 5, 30.0)]), None);
+        assert_eq!(effective_branching_factor(&[]), None);
+    }
+
+    #[test]
+    fn first_player_interval() {
+        let fp = first_player(&[1.0, 0.0, 1.0, 0.0]).unwrap();
+        assert_eq!(fp.score, 0.5);
+        assert_eq!(fp.games, 4);
+        // sd = sqrt(1/3), se = sd / 2.
+        assert!((fp.error - Z95 * (1.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12);
+        assert_eq!(first_player(&[]), None);
+    }
+
+    #[test]
+    fn quantiles_interpolate() {
+        let v = [1, 2, 3, 4, 5];
+        assert_eq!(quantile(&v, 0.5), 3.0);
+        assert_eq!(quantile(&v, 0.25), 2.0);
+        assert_eq!(quantile(&[10, 20], 0.5), 15.0);
+        assert_eq!(quantile(&[], 0.5), 0.0);
+    }
+}
