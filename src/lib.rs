@@ -13,3 +13,4 @@ pub mod game;
 pub mod search;
 pub mod stats;
 pub mod tournament;
+pub mod tune;

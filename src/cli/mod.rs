@@ -6,6 +6,7 @@ mod engine;
 mod openings;
 mod rules;
 mod tournament;
+mod tune;
 
 use std::{io, process::ExitCode};
 
@@ -58,6 +59,7 @@ enum Command {
     Stats(tournament::StatsArgs),
     Export(tournament::ExportArgs),
     Openings(openings::OpeningsArgs),
+    Tune(tune::TuneArgs),
 }
 
 /// Runs the command line and maps errors to a message and an exit code.
@@ -73,6 +75,7 @@ pub fn main() -> ExitCode {
         Command::Stats(args) => tournament::stats(args),
         Command::Export(args) => tournament::export(args),
         Command::Openings(args) => openings::openings(args),
+        Command::Tune(args) => tune::tune(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

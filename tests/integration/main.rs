@@ -9,3 +9,4 @@ mod perft;
 mod search_props;
 mod support;
 mod tournament;
+mod tune;
