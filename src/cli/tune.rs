@@ -8,7 +8,7 @@ use std::{
         Arc,
         atomic::{AtomicBool, AtomicUsize, Ordering},
     },
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use anyhow::{Result, bail};
@@ -41,7 +41,7 @@ engine, a tournament's results).
 
 Examples:
   arena tune configs/tune-gomoku.toml --pairs 100          # a quick try
-  nohup arena tune configs/tune-gomoku.toml --quiet > tune.log 2>&1 &
+  nohup arena tune configs/tune-gomoku.toml > tune.log 2>&1 &     # a line a minute
   arena tune configs/tune-gomoku.toml --resume             # after a reboot")]
 pub struct TuneArgs {
     /// The tuning config (TOML).
@@ -154,6 +154,8 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         stop,
     };
     let show = !args.quiet && io::stderr().is_terminal();
+    // Without a terminal (nohup, a log file) a line now and then instead of the bar.
+    let mut log = (!args.quiet && !show).then(|| LogLines::new(Duration::from_secs(60)));
 
     let progress = bar(
         show,
@@ -187,6 +189,9 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         TuneEvent::Batch { state, values } => {
             progress.set_position(state.pairs_done);
             progress.set_message(live_values(&t, values));
+            if let Some(log) = log.as_mut() {
+                log.batch(state.pairs_done, t.config.pairs, &live_values(&t, values));
+            }
         }
         TuneEvent::Tick => progress.tick(),
     };
@@ -269,6 +274,9 @@ pub fn tune(args: TuneArgs) -> Result<()> {
                     v.wdl.draws,
                     v.wdl.losses
                 )?;
+                if let Some(w) = &v.warning {
+                    writeln!(out, "warning: {w}")?;
+                }
             }
             if run.ending == Ending::Interrupted {
                 writeln!(
@@ -282,6 +290,58 @@ pub fn tune(args: TuneArgs) -> Result<()> {
     }
     writeln!(out, "results in {}", out_dir.display())?;
     Ok(())
+}
+
+/// Progress as log lines, at most one per `every`: pairs, speed, ETA and θ.
+struct LogLines {
+    every: Duration,
+    started: Instant,
+    last: Instant,
+    first_done: Option<u64>,
+}
+
+impl LogLines {
+    fn new(every: Duration) -> LogLines {
+        let now = Instant::now();
+        LogLines {
+            every,
+            started: now,
+            last: now,
+            first_done: None,
+        }
+    }
+
+    fn batch(&mut self, done: u64, total: u64, values: &str) {
+        // The speed of this session, from its first batch on.
+        let first = match self.first_done {
+            Some(first) => first,
+            None => {
+                self.first_done = Some(done);
+                self.started = Instant::now();
+                done
+            }
+        };
+        if self.last.elapsed() < self.every && done < total {
+            return;
+        }
+        self.last = Instant::now();
+        let secs = self.started.elapsed().as_secs_f64().max(1e-9);
+        let per_sec = (done - first) as f64 / secs;
+        let eta = if per_sec > 0.0 {
+            let left = (total - done) as f64 / per_sec;
+            format!(
+                "{}h{:02}m",
+                (left / 3600.0) as u64,
+                ((left % 3600.0) / 60.0) as u64
+            )
+        } else {
+            "-".to_string()
+        };
+        eprintln!(
+            "arena: {done}/{total} pairs ({:.1} %), {per_sec:.1} pairs/s, ETA {eta}; {values}",
+            100.0 * done as f64 / total.max(1) as f64
+        );
+    }
 }
 
 fn print_tune(out: &mut impl Write, r: &TuneReport, outcome: &TuneOutcome) -> io::Result<()> {

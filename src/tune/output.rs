@@ -148,6 +148,10 @@ pub struct VerificationReport {
     pub estimate: Option<EloEstimate>,
     /// The SPRT, when configured.
     pub sprt: Option<SprtSummary>,
+    /// Why the interval may claim too much (openings repeated with deterministic
+    /// engines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 /// Everything `tune.json` holds.

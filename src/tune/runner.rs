@@ -556,6 +556,20 @@ pub fn verify(
         shard: None,
         stop: Arc::clone(&options.stop),
     };
+    // Deterministic engines replay the same pair on the same opening: an interval over
+    // repeated pairs claims more than the games show.
+    let deterministic = t
+        .engines
+        .iter()
+        .all(|e| e.search.random_margin == 0 && e.search.movetime_ms == 0);
+    let warning = match opening_count(tune)? {
+        Some(n) if deterministic && n < u64::from(pairs) => Some(format!(
+            "only {n} distinct opening(s) for {pairs} pairs of engines without randomness: \
+             pairs repeat, so the interval is narrower than the evidence (use random \
+             openings, a longer opening file, or search.random_margin)"
+        )),
+        _ => None,
+    };
     let outcome = tournament::run(&t, &run_options, sink)?;
     let p = &outcome.summary.pairings[0];
     let verification = VerificationReport {
@@ -567,9 +581,24 @@ pub fn verify(
         penta: p.penta,
         estimate: p.estimate,
         sprt: outcome.summary.sprt.clone(),
+        warning,
     };
     let report = write_all(out, tune, &spsa, &checkpoint, Some(verification))?;
     Ok(Some((outcome, report)))
+}
+
+/// How many distinct openings the tune's `[openings]` give (None: one per pair).
+fn opening_count(tune: &Tune) -> Result<Option<u64>, TuneError> {
+    use crate::tournament::config::OpeningKind;
+    let o = &tune.config.openings;
+    match (o.kind, &o.file) {
+        (OpeningKind::File, Some(file)) => with_game!(tune.game, |G, game| {
+            let list = tournament::openings::read_file::<G>(&tune.resolve(file), &game)?;
+            Ok(Some(list.len() as u64))
+        }),
+        (OpeningKind::None, _) => Ok(Some(1)),
+        _ => Ok(None),
+    }
 }
 
 /// The first line that differs between two configs, for the resume error.

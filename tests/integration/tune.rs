@@ -340,3 +340,101 @@ fn the_shipped_tune_config_runs() {
     assert_eq!(r.verification.map(|v| v.wdl.games()), Some(2));
     assert!(out.join("tuned.toml").exists());
 }
+
+#[test]
+fn a_stop_request_keeps_the_last_checkpoint_and_resume_finishes_it() {
+    use std::sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    };
+
+    use arena::tune::{Tune, TuneEnding, TuneEvent, TuneOptions};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let mut t = Tune::load(Path::new(&config("small"))).unwrap();
+    t.config.pairs = 64;
+    let options = |dir: &str, resume: bool, stop: Arc<AtomicBool>| TuneOptions {
+        jobs: 2,
+        resume,
+        out_dir: tmp.path().join(dir),
+        stop,
+    };
+    let full = arena::tune::run(
+        &t,
+        &options("full", false, Arc::new(AtomicBool::new(false))),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(full.ending, TuneEnding::Complete);
+    assert_eq!(full.state.pairs_done, 64);
+
+    // Stop as the third batch is checkpointed (what Ctrl-C does).
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let stopped = arena::tune::run(&t, &options("stopped", false, stop), &mut |e| {
+        if let TuneEvent::Batch { state, .. } = e
+            && state.batches_done == 3
+        {
+            flag.store(true, Ordering::Relaxed);
+        }
+    })
+    .unwrap();
+    assert_eq!(stopped.ending, TuneEnding::Interrupted);
+    assert_eq!(stopped.state.pairs_done, 24);
+    assert_eq!(report(&tmp.path().join("stopped")).pairs_done, 24);
+    let resumed = arena::tune::run(
+        &t,
+        &options("stopped", true, Arc::new(AtomicBool::new(false))),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(resumed.ending, TuneEnding::Complete);
+    assert_eq!(resumed.played, 40);
+    assert_eq!(resumed.state, full.state);
+    assert_eq!(
+        theta(&tmp.path().join("stopped")),
+        theta(&tmp.path().join("full"))
+    );
+}
+
+#[test]
+fn a_verification_over_repeated_openings_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("two.txt"), "e5f5\ne5e6\n").unwrap();
+    let path = variant(
+        tmp.path(),
+        0,
+        "kind = \"random\"\nplies = 3\nradius = 2",
+        "kind = \"file\"\nfile = \"two.txt\"",
+    );
+    let out = tmp.path().join("out");
+    let printed = tune(
+        &[
+            path.to_str().unwrap(),
+            "--pairs",
+            "8",
+            "--verify-pairs",
+            "4",
+        ],
+        &out,
+    );
+    assert!(
+        printed.contains("warning: only 2 distinct opening(s)"),
+        "{printed}"
+    );
+    let v = report(&out).verification.unwrap();
+    assert!(v.warning.unwrap().contains("pairs repeat"));
+    // Enough openings for the pairs: no warning.
+    let out = tmp.path().join("out2");
+    tune(
+        &[
+            path.to_str().unwrap(),
+            "--pairs",
+            "8",
+            "--verify-pairs",
+            "2",
+        ],
+        &out,
+    );
+    assert_eq!(report(&out).verification.unwrap().warning, None);
+}
