@@ -16,3 +16,4 @@ pub mod report;
 pub mod search;
 pub mod stats;
 pub mod tournament;
+pub mod tune;

@@ -9,6 +9,7 @@ mod report;
 mod rules;
 mod serve;
 mod tournament;
+mod tune;
 
 use std::{io, process::ExitCode};
 
@@ -64,6 +65,7 @@ enum Command {
     Openings(openings::OpeningsArgs),
     Serve(serve::ServeArgs),
     Report(report::ReportArgs),
+    Tune(tune::TuneArgs),
 }
 
 /// Runs the command line and maps errors to a message and an exit code.
@@ -82,6 +84,7 @@ pub fn main() -> ExitCode {
         Command::Openings(args) => openings::openings(args),
         Command::Serve(args) => serve::serve(args),
         Command::Report(args) => report::report(args),
+        Command::Tune(args) => tune::tune(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

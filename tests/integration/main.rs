@@ -12,3 +12,4 @@ mod search_props;
 mod shards;
 mod support;
 mod tournament;
+mod tune;

@@ -1,0 +1,547 @@
+//! Tuning configs (TOML). Unknown keys are errors; every error names the file, the line
+//! and the key.
+//!
+//! ```toml
+//! name = "tune-gomoku"
+//! game = "gomoku"                 # default: the engine's game
+//! engine = "engines/gomoku-seed003-threat.toml"   # relative to this file
+//! set = { "search.depth" = 2 }    # named parameters of the base engine (limits too)
+//! pairs = 20000                   # total game pairs N
+//! batch = 16                      # pairs per batch (one flip vector, played in parallel)
+//! seed = 1
+//! # a_ratio = 0.1, alpha = 0.602, gamma = 0.101 (fishtest's defaults)
+//!
+//! [[params]]
+//! name = "table.open_three"       # start: the base engine's value
+//! min = 2000
+//! max = 20000
+//! # c_end = (max - min) / 20, r_end = 0.002 (Stockfish's suggestions)
+//!
+//! [openings]                      # as in tournaments
+//! [adjudication]                  # as in tournaments
+//!
+//! [verification]                  # tuned against base after the tune
+//! pairs = 200                     # at most this many game pairs
+//! # set = { "search.depth" = 3 }  # both engines, e.g. a deeper search
+//! # [verification.sprt]           # stop early, as tournaments do
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::spsa::{Param, Settings};
+use crate::{
+    config::{self, ConfigError},
+    engine::EngineConfig,
+    game::GameSpec,
+    stats::SprtConfig,
+    tournament::config::{Adjudication, OpeningsConfig},
+};
+
+/// One `[[params]]` entry as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamEntry {
+    /// The named parameter (`table.open_three`, `search.top_k`).
+    pub name: String,
+    /// Lowest value.
+    pub min: f64,
+    /// Highest value.
+    pub max: f64,
+    /// Perturbation at the end (default (max - min) / 20).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c_end: Option<f64>,
+    /// Learning rate at the end (default 0.002).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub r_end: Option<f64>,
+}
+
+/// The `[verification]` section: a match of the tuned engine against the base engine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerificationConfig {
+    /// Game pairs (the most, with an SPRT). 0: no verification.
+    #[serde(default = "default_verification_pairs")]
+    pub pairs: u32,
+    /// Master seed of the match (default: the tune's seed + 1, other games than the
+    /// tune's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Named parameters set on both engines (verify at another depth, say).
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub set: toml::Table,
+    /// Stop when this SPRT decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtConfig>,
+}
+
+fn default_verification_pairs() -> u32 {
+    200
+}
+
+/// A tuning config as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuneConfig {
+    /// Run name: results go to `results/<name>/`.
+    pub name: String,
+    /// The game (default: the base engine's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<GameSpec>,
+    /// The base engine config file (relative to this config).
+    pub engine: String,
+    /// Named parameters to set on the base engine before tuning.
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub set: toml::Table,
+    /// Total game pairs N.
+    pub pairs: u64,
+    /// Pairs per batch.
+    #[serde(default = "default_batch")]
+    pub batch: u64,
+    /// Master seed.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// A = a_ratio · N.
+    #[serde(default = "default_a_ratio")]
+    pub a_ratio: f64,
+    /// Learning-rate decay.
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// Perturbation decay.
+    #[serde(default = "default_gamma")]
+    pub gamma: f64,
+    /// Worker threads (0: all cores).
+    #[serde(default)]
+    pub concurrency: u32,
+    /// The parameters to tune.
+    #[serde(default)]
+    pub params: Vec<ParamEntry>,
+    /// Openings, as in tournaments.
+    #[serde(default)]
+    pub openings: OpeningsConfig,
+    /// Adjudication, as in tournaments.
+    #[serde(default)]
+    pub adjudication: Adjudication,
+    /// The match of the tuned engine against the base engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<VerificationConfig>,
+}
+
+fn default_batch() -> u64 {
+    16
+}
+fn default_seed() -> u64 {
+    1
+}
+fn default_a_ratio() -> f64 {
+    0.1
+}
+fn default_alpha() -> f64 {
+    0.602
+}
+fn default_gamma() -> f64 {
+    0.101
+}
+
+/// A tuning run with the base engine and the parameters resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tune {
+    /// The config as written (`pairs` possibly overridden).
+    pub config: TuneConfig,
+    /// The game.
+    pub game: GameSpec,
+    /// The base engine, `set` applied, playing `game`.
+    pub base: EngineConfig,
+    /// The base engine's config file.
+    pub engine_path: PathBuf,
+    /// The parameters, with their start values and defaults filled in.
+    pub params: Vec<Param>,
+    /// Where the config came from (relative paths start there).
+    pub path: PathBuf,
+}
+
+impl Tune {
+    /// Reads a tuning config and its base engine.
+    pub fn load(path: &Path) -> Result<Tune, ConfigError> {
+        let text = config::read(path)?;
+        Tune::parse(&path.display().to_string(), path, &text)
+    }
+
+    /// Reads a tuning config from text; `base` locates relative paths.
+    pub fn parse(source: &str, base: &Path, text: &str) -> Result<Tune, ConfigError> {
+        let config: TuneConfig = config::parse(source, text)?;
+        let at = |line: Option<usize>, message: String| ConfigError {
+            source: source.to_string(),
+            line,
+            message,
+        };
+        let key_line = |key: &str| top_level_line(text, key);
+        if config.name.trim().is_empty()
+            || config.name.contains(['/', '\\'])
+            || config.name.starts_with('.')
+        {
+            return Err(at(
+                key_line("name"),
+                format!(
+                    "key `name`: '{}' cannot name a results folder (no slashes, no leading dot)",
+                    config.name
+                ),
+            ));
+        }
+        let engine_path = config::resolve(base, &config.engine);
+        let mut engine = EngineConfig::load(&engine_path)
+            .map_err(|e| at(key_line("engine"), format!("key `engine`: {e}")))?;
+        let game = config.game.unwrap_or(engine.game);
+        if engine.game.family() != game.family() {
+            return Err(at(
+                key_line("game"),
+                format!(
+                    "key `game`: the engine '{}' plays {}, the tune plays {game}",
+                    engine.name, engine.game
+                ),
+            ));
+        }
+        engine.game = game;
+        for (key, value) in &config.set {
+            engine.set(key, value.clone()).map_err(|e| {
+                at(
+                    config::line_of(text, key).or(key_line("set")),
+                    format!("key `set`: {e}"),
+                )
+            })?;
+        }
+        let settings_error = Settings {
+            pairs: config.pairs,
+            batch: config.batch,
+            a_ratio: config.a_ratio,
+            alpha: config.alpha,
+            gamma: config.gamma,
+            seed: config.seed,
+        }
+        .validate();
+        if let Err(e) = settings_error {
+            let key = e
+                .strip_prefix("key `")
+                .and_then(|r| r.split('`').next())
+                .unwrap_or("pairs");
+            return Err(at(key_line(key), e));
+        }
+        if config.params.is_empty() {
+            return Err(at(
+                None,
+                "no [[params]]: name at least one parameter to tune".into(),
+            ));
+        }
+        let numeric = engine.numeric_params();
+        let mut params = Vec::new();
+        for (i, entry) in config.params.iter().enumerate() {
+            let line = |key: &str| param_line(text, i, key);
+            let err = |key: &str, message: String| {
+                at(
+                    line(key),
+                    format!("params[{}] `{}`: {message}", i + 1, entry.name),
+                )
+            };
+            let Some(&(_, start, integer)) = numeric.iter().find(|(n, _, _)| *n == entry.name)
+            else {
+                // The engine's own error lists every numeric parameter.
+                let why = match engine.get(&entry.name) {
+                    Some(v) => format!("is not a number (it is {})", v.type_str()),
+                    None => engine
+                        .clone()
+                        .set(&entry.name, toml::Value::Integer(0))
+                        .err()
+                        .unwrap_or_else(|| "is not a numeric parameter".into()),
+                };
+                return Err(at(
+                    line("name"),
+                    format!("params[{}] `{}`: {why}", i + 1, entry.name),
+                ));
+            };
+            if params.iter().any(|p: &Param| p.name == entry.name) {
+                return Err(err("name", "is tuned twice".into()));
+            }
+            let param = Param {
+                name: entry.name.clone(),
+                min: entry.min,
+                max: entry.max,
+                start,
+                c_end: entry
+                    .c_end
+                    .unwrap_or_else(|| Param::default_c_end(entry.min, entry.max)),
+                r_end: entry.r_end.unwrap_or(Param::DEFAULT_R_END),
+                integer,
+            };
+            if let Err(e) = param.validate() {
+                let key = if e.starts_with("c_end") {
+                    "c_end"
+                } else if e.starts_with("r_end") {
+                    "r_end"
+                } else if e.starts_with("the start") {
+                    "name"
+                } else {
+                    "min"
+                };
+                return Err(err(key, e));
+            }
+            // The engine must accept both ends of the range (a table may bound a value).
+            for (key, v) in [("min", param.min), ("max", param.max)] {
+                engine
+                    .clone()
+                    .set(&param.name, number(v, integer))
+                    .map_err(|e| err(key, format!("the engine refuses {key} = {v}: {e}")))?;
+            }
+            params.push(param);
+        }
+        if let Some(v) = &config.verification {
+            let mut probe = engine.clone();
+            for (key, value) in &v.set {
+                probe.set(key, value.clone()).map_err(|e| {
+                    at(
+                        config::line_of(text, key),
+                        format!("[verification] set: {e}"),
+                    )
+                })?;
+            }
+            if let Some(sprt) = &v.sprt {
+                sprt.validate().map_err(|e| {
+                    at(
+                        config::line_of(text, "[verification.sprt]"),
+                        format!("[verification.sprt]: {e}"),
+                    )
+                })?;
+            }
+        }
+        let o = &config.openings;
+        use crate::tournament::config::OpeningKind;
+        match o.kind {
+            OpeningKind::File if o.file.is_none() => {
+                return Err(at(
+                    config::line_of(text, "[openings]"),
+                    "[openings]: kind = \"file\" needs `file`".into(),
+                ));
+            }
+            OpeningKind::Random if o.balance_margin > 0 && o.balance_engine.is_none() => {
+                return Err(at(
+                    config::line_of(text, "balance_margin"),
+                    "[openings]: balance_margin needs balance_engine (an engine config)".into(),
+                ));
+            }
+            _ => {}
+        }
+        Ok(Tune {
+            config,
+            game,
+            base: engine,
+            engine_path,
+            params,
+            path: base.to_path_buf(),
+        })
+    }
+
+    /// The SPSA settings.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            pairs: self.config.pairs,
+            batch: self.config.batch,
+            a_ratio: self.config.a_ratio,
+            alpha: self.config.alpha,
+            gamma: self.config.gamma,
+            seed: self.config.seed,
+        }
+    }
+
+    /// The base engine with the parameters set to `values` (one per parameter), named
+    /// `name`.
+    pub fn engine_with(&self, name: &str, values: &[f64]) -> Result<EngineConfig, String> {
+        let mut engine = self.base.clone();
+        engine.name = name.to_string();
+        for (p, &v) in self.params.iter().zip(values) {
+            engine
+                .set(&p.name, number(v, p.integer))
+                .map_err(|e| format!("{} = {v}: {e}", p.name))?;
+        }
+        Ok(engine)
+    }
+
+    /// Everything that decides the tune's games and updates, as TOML: a checkpoint is
+    /// resumed only under the same text. (Worker count and verification are left out:
+    /// they change no tuning result.)
+    pub fn resolved_toml(&self) -> String {
+        let mut tree = config::to_table(&self.config);
+        for key in [
+            "engine",
+            "set",
+            "concurrency",
+            "verification",
+            "params",
+            "game",
+        ] {
+            tree.remove(key);
+        }
+        tree.insert("game".into(), toml::Value::String(self.game.to_string()));
+        let mut engine = self.base.params();
+        engine.insert("name".into(), toml::Value::String(self.base.name.clone()));
+        engine.insert("game".into(), toml::Value::String(self.game.to_string()));
+        tree.insert("base".into(), toml::Value::Table(engine));
+        tree.insert(
+            "params".into(),
+            toml::Value::Array(
+                self.params
+                    .iter()
+                    .map(|p| toml::Value::Table(config::to_table(p)))
+                    .collect(),
+            ),
+        );
+        toml::to_string(&tree).expect("a resolved tune serialises")
+    }
+
+    /// A path in the config, resolved against the config's folder.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        config::resolve(&self.path, path)
+    }
+}
+
+/// A parameter value as the engine takes it: an integer or a float.
+pub fn number(v: f64, integer: bool) -> toml::Value {
+    if integer {
+        toml::Value::Integer(v.round() as i64)
+    } else {
+        toml::Value::Float(v)
+    }
+}
+
+/// The line of a top-level `key = ...` (before any section header).
+fn top_level_line(text: &str, key: &str) -> Option<usize> {
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            return None;
+        }
+        if let Some(rest) = t.strip_prefix(key)
+            && rest.trim_start().starts_with('=')
+        {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// The line of `key` in the `index`-th `[[params]]` table (its header line when the key
+/// is not written there).
+fn param_line(text: &str, index: usize, key: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("[[params]]"))
+        .nth(index)?
+        .0;
+    for (i, line) in lines.iter().enumerate().skip(header + 1) {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            break;
+        }
+        if let Some(rest) = t.strip_prefix(key)
+            && rest.trim_start().starts_with('=')
+        {
+            return Some(i + 1);
+        }
+    }
+    Some(header + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/tune-test.toml")
+    }
+
+    const GOOD: &str = "name = \"t\"\n\
+                        engine = \"engines/gomoku-seed003-threat.toml\"\n\
+                        set = { \"search.depth\" = 2 }\n\
+                        pairs = 100\n\
+                        \n\
+                        [[params]]\n\
+                        name = \"table.open_three\"\n\
+                        min = 1000\n\
+                        max = 20000\n\
+                        \n\
+                        [[params]]\n\
+                        name = \"table.defence\"\n\
+                        min = 0.5\n\
+                        max = 3\n\
+                        r_end = 0.001\n";
+
+    #[test]
+    fn a_good_config_resolves_starts_types_and_defaults() {
+        let t = Tune::parse("t.toml", &root(), GOOD).unwrap();
+        assert_eq!(t.game.to_string(), "gomoku");
+        assert_eq!(t.base.search.depth, 2);
+        assert_eq!(t.params.len(), 2);
+        let p = &t.params[0];
+        assert_eq!((p.start, p.integer), (7500.0, true));
+        assert_eq!(p.c_end, 950.0);
+        assert_eq!(p.r_end, 0.002);
+        let d = &t.params[1];
+        assert_eq!((d.start, d.integer), (1.0, false));
+        assert_eq!(d.r_end, 0.001);
+        assert_eq!(t.settings().batch, 16);
+        let e = t.engine_with("x", &[9000.0, 1.5]).unwrap();
+        assert_eq!(e.get("table.open_three"), Some(toml::Value::Integer(9000)));
+        assert_eq!(e.get("table.defence"), Some(toml::Value::Float(1.5)));
+        // The resolved text decides resume: it changes with what changes the tune.
+        let mut other = t.clone();
+        other.config.pairs = 200;
+        assert_ne!(t.resolved_toml(), other.resolved_toml());
+        let mut same = t.clone();
+        same.config.concurrency = 7;
+        assert_eq!(t.resolved_toml(), same.resolved_toml());
+    }
+
+    fn bad(text: &str) -> ConfigError {
+        Tune::parse("t.toml", &root(), text).unwrap_err()
+    }
+
+    #[test]
+    fn bad_configs_name_the_line_and_key() {
+        let e = bad(&GOOD.replace("table.open_three", "table.open_tree"));
+        assert_eq!(e.line, Some(7), "{e}");
+        assert!(
+            e.message.contains("unknown parameter `table.open_tree`"),
+            "{e}"
+        );
+        assert!(e.message.contains("table.open_three"), "{e}");
+        let e = bad(&GOOD.replace("max = 20000", "max = 1000"));
+        assert_eq!(e.line, Some(8), "{e}");
+        assert!(
+            e.message
+                .contains("min (1000) must be less than max (1000)"),
+            "{e}"
+        );
+        let e = bad(&GOOD.replace("min = 1000", "min = 8000"));
+        assert_eq!(e.line, Some(7), "{e}");
+        assert!(e.message.contains("start value 7500 is outside"), "{e}");
+        let e = bad(&GOOD.replace("max = 3", "max = 300"));
+        assert!(e.message.contains("refuses max = 300"), "{e}");
+        let e = bad(&GOOD.replace("table.defence", "search.ordering"));
+        assert!(e.message.contains("is not a number (it is array)"), "{e}");
+        let e = bad(&GOOD.replace("pairs = 100", "pairs = 100\nbatchh = 3"));
+        assert_eq!(e.line, Some(5), "{e}");
+        assert!(e.message.contains("batchh"), "{e}");
+        let e = bad(&GOOD.replace("pairs = 100", "pairs = 0"));
+        assert_eq!(e.line, Some(4), "{e}");
+        let e = bad(&GOOD.replace("min = 1000", "min = 1000.5"));
+        assert!(e.message.contains("whole"), "{e}");
+        let e = bad(&GOOD.replace("table.defence", "table.open_three"));
+        assert!(e.message.contains("tuned twice"), "{e}");
+        let e = bad(&GOOD.replace("gomoku-seed003", "gomoku-seed999"));
+        assert_eq!(e.line, Some(2), "{e}");
+        assert!(e.message.contains("key `engine`"), "{e}");
+        let e = bad(&GOOD.replace("name = \"t\"", "name = \"t\"\ngame = \"ataxx\""));
+        assert!(e.message.contains("plays gomoku"), "{e}");
+    }
+}

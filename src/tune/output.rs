@@ -1,0 +1,684 @@
+//! What a tune writes: `tuned.toml` (the base table in its own format, comments and
+//! layout kept, tuned values in place), `tuned-engine.toml` (the base engine file pointing
+//! at it, with tuned or overridden `[search]` values), `trajectory.csv` (θ after every
+//! batch), `tune.json` (the table of parameters and the run's numbers, for scripts and the
+//! report) and the checkpoint `state.json`. Every file is written to a temporary name and
+//! renamed, so a crash never leaves half a file.
+
+use std::{
+    fmt::Write as _,
+    fs,
+    io::Write as _,
+    path::{Path, PathBuf},
+};
+
+use serde::{Deserialize, Serialize};
+use toml_edit::{DocumentMut, Item};
+
+use super::{
+    TuneError,
+    config::Tune,
+    spsa::{Spsa, State, TrajectoryRow},
+};
+use crate::{
+    engine::EngineConfig,
+    stats::{EloEstimate, Penta, Wdl},
+    tournament::summary::SprtSummary,
+};
+
+/// The checkpoint file.
+pub const STATE_FILE: &str = "state.json";
+/// θ after every batch.
+pub const TRAJECTORY_FILE: &str = "trajectory.csv";
+/// The run's numbers.
+pub const REPORT_FILE: &str = "tune.json";
+/// The tuned weight table.
+pub const TABLE_FILE: &str = "tuned.toml";
+/// The tuned engine config.
+pub const ENGINE_FILE: &str = "tuned-engine.toml";
+/// The exact resolved config of the tune.
+pub const CONFIG_FILE: &str = "run.toml";
+/// The verification match's results folder.
+pub const VERIFICATION_DIR: &str = "verification";
+
+/// Version of the checkpoint format.
+const CHECKPOINT_FORMAT: u32 = 1;
+
+/// What `state.json` holds: the SPSA state and what it belongs to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Format version.
+    pub format: u32,
+    /// The tune's resolved config (a resume must match it).
+    pub config: String,
+    /// θ, pairs and batches done, results, trajectory.
+    pub state: State,
+    /// Seconds spent playing, over every session.
+    pub elapsed_s: f64,
+}
+
+impl Checkpoint {
+    /// A checkpoint of `state` for `tune`.
+    pub fn new(tune: &Tune, state: State, elapsed_s: f64) -> Checkpoint {
+        Checkpoint {
+            format: CHECKPOINT_FORMAT,
+            config: tune.resolved_toml(),
+            state,
+            elapsed_s,
+        }
+    }
+
+    /// Reads `state.json` from `dir` (None when there is none).
+    pub fn read(dir: &Path) -> Result<Option<Checkpoint>, TuneError> {
+        let path = dir.join(STATE_FILE);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(TuneError::Io {
+                    path: path.display().to_string(),
+                    source,
+                });
+            }
+        };
+        let checkpoint: Checkpoint = serde_json::from_str(&text).map_err(|e| {
+            TuneError::Input(format!(
+                "{}: not a tuning checkpoint ({e}); move it away to start afresh",
+                path.display()
+            ))
+        })?;
+        if checkpoint.format != CHECKPOINT_FORMAT {
+            return Err(TuneError::Input(format!(
+                "{}: checkpoint format {} is not {CHECKPOINT_FORMAT}",
+                path.display(),
+                checkpoint.format
+            )));
+        }
+        Ok(Some(checkpoint))
+    }
+}
+
+/// One parameter's line of `tune.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamReport {
+    /// The named parameter.
+    pub name: String,
+    /// Lowest value.
+    pub min: f64,
+    /// Highest value.
+    pub max: f64,
+    /// The base engine's value.
+    pub start: f64,
+    /// The tuned value (θ clipped, rounded for integers): what `tuned.toml` holds.
+    pub value: f64,
+    /// θ itself (unrounded).
+    pub theta: f64,
+    /// Whether the parameter is an integer.
+    pub integer: bool,
+    /// c = c_end · N^γ.
+    pub c: f64,
+    /// Perturbation at the last pair.
+    pub c_end: f64,
+    /// Perturbation at the current pair.
+    pub c_k: f64,
+    /// Learning-rate numerator a.
+    pub a: f64,
+    /// Learning rate at the current pair.
+    pub r_k: f64,
+    /// Learning rate at the last pair.
+    pub r_end: f64,
+}
+
+/// The verification match in `tune.json` (tuned engine's view).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VerificationReport {
+    /// The results folder, relative to the tune's.
+    pub dir: String,
+    /// [tuned engine, base engine].
+    pub engines: [String; 2],
+    /// Game pairs scheduled.
+    pub pairs_scheduled: u64,
+    /// Whether the match ended (all pairs played, or the SPRT decided).
+    pub complete: bool,
+    /// Games.
+    pub wdl: Wdl,
+    /// Game pairs.
+    pub penta: Penta,
+    /// Elo with its 95 % interval, LOS, draw ratio (none before the first game).
+    pub estimate: Option<EloEstimate>,
+    /// The SPRT, when configured.
+    pub sprt: Option<SprtSummary>,
+    /// Why the interval may claim too much (openings repeated with deterministic
+    /// engines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+/// Everything `tune.json` holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TuneReport {
+    /// Run name.
+    pub name: String,
+    /// Game.
+    pub game: String,
+    /// Base engine name.
+    pub engine: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Total game pairs N.
+    pub pairs_total: u64,
+    /// Pairs played.
+    pub pairs_done: u64,
+    /// Pairs per batch.
+    pub batch: u64,
+    /// Batches played.
+    pub batches_done: u64,
+    /// Whether every pair has been played.
+    pub finished: bool,
+    /// A = a_ratio · N.
+    #[serde(rename = "A")]
+    pub big_a: f64,
+    /// a_ratio.
+    pub a_ratio: f64,
+    /// α.
+    pub alpha: f64,
+    /// γ.
+    pub gamma: f64,
+    /// The parameters.
+    pub params: Vec<ParamReport>,
+    /// The plus engine's game pairs against the minus engine (pentanomial).
+    pub plus_penta: Penta,
+    /// Seconds spent playing, over every session.
+    pub elapsed_s: f64,
+    /// Measured speed.
+    pub pairs_per_hour: f64,
+    /// Whether the games are reproducible (no time limits).
+    pub reproducible: bool,
+    /// The files written, relative to this one.
+    pub files: Vec<String>,
+    /// The verification match, once played.
+    pub verification: Option<VerificationReport>,
+}
+
+impl TuneReport {
+    /// The report of `state`.
+    pub fn new(
+        tune: &Tune,
+        spsa: &Spsa,
+        state: &State,
+        elapsed_s: f64,
+        verification: Option<VerificationReport>,
+    ) -> TuneReport {
+        let values = spsa.values(state);
+        let k = state.pairs_done.max(1);
+        let params = spsa
+            .params()
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ParamReport {
+                name: p.name.clone(),
+                min: p.min,
+                max: p.max,
+                start: p.start,
+                value: values[i],
+                theta: state.theta[i],
+                integer: p.integer,
+                c: spsa.c(i),
+                c_end: p.c_end,
+                c_k: spsa.c_k(i, k),
+                a: spsa.a(i),
+                r_k: spsa.r_k(i, k),
+                r_end: p.r_end,
+            })
+            .collect();
+        let mut files = vec![
+            STATE_FILE.to_string(),
+            TRAJECTORY_FILE.to_string(),
+            CONFIG_FILE.to_string(),
+            ENGINE_FILE.to_string(),
+        ];
+        if tune.base.table.is_some() {
+            files.push(TABLE_FILE.to_string());
+        }
+        if verification.is_some() {
+            files.push(VERIFICATION_DIR.to_string());
+        }
+        TuneReport {
+            name: tune.config.name.clone(),
+            game: tune.game.to_string(),
+            engine: tune.base.name.clone(),
+            seed: spsa.settings().seed,
+            pairs_total: spsa.settings().pairs,
+            pairs_done: state.pairs_done,
+            batch: spsa.settings().batch,
+            batches_done: state.batches_done,
+            finished: spsa.finished(state),
+            big_a: spsa.big_a(),
+            a_ratio: spsa.settings().a_ratio,
+            alpha: spsa.settings().alpha,
+            gamma: spsa.settings().gamma,
+            params,
+            plus_penta: state.penta,
+            elapsed_s,
+            pairs_per_hour: if elapsed_s > 0.0 {
+                state.pairs_done as f64 * 3600.0 / elapsed_s
+            } else {
+                0.0
+            },
+            reproducible: tune.base.search.movetime_ms == 0,
+            files,
+            verification,
+        }
+    }
+
+    /// Reads `tune.json` from `dir`.
+    pub fn read(dir: &Path) -> Result<TuneReport, TuneError> {
+        let path = dir.join(REPORT_FILE);
+        let text = fs::read_to_string(&path).map_err(|source| TuneError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        serde_json::from_str(&text)
+            .map_err(|e| TuneError::Input(format!("{}: {e}", path.display())))
+    }
+}
+
+/// `trajectory.csv`'s header: `pairs,<param>,...`.
+pub fn trajectory_header(spsa: &Spsa) -> String {
+    let mut out = String::from("pairs");
+    for p in spsa.params() {
+        out.push(',');
+        out.push_str(&p.name);
+    }
+    out.push('\n');
+    out
+}
+
+/// One line of `trajectory.csv`: pairs played, then every θ (shortest exact text).
+pub fn trajectory_line(row: &TrajectoryRow) -> String {
+    let mut out = row.pairs.to_string();
+    for t in &row.theta {
+        let _ = write!(out, ",{t}");
+    }
+    out.push('\n');
+    out
+}
+
+/// `trajectory.csv`, appended a line per batch and flushed to disk before the batch's
+/// checkpoint is written: every row up to the checkpoint survives a crash.
+#[derive(Debug)]
+pub struct TrajectoryWriter {
+    file: fs::File,
+    path: PathBuf,
+}
+
+impl TrajectoryWriter {
+    /// Opens the trajectory of a run at `state`: a new file (header and θ now) when the
+    /// run starts, else the existing file cut back to the checkpoint's row (rows of a
+    /// batch whose checkpoint never landed are dropped, a torn last line too), so a
+    /// resumed run writes the very file an uninterrupted one would. Returns a note when
+    /// rows were missing and the file had to be started again from the checkpoint.
+    pub fn open(
+        dir: &Path,
+        spsa: &Spsa,
+        state: &State,
+    ) -> Result<(TrajectoryWriter, Option<String>), TuneError> {
+        let path = dir.join(TRAJECTORY_FILE);
+        let header = trajectory_header(spsa);
+        let fresh = format!("{header}{}", trajectory_line(&state.row()));
+        let mut note = None;
+        let keep = if state.batches_done == 0 {
+            fresh
+        } else {
+            let text = match fs::read_to_string(&path) {
+                Ok(t) => Some(t),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(source) => {
+                    return Err(TuneError::Io {
+                        path: path.display().to_string(),
+                        source,
+                    });
+                }
+            };
+            match text
+                .as_deref()
+                .and_then(|t| cut_to(t, &header, state.pairs_done))
+            {
+                Some(kept) => kept,
+                None => {
+                    note = Some(format!(
+                        "{} lacked the rows up to pair {}: it starts again from the \
+                         checkpoint (θ is unaffected)",
+                        path.display(),
+                        state.pairs_done
+                    ));
+                    fresh
+                }
+            }
+        };
+        let current = fs::read_to_string(&path).ok();
+        if current.as_deref() != Some(keep.as_str()) {
+            write_durable(&path, &keep)?;
+        }
+        let file = fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|source| TuneError::Io {
+                path: path.display().to_string(),
+                source,
+            })?;
+        Ok((TrajectoryWriter { file, path }, note))
+    }
+
+    /// Appends θ after a batch and waits for the disk.
+    pub fn append(&mut self, row: &TrajectoryRow) -> Result<(), TuneError> {
+        let io = |source| TuneError::Io {
+            path: self.path.display().to_string(),
+            source,
+        };
+        self.file
+            .write_all(trajectory_line(row).as_bytes())
+            .map_err(io)?;
+        self.file.sync_data().map_err(|source| TuneError::Io {
+            path: self.path.display().to_string(),
+            source,
+        })
+    }
+}
+
+/// `text` up to and including the row of `pairs` (None if the header differs or that
+/// row is missing).
+fn cut_to(text: &str, header: &str, pairs: u64) -> Option<String> {
+    if !text.starts_with(header) {
+        return None;
+    }
+    let mut end = header.len();
+    for line in text[header.len()..].split_inclusive('\n') {
+        if !line.ends_with('\n') {
+            return None;
+        }
+        let row_pairs: u64 = line.split(',').next()?.parse().ok()?;
+        end += line.len();
+        if row_pairs == pairs {
+            return Some(text[..end].to_string());
+        }
+        if row_pairs > pairs {
+            return None;
+        }
+    }
+    None
+}
+
+/// The tuned values by parameter, as the engine takes them.
+fn tuned_values(tune: &Tune, values: &[f64]) -> Vec<(String, toml::Value)> {
+    tune.params
+        .iter()
+        .zip(values)
+        .map(|(p, &v)| (p.name.clone(), super::config::number(v, p.integer)))
+        .collect()
+}
+
+/// The base table's file with `values` (table parameters, `table.` prefix and all) put
+/// in place: comments and layout kept, a header comment added, `name` suffixed
+/// `-tuned`.
+pub fn tuned_table(
+    table_file: &Path,
+    header: &str,
+    values: &[(String, toml::Value)],
+) -> Result<String, TuneError> {
+    let text = fs::read_to_string(table_file).map_err(|source| TuneError::Io {
+        path: table_file.display().to_string(),
+        source,
+    })?;
+    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        TuneError::Input(format!(
+            "{}: {}",
+            table_file.display(),
+            e.message().replace('\n', " ")
+        ))
+    })?;
+    if let Some(name) = doc.get("name").and_then(Item::as_str) {
+        let tuned = format!("{name}-tuned");
+        set_keep_decor(doc.as_item_mut(), &["name"], toml::Value::String(tuned));
+    }
+    for (name, value) in values {
+        if let Some(path) = name.strip_prefix("table.") {
+            let keys: Vec<&str> = path.split('.').collect();
+            set_keep_decor(doc.as_item_mut(), &keys, value.clone());
+        }
+    }
+    Ok(with_header(header, &doc.to_string()))
+}
+
+/// The base engine's file made into the tuned engine: `name` suffixed `-tuned`, `game`
+/// the tune's, `table` pointing at `table_ref` (when the engine has a table), and every
+/// `[search]` value of `engine` that differs from the file's own written in.
+pub fn tuned_engine(
+    engine_file: &Path,
+    header: &str,
+    engine: &EngineConfig,
+    table_ref: Option<&str>,
+) -> Result<String, TuneError> {
+    let text = fs::read_to_string(engine_file).map_err(|source| TuneError::Io {
+        path: engine_file.display().to_string(),
+        source,
+    })?;
+    let written = EngineConfig::parse(&engine_file.display().to_string(), engine_file, &text)?;
+    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        TuneError::Input(format!(
+            "{}: {}",
+            engine_file.display(),
+            e.message().replace('\n', " ")
+        ))
+    })?;
+    let root = doc.as_item_mut();
+    set_keep_decor(root, &["name"], toml::Value::String(engine.name.clone()));
+    set_keep_decor(
+        root,
+        &["game"],
+        toml::Value::String(engine.game.to_string()),
+    );
+    if let Some(table) = table_ref {
+        set_keep_decor(root, &["table"], toml::Value::String(table.to_string()));
+    }
+    let (now, before) = (engine.params(), written.params());
+    if let (Some(toml::Value::Table(now)), Some(toml::Value::Table(before))) =
+        (now.get("search"), before.get("search"))
+    {
+        for (key, value) in now {
+            if before.get(key) != Some(value) {
+                set_keep_decor(root, &["search", key], value.clone());
+            }
+        }
+    }
+    Ok(with_header(header, &doc.to_string()))
+}
+
+fn with_header(header: &str, body: &str) -> String {
+    let mut out = String::new();
+    for line in header.lines() {
+        let _ = writeln!(out, "# {line}");
+    }
+    out.push_str(body);
+    out
+}
+
+/// Sets the value at `keys` under `item`, keeping the old value's comments and spacing;
+/// missing tables are created.
+fn set_keep_decor(item: &mut Item, keys: &[&str], value: toml::Value) {
+    let Some((last, parents)) = keys.split_last() else {
+        return;
+    };
+    let mut current = item;
+    for key in parents {
+        let Some(table) = current.as_table_like_mut() else {
+            return;
+        };
+        if table.get(key).is_none() {
+            table.insert(key, Item::Table(toml_edit::Table::new()));
+        }
+        current = table.get_mut(key).expect("inserted above");
+    }
+    let Some(table) = current.as_table_like_mut() else {
+        return;
+    };
+    let mut new = edit_value(&value);
+    match table.get_mut(last).and_then(Item::as_value_mut) {
+        Some(old) => {
+            *new.decor_mut() = old.decor().clone();
+            *old = new;
+        }
+        None => {
+            table.insert(last, Item::Value(new));
+        }
+    }
+}
+
+/// A `toml` value as a `toml_edit` one (through its text).
+fn edit_value(value: &toml::Value) -> toml_edit::Value {
+    let mut t = toml::Table::new();
+    t.insert("v".into(), value.clone());
+    let text = toml::to_string(&t).expect("a single value serialises");
+    let doc: DocumentMut = text.parse().expect("toml writes what toml_edit reads");
+    let mut v = doc["v"]
+        .as_value()
+        .expect("`v` is a value: it was written as one")
+        .clone();
+    v.decor_mut().clear();
+    v
+}
+
+/// Writes `text` to `path` through a temporary file and a rename: never half-written.
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), TuneError> {
+    crate::tournament::runner::write_atomic(path, text).map_err(TuneError::from)
+}
+
+/// Writes `text` to `path` through a temporary file that is flushed to disk before the
+/// rename: after a power cut the file is the old one or the new one, never half of
+/// either.
+pub fn write_durable(path: &Path, text: &str) -> Result<(), TuneError> {
+    let io = |p: &Path| {
+        let p: PathBuf = p.to_path_buf();
+        move |source| TuneError::Io {
+            path: p.display().to_string(),
+            source,
+        }
+    };
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    ));
+    let mut file = fs::File::create(&tmp).map_err(io(&tmp))?;
+    file.write_all(text.as_bytes()).map_err(io(&tmp))?;
+    file.sync_all().map_err(io(&tmp))?;
+    drop(file);
+    fs::rename(&tmp, path).map_err(io(path))?;
+    // The rename itself reaches the disk with the folder (best effort: not every system
+    // can open a folder).
+    if let Some(dir) = path.parent()
+        && let Ok(d) = fs::File::open(if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        })
+    {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Writes every output of `state` to `dir`: the checkpoint first, then the files made
+/// from it (so a crash between them is mended by a resume).
+pub fn write_all(
+    dir: &Path,
+    tune: &Tune,
+    spsa: &Spsa,
+    checkpoint: &Checkpoint,
+    verification: Option<VerificationReport>,
+) -> Result<TuneReport, TuneError> {
+    let state = &checkpoint.state;
+    let json = serde_json::to_string(checkpoint).expect("a checkpoint serialises");
+    // Only the checkpoint waits for the disk: every other file is made again from it
+    // by a resume.
+    write_durable(&dir.join(STATE_FILE), &json)?;
+    let values = spsa.values(state);
+    let header = format!(
+        "Tuned by `arena tune` run '{}': {} of {} game pairs, seed {}.\n\
+         Start values and the run's numbers: tune.json; θ over time: trajectory.csv.",
+        tune.config.name,
+        state.pairs_done,
+        spsa.settings().pairs,
+        spsa.settings().seed
+    );
+    let tuned = tuned_values(tune, &values);
+    let table_ref = match &tune.base.table_path {
+        Some(path) if tune.base.table.is_some() => {
+            let text = tuned_table(path, &header, &tuned)?;
+            write_atomic(&dir.join(TABLE_FILE), &text)?;
+            Some(TABLE_FILE)
+        }
+        _ => None,
+    };
+    let engine = tune
+        .engine_with(&format!("{}-tuned", tune.base.name), &values)
+        .map_err(TuneError::Input)?;
+    let text = tuned_engine(&tune.engine_path, &header, &engine, table_ref)?;
+    write_atomic(&dir.join(ENGINE_FILE), &text)?;
+    let report = TuneReport::new(tune, spsa, state, checkpoint.elapsed_s, verification);
+    let json = serde_json::to_string_pretty(&report).expect("a report serialises");
+    write_atomic(&dir.join(REPORT_FILE), &(json + "\n"))?;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trajectory_is_cut_back_to_its_checkpoint() {
+        let header = "pairs,x\n";
+        let text = "pairs,x\n0,1\n8,1.5\n16,2\n24,2.5\n32,";
+        assert_eq!(
+            cut_to(text, header, 16).unwrap(),
+            "pairs,x\n0,1\n8,1.5\n16,2\n"
+        );
+        assert_eq!(
+            cut_to(text, header, 24).unwrap(),
+            "pairs,x\n0,1\n8,1.5\n16,2\n24,2.5\n"
+        );
+        assert_eq!(cut_to(text, header, 32), None, "a torn row is not a row");
+        assert_eq!(cut_to(text, header, 12), None);
+        assert_eq!(cut_to(text, "pairs,y\n", 8), None);
+    }
+
+    #[test]
+    fn values_are_set_in_place_keeping_comments() {
+        let text = "# top comment\nfamily = \"mnk\"\nname = \"x\"\n\
+                    open_three = 7500   # a live three\n\
+                    defence = 1.0\n\n[points]\nfive = 5 # points\n";
+        let mut doc: DocumentMut = text.parse().unwrap();
+        set_keep_decor(
+            doc.as_item_mut(),
+            &["open_three"],
+            toml::Value::Integer(8123),
+        );
+        set_keep_decor(doc.as_item_mut(), &["defence"], toml::Value::Float(1.25));
+        set_keep_decor(
+            doc.as_item_mut(),
+            &["points", "five"],
+            toml::Value::Integer(7),
+        );
+        set_keep_decor(doc.as_item_mut(), &["centre"], toml::Value::Integer(3));
+        let out = doc.to_string();
+        assert!(out.contains("# top comment\n"), "{out}");
+        assert!(
+            out.contains("open_three = 8123   # a live three\n"),
+            "{out}"
+        );
+        assert!(out.contains("defence = 1.25\n"), "{out}");
+        assert!(out.contains("five = 7 # points\n"), "{out}");
+        assert!(out.contains("centre = 3"), "{out}");
+        let back: toml::Table = toml::from_str(&out).unwrap();
+        assert_eq!(back["centre"].as_integer(), Some(3));
+    }
+}

@@ -1,0 +1,615 @@
+//! Running a tune: batches of game pairs between the plus and minus engines, played in
+//! parallel (one pair per worker at a time), θ updated in pair order, a checkpoint after
+//! every batch; resume from the checkpoint; then the verification match of the tuned
+//! engine against the base engine, through the tournament runner.
+//!
+//! A pair's games depend only on (config, seed, pair index): the flips, the rounding, the
+//! opening and the game seeds are all derived from them, so the tune ends with the same θ
+//! on any number of threads, and a resumed run with the θ of an uninterrupted one.
+//! The runner does not print: it reports [`TuneEvent`]s to a sink.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+        mpsc,
+    },
+    time::{Duration, Instant},
+};
+
+use super::{
+    TuneError,
+    config::{Tune, VerificationConfig},
+    output::{
+        CONFIG_FILE, Checkpoint, TrajectoryWriter, TuneReport, VERIFICATION_DIR,
+        VerificationReport, write_all, write_atomic,
+    },
+    spsa::{PairJob, PairOutcome, Spsa, State},
+};
+use crate::{
+    engine::{Engine, EngineConfig, Player},
+    game::Game,
+    stats::GameScore,
+    tournament::{
+        self, Tournament, TournamentConfig,
+        config::Format,
+        game::{GameSetup, play_game},
+        openings::{OpeningGame, openings},
+        runner::{Ending, RunOptions, RunOutcome},
+        schedule::ScheduledGame,
+        seeds::{Stream, derive_seed},
+    },
+    with_game,
+};
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct TuneOptions {
+    /// Worker threads (0: the config's `concurrency`, or all cores).
+    pub jobs: usize,
+    /// Continue from the checkpoint in `out_dir`.
+    pub resume: bool,
+    /// Results folder (default `results/<name>`).
+    pub out_dir: PathBuf,
+    /// Raised to stop: the batch in progress is dropped, the last checkpoint stands.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// What the tuner reports while it works.
+#[derive(Debug)]
+pub enum TuneEvent<'a> {
+    /// Work is about to start.
+    Started {
+        /// Pairs in the run.
+        total: u64,
+        /// Pairs already played (resume).
+        done: u64,
+        /// Worker threads.
+        jobs: usize,
+        /// Something repaired on resume, worth telling.
+        note: Option<String>,
+    },
+    /// A pair of the batch in progress finished (`done` counts it; it is applied with
+    /// its batch).
+    Pair {
+        /// Pairs done, the batch's finished ones included.
+        done: u64,
+        /// Pairs in the run.
+        total: u64,
+    },
+    /// A batch was applied and checkpointed.
+    Batch {
+        /// The state after it.
+        state: &'a State,
+        /// The values the tuned engine plays now (θ clipped, integers rounded).
+        values: &'a [f64],
+    },
+    /// Nothing finished lately (lets a progress bar refresh its clock).
+    Tick,
+}
+
+/// Why the tune ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TuneEnding {
+    /// Every pair is played.
+    Complete,
+    /// Stopped on request; `--resume` continues.
+    Interrupted,
+}
+
+/// The result of a tune.
+#[derive(Debug)]
+pub struct TuneOutcome {
+    /// Why it ended.
+    pub ending: TuneEnding,
+    /// The state at the end (as checkpointed).
+    pub state: State,
+    /// `tune.json`'s contents.
+    pub report: TuneReport,
+    /// The results folder.
+    pub out_dir: PathBuf,
+    /// Pairs played by this session.
+    pub played: u64,
+    /// Wall time of this session.
+    pub elapsed: Duration,
+}
+
+/// Engine names in the tune's games.
+const PLAYER_NAMES: [&str; 2] = ["plus", "minus"];
+
+/// Runs (or resumes) a tune, writing a checkpoint and every output after each batch.
+pub fn run(
+    tune: &Tune,
+    options: &TuneOptions,
+    sink: &mut dyn FnMut(&TuneEvent<'_>),
+) -> Result<TuneOutcome, TuneError> {
+    with_game!(tune.game, |G, game| run_game::<G>(
+        tune, &game, options, sink
+    ))
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TuneError + '_ {
+    move |source| TuneError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// A tournament that holds only what openings need from it.
+fn opening_source(tune: &Tune, rounds: u32, seed: u64) -> Tournament {
+    Tournament {
+        config: TournamentConfig {
+            name: tune.config.name.clone(),
+            game: tune.game,
+            format: Format::RoundRobin,
+            rounds,
+            seed,
+            concurrency: tune.config.concurrency,
+            openings: tune.config.openings.clone(),
+            adjudication: tune.config.adjudication.clone(),
+            sprt: None,
+            anchor: None,
+            anchor_elo: 0.0,
+            engines: Vec::new(),
+        },
+        engines: Vec::new(),
+        path: tune.path.clone(),
+    }
+}
+
+/// The openings pair k plays: pair k takes `list[(k - 1) % list.len()]`. A file's
+/// openings repeat with its length and the start position never changes, so only random
+/// openings need one entry per pair.
+fn pair_openings<G: OpeningGame>(
+    tune: &Tune,
+    game: &G::Config,
+    pairs: u64,
+    seed: u64,
+) -> Result<Vec<tournament::openings::Opening>, TuneError> {
+    use crate::tournament::config::OpeningKind;
+    let o = &tune.config.openings;
+    let count = match (o.kind, &o.file) {
+        (OpeningKind::File, Some(file)) => {
+            let lines = tournament::openings::read_file::<G>(&tune.resolve(file), game)?;
+            pairs.min(lines.len() as u64)
+        }
+        (OpeningKind::None, _) => 1,
+        _ => pairs,
+    };
+    let rounds = u32::try_from(count)
+        .map_err(|_| TuneError::Input(format!("key `pairs`: {pairs} is too many")))?;
+    let list = openings::<G>(&opening_source(tune, rounds, seed), game, count)?;
+    for o in list.iter().take(1) {
+        G::from_text(game, &o.position).map_err(|e| TuneError::Input(format!("opening: {e}")))?;
+    }
+    Ok(list)
+}
+
+fn worker_count(tune: &Tune, options: &TuneOptions, batch: u64) -> usize {
+    match options.jobs {
+        0 if tune.config.concurrency > 0 => tune.config.concurrency as usize,
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .clamp(1, batch.clamp(1, 4096) as usize)
+}
+
+fn run_game<G: OpeningGame>(
+    tune: &Tune,
+    game: &G::Config,
+    options: &TuneOptions,
+    sink: &mut dyn FnMut(&TuneEvent<'_>),
+) -> Result<TuneOutcome, TuneError> {
+    let started = Instant::now();
+    let out = &options.out_dir;
+    let spsa = Spsa::new(tune.params.clone(), tune.settings()).map_err(TuneError::Input)?;
+    let settings = *spsa.settings();
+    let resolved = tune.resolved_toml();
+
+    // Every input is checked before the results folder is touched.
+    let openings = pair_openings::<G>(tune, game, settings.pairs, settings.seed)?;
+    for o in openings.iter().take(1) {
+        G::from_text(game, &o.position).map_err(|e| TuneError::Input(format!("opening: {e}")))?;
+    }
+    for (label, values) in [
+        ("start", spsa.start_state().theta),
+        ("min", tune.params.iter().map(|p| p.min).collect::<Vec<_>>()),
+        ("max", tune.params.iter().map(|p| p.max).collect::<Vec<_>>()),
+    ] {
+        let config = tune.engine_with("check", &values).map_err(|e| {
+            TuneError::Input(format!(
+                "the engine with every parameter at its {label}: {e}"
+            ))
+        })?;
+        Engine::<G>::new(&config, game).map_err(|e| TuneError::Input(format!("engine: {e}")))?;
+    }
+
+    let existing = Checkpoint::read(out)?;
+    let (mut state, mut elapsed_s) = match existing {
+        Some(c) if options.resume => {
+            if c.config != resolved {
+                return Err(TuneError::Input(format!(
+                    "{} was made from a different config ({}); resume needs the same config \
+                     (and the same --pairs)",
+                    out.join("state.json").display(),
+                    first_difference(&c.config, &resolved)
+                )));
+            }
+            if c.state.theta.len() != spsa.params().len() {
+                return Err(TuneError::Input(format!(
+                    "{}: θ has {} values for {} parameters",
+                    out.join("state.json").display(),
+                    c.state.theta.len(),
+                    spsa.params().len()
+                )));
+            }
+            (c.state, c.elapsed_s)
+        }
+        Some(c) => {
+            return Err(TuneError::Input(format!(
+                "{} already holds a tune ({} of {} pairs played): add --resume to continue \
+                 it, or choose another --out or run name",
+                out.display(),
+                c.state.pairs_done,
+                settings.pairs
+            )));
+        }
+        None => (spsa.start_state(), 0.0),
+    };
+    fs::create_dir_all(out).map_err(io_err(out))?;
+    write_atomic(&out.join(CONFIG_FILE), &resolved)?;
+    // Outputs made afresh from the checkpoint (mends a crash between file writes).
+    let (mut trajectory, note) = TrajectoryWriter::open(out, &spsa, &state)?;
+    let mut report = write_all(
+        out,
+        tune,
+        &spsa,
+        &Checkpoint::new(tune, state.clone(), elapsed_s),
+        None,
+    )?;
+
+    let jobs = worker_count(tune, options, settings.batch);
+    sink(&TuneEvent::Started {
+        total: settings.pairs,
+        done: state.pairs_done,
+        jobs,
+        note,
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| TuneError::Input(format!("cannot start {jobs} worker threads: {e}")))?;
+    let reproducible = tune.base.search.movetime_ms == 0;
+    let mut played = 0;
+    let mut ending = TuneEnding::Complete;
+    while !spsa.finished(&state) {
+        if options.stop.load(Ordering::Relaxed) {
+            ending = TuneEnding::Interrupted;
+            break;
+        }
+        let batch_started = Instant::now();
+        let batch = spsa.next_batch(&state);
+        let engines = batch
+            .iter()
+            .map(|job| -> Result<[EngineConfig; 2], TuneError> {
+                let plus = tune.engine_with(PLAYER_NAMES[0], &job.plus);
+                let minus = tune.engine_with(PLAYER_NAMES[1], &job.minus);
+                match (plus, minus) {
+                    (Ok(p), Ok(m)) => Ok([p, m]),
+                    (Err(e), _) | (_, Err(e)) => Err(TuneError::Input(format!(
+                        "pair {}: the engine refuses a value: {e}",
+                        job.k
+                    ))),
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let context = BatchContext {
+            tune,
+            game,
+            jobs: &batch,
+            engines: &engines,
+            openings: &openings,
+            reproducible,
+            done_before: state.pairs_done,
+        };
+        let Some(outcomes) = play_batch::<G>(&pool, jobs, &context, &options.stop, sink)? else {
+            ending = TuneEnding::Interrupted;
+            break;
+        };
+        let row = spsa.apply(&mut state, &batch, &outcomes);
+        played += batch.len() as u64;
+        elapsed_s += batch_started.elapsed().as_secs_f64();
+        // The row reaches the disk before the checkpoint that counts it.
+        trajectory.append(&row)?;
+        report = write_all(
+            out,
+            tune,
+            &spsa,
+            &Checkpoint::new(tune, state.clone(), elapsed_s),
+            None,
+        )?;
+        let values = spsa.values(&state);
+        sink(&TuneEvent::Batch {
+            state: &state,
+            values: &values,
+        });
+    }
+    Ok(TuneOutcome {
+        ending,
+        state,
+        report,
+        out_dir: out.to_path_buf(),
+        played,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// What every pair of a batch needs.
+struct BatchContext<'a, G: Game> {
+    tune: &'a Tune,
+    game: &'a G::Config,
+    jobs: &'a [PairJob],
+    /// Per job: [plus, minus].
+    engines: &'a [[EngineConfig; 2]],
+    openings: &'a [tournament::openings::Opening],
+    reproducible: bool,
+    done_before: u64,
+}
+
+/// Plays a batch's pairs across `jobs` workers; None when stopped (nothing of the batch
+/// counts then).
+fn play_batch<G: OpeningGame>(
+    pool: &rayon::ThreadPool,
+    jobs: usize,
+    cx: &BatchContext<'_, G>,
+    stop: &Arc<AtomicBool>,
+    sink: &mut dyn FnMut(&TuneEvent<'_>),
+) -> Result<Option<Vec<PairOutcome>>, TuneError> {
+    let next = AtomicUsize::new(0);
+    let internal_stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<(usize, Result<PairOutcome, String>)>();
+    let mut outcomes: Vec<Option<PairOutcome>> = vec![None; cx.jobs.len()];
+    let failure: Mutex<Option<String>> = Mutex::new(None);
+    let total = cx.tune.config.pairs;
+    pool.in_place_scope(|scope| {
+        for _ in 0..jobs.min(cx.jobs.len()) {
+            let tx = tx.clone();
+            let next = &next;
+            let flag = Arc::clone(&internal_stop);
+            scope.spawn(move |_| {
+                loop {
+                    if flag.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= cx.jobs.len() {
+                        break;
+                    }
+                    match play_pair::<G>(cx, i, &flag) {
+                        Ok(Some(outcome)) => {
+                            if tx.send((i, Ok(outcome))).is_err() {
+                                break;
+                            }
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            let _ = tx.send((i, Err(e)));
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut done = cx.done_before;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                internal_stop.store(true, Ordering::Relaxed);
+            }
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok((i, Ok(outcome))) => {
+                    outcomes[i] = Some(outcome);
+                    done += 1;
+                    sink(&TuneEvent::Pair { done, total });
+                }
+                Ok((_, Err(e))) => {
+                    internal_stop.store(true, Ordering::Relaxed);
+                    *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => sink(&TuneEvent::Tick),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(TuneError::Input(e));
+    }
+    Ok(outcomes.into_iter().collect())
+}
+
+/// Plays pair `i` of the batch: the plus engine first, then colours swapped, from the
+/// pair's opening. None when stopped.
+fn play_pair<G: OpeningGame>(
+    cx: &BatchContext<'_, G>,
+    i: usize,
+    stop: &Arc<AtomicBool>,
+) -> Result<Option<PairOutcome>, String> {
+    let job = &cx.jobs[i];
+    let pair = job.k - 1;
+    let opening = &cx.openings[(pair as usize) % cx.openings.len()];
+    let start = G::from_text(cx.game, &opening.position).map_err(|e| format!("opening: {e}"))?;
+    let [plus_config, minus_config] = &cx.engines[i];
+    let build = |config: &EngineConfig| -> Result<Engine<G>, String> {
+        let mut e = Engine::<G>::new(config, cx.game).map_err(|e| format!("engine: {e}"))?;
+        e.set_abort_flag(Arc::clone(stop));
+        Ok(e)
+    };
+    let (mut plus, mut minus) = (build(plus_config)?, build(minus_config)?);
+    let names: Vec<String> = PLAYER_NAMES.iter().map(|n| n.to_string()).collect();
+    let mut scores = [GameScore::Draw; 2];
+    for (g, score) in scores.iter_mut().enumerate() {
+        let index = 2 * pair + g as u64;
+        // Engine 0 is plus: it moves first in the pair's first game.
+        let (black, white) = if g == 0 { (0, 1) } else { (1, 0) };
+        let setup = GameSetup {
+            scheduled: ScheduledGame {
+                game: index,
+                pair,
+                round: pair,
+                pairing: 0,
+                black,
+                white,
+            },
+            names: &names,
+            start: &start,
+            seed: derive_seed(cx.tune.config.seed, Stream::Game, index),
+            adjudication: &cx.tune.config.adjudication,
+            reproducible: cx.reproducible,
+            time_controls: [None, None],
+            stop,
+        };
+        let players: [&mut dyn Player<G>; 2] = if g == 0 {
+            [&mut plus, &mut minus]
+        } else {
+            [&mut minus, &mut plus]
+        };
+        let Ok(record) = play_game(&setup, players) else {
+            return Ok(None);
+        };
+        *score = match record.half_points_of(0) {
+            Some(2) => GameScore::Win,
+            Some(1) => GameScore::Draw,
+            _ => GameScore::Loss,
+        };
+    }
+    Ok(Some(PairOutcome { plus: scores }))
+}
+
+/// Plays the verification match of the finished tune in `options.out_dir`: the tuned
+/// engine against the base engine, `pairs` game pairs (default: the config's), through
+/// the tournament runner into `<out>/verification/`, and adds its result to `tune.json`.
+/// None when the config asks for no verification (or `pairs` is 0).
+pub fn verify(
+    tune: &Tune,
+    options: &TuneOptions,
+    pairs: Option<u32>,
+    sink: &mut dyn FnMut(&tournament::Event<'_>),
+) -> Result<Option<(RunOutcome, TuneReport)>, TuneError> {
+    let out = &options.out_dir;
+    let Some(checkpoint) = Checkpoint::read(out)? else {
+        return Err(TuneError::Input(format!(
+            "{}: no tune to verify (no state.json)",
+            out.display()
+        )));
+    };
+    let spsa = Spsa::new(tune.params.clone(), tune.settings()).map_err(TuneError::Input)?;
+    if checkpoint.config != tune.resolved_toml() {
+        return Err(TuneError::Input(format!(
+            "{}: the checkpoint belongs to another config",
+            out.display()
+        )));
+    }
+    if !spsa.finished(&checkpoint.state) {
+        return Err(TuneError::Input(format!(
+            "{}: the tune is not finished ({} of {} pairs): resume it first",
+            out.display(),
+            checkpoint.state.pairs_done,
+            spsa.settings().pairs
+        )));
+    }
+    let v = tune
+        .config
+        .verification
+        .clone()
+        .unwrap_or(VerificationConfig {
+            pairs: 0,
+            seed: None,
+            set: toml::Table::new(),
+            sprt: None,
+        });
+    let pairs = pairs.unwrap_or(v.pairs);
+    if pairs == 0 {
+        return Ok(None);
+    }
+    let values = spsa.values(&checkpoint.state);
+    let mut tuned = tune
+        .engine_with(&format!("{}-tuned", tune.base.name), &values)
+        .map_err(TuneError::Input)?;
+    let mut base = tune.base.clone();
+    for (key, value) in &v.set {
+        for engine in [&mut tuned, &mut base] {
+            engine
+                .set(key, value.clone())
+                .map_err(|e| TuneError::Input(format!("[verification] set: {e}")))?;
+        }
+    }
+    let seed = v.seed.unwrap_or(tune.config.seed.wrapping_add(1));
+    let mut t = opening_source(tune, pairs, seed);
+    t.config.name = format!("{}-verification", tune.config.name);
+    t.config.sprt = v.sprt;
+    let deterministic = [&tuned, &base]
+        .iter()
+        .all(|e| e.search.random_margin == 0 && e.search.movetime_ms == 0);
+    t.engines = vec![tuned.into(), base.into()];
+    let run_options = RunOptions {
+        jobs: options.jobs,
+        resume: options.resume,
+        out_dir: out.join(VERIFICATION_DIR),
+        shard: None,
+        stop: Arc::clone(&options.stop),
+    };
+    // Deterministic engines replay the same pair on the same opening: an interval over
+    // repeated pairs claims more than the games show.
+    let warning = match opening_count(tune)? {
+        Some(n) if deterministic && n < u64::from(pairs) => Some(format!(
+            "only {n} distinct opening(s) for {pairs} pairs of engines without randomness: \
+             pairs repeat, so the interval is narrower than the evidence (use random \
+             openings, a longer opening file, or search.random_margin)"
+        )),
+        _ => None,
+    };
+    let outcome = tournament::run(&t, &run_options, sink)?;
+    let p = &outcome.summary.pairings[0];
+    let verification = VerificationReport {
+        dir: VERIFICATION_DIR.to_string(),
+        engines: [
+            t.engines[0].name().to_string(),
+            t.engines[1].name().to_string(),
+        ],
+        pairs_scheduled: u64::from(pairs),
+        complete: outcome.ending != Ending::Interrupted,
+        wdl: p.wdl,
+        penta: p.penta,
+        estimate: p.estimate,
+        sprt: outcome.summary.sprt.clone(),
+        warning,
+    };
+    let report = write_all(out, tune, &spsa, &checkpoint, Some(verification))?;
+    Ok(Some((outcome, report)))
+}
+
+/// How many distinct openings the tune's `[openings]` give (None: one per pair).
+fn opening_count(tune: &Tune) -> Result<Option<u64>, TuneError> {
+    use crate::tournament::config::OpeningKind;
+    let o = &tune.config.openings;
+    match (o.kind, &o.file) {
+        (OpeningKind::File, Some(file)) => with_game!(tune.game, |G, game| {
+            let list = tournament::openings::read_file::<G>(&tune.resolve(file), &game)?;
+            Ok(Some(list.len() as u64))
+        }),
+        (OpeningKind::None, _) => Ok(Some(1)),
+        _ => Ok(None),
+    }
+}
+
+/// The first line that differs between two configs, for the resume error.
+fn first_difference(old: &str, new: &str) -> String {
+    for (a, b) in old.lines().zip(new.lines()) {
+        if a != b {
+            return format!("was `{}`, now `{}`", a.trim(), b.trim());
+        }
+    }
+    "one has more lines".to_string()
+}

@@ -1,0 +1,805 @@
+//! SPSA exactly as fishtest and OpenBench run it (see `TUNING.md`): the gain sequences,
+//! the flips, the plus and minus points (clipped; integers by stochastic rounding), and
+//! the update from game-pair results, in batches that share one flip vector.
+//!
+//! This module owns the algorithm and its state and nothing else: it knows no games, no
+//! engines and no files. Playing a pair is the caller's job ([`Spsa::next_batch`] hands
+//! out [`PairJob`]s, [`Spsa::apply`] takes their [`PairOutcome`]s), so the algorithm can be
+//! tested on a simulated match whose answer is known.
+//!
+//! Every random draw is a pure function of (seed, batch index) or (seed, pair index), made
+//! with its own ChaCha stream, never a running generator: a run resumed from a checkpoint
+//! draws exactly what an uninterrupted run would have drawn.
+
+use rand::{Rng, RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::stats::{GameScore, Penta};
+
+/// ChaCha stream of the flip vectors (one draw per batch).
+const STREAM_FLIP: u64 = 0x7475_6e65_0001;
+/// ChaCha stream of the stochastic-rounding offsets (one draw per pair).
+const STREAM_ROUNDING: u64 = 0x7475_6e65_0002;
+
+/// Integer parameters are perturbed by at least this much, so that after rounding the
+/// plus and minus engines never play the same value (OpenBench).
+pub const MIN_INTEGER_C: f64 = 0.5;
+
+/// One parameter to tune.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Param {
+    /// The named parameter (`table.open_three`).
+    pub name: String,
+    /// Lowest value the engines may play.
+    pub min: f64,
+    /// Highest value the engines may play.
+    pub max: f64,
+    /// The value tuning starts from.
+    pub start: f64,
+    /// Perturbation at the last pair (`c_k` at k = N).
+    pub c_end: f64,
+    /// Learning rate at the last pair (`R_k` at k = N).
+    pub r_end: f64,
+    /// Whether the engine takes whole numbers only (stochastic rounding).
+    pub integer: bool,
+}
+
+impl Param {
+    /// `c_end` as Stockfish's `tune.cpp` suggests it: a twentieth of the range.
+    pub fn default_c_end(min: f64, max: f64) -> f64 {
+        (max - min) / 20.0
+    }
+
+    /// `r_end` as Stockfish's `tune.cpp` suggests it.
+    pub const DEFAULT_R_END: f64 = 0.002;
+
+    /// Checks the range, the start and the gains; the message names the fault.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.min.is_finite() && self.max.is_finite()) {
+            return Err(format!(
+                "min and max must be finite numbers, got {} and {}",
+                self.min, self.max
+            ));
+        }
+        if self.min >= self.max {
+            return Err(format!(
+                "min ({}) must be less than max ({})",
+                self.min, self.max
+            ));
+        }
+        if self.integer && (self.min.fract() != 0.0 || self.max.fract() != 0.0) {
+            return Err(format!(
+                "an integer parameter needs whole min and max, got {} and {}",
+                self.min, self.max
+            ));
+        }
+        if !(self.start >= self.min && self.start <= self.max) {
+            return Err(format!(
+                "the start value {} is outside [min, max] = [{}, {}]; widen the range, or \
+                 move the start with `set`",
+                self.start, self.min, self.max
+            ));
+        }
+        if !(self.c_end > 0.0 && self.c_end.is_finite()) {
+            return Err(format!("c_end must be positive, got {}", self.c_end));
+        }
+        if !(self.r_end > 0.0 && self.r_end.is_finite()) {
+            return Err(format!("r_end must be positive, got {}", self.r_end));
+        }
+        Ok(())
+    }
+
+    /// `x` clipped to `[min, max]`.
+    pub fn clip(&self, x: f64) -> f64 {
+        x.clamp(self.min, self.max)
+    }
+
+    /// The tuned value of `theta`: clipped, and rounded to the nearest whole number for
+    /// integer parameters, or for floats to three significant digits of `c_end` (finer
+    /// than SPSA can tell apart, and a number people can read: `1.174`, not
+    /// `1.1737343748044293`).
+    pub fn value(&self, theta: f64) -> f64 {
+        let x = self.clip(theta);
+        if self.integer {
+            return x.round().clamp(self.min, self.max);
+        }
+        let decimals = (2.0 - self.c_end.log10().floor()).clamp(0.0, 15.0) as usize;
+        format!("{x:.decimals$}")
+            .parse::<f64>()
+            .map_or(x, |v| v.clamp(self.min, self.max))
+    }
+}
+
+/// The run's settings (TUNING.md's names).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Total game pairs N (iterations).
+    pub pairs: u64,
+    /// Pairs per batch: they share a flip vector and are played in parallel.
+    pub batch: u64,
+    /// A = a_ratio · N.
+    pub a_ratio: f64,
+    /// Decay of the learning rate: a / (A + k)^alpha.
+    pub alpha: f64,
+    /// Decay of the perturbation: c / k^gamma.
+    pub gamma: f64,
+    /// Master seed of every random draw.
+    pub seed: u64,
+}
+
+impl Settings {
+    /// fishtest's defaults for the constants, with N pairs in batches of `batch`.
+    pub fn new(pairs: u64, batch: u64, seed: u64) -> Settings {
+        Settings {
+            pairs,
+            batch,
+            a_ratio: 0.1,
+            alpha: 0.602,
+            gamma: 0.101,
+            seed,
+        }
+    }
+
+    /// Checks the settings; the message names the key at fault.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.pairs == 0 {
+            return Err("key `pairs`: must be at least 1".into());
+        }
+        if self.batch == 0 {
+            return Err("key `batch`: must be at least 1".into());
+        }
+        if !(self.a_ratio >= 0.0 && self.a_ratio.is_finite()) {
+            return Err(format!(
+                "key `a_ratio`: must be 0 or more, got {}",
+                self.a_ratio
+            ));
+        }
+        for (key, v) in [("alpha", self.alpha), ("gamma", self.gamma)] {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err(format!("key `{key}`: must be positive, got {v}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One game pair to play: the plus engine's and the minus engine's values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairJob {
+    /// The iteration k, 1-based (pair index k - 1).
+    pub k: u64,
+    /// The batch it belongs to (0-based).
+    pub batch: u64,
+    /// θ the batch was drawn around (unrounded).
+    pub theta: Vec<f64>,
+    /// Per parameter: +1 or -1.
+    pub flip: Vec<f64>,
+    /// Per parameter: the perturbation c_k.
+    pub c_k: Vec<f64>,
+    /// Per parameter: the learning rate R_k.
+    pub r_k: Vec<f64>,
+    /// Per parameter: what the plus engine plays (θ + c_k·flip, clipped and rounded).
+    pub plus: Vec<f64>,
+    /// Per parameter: what the minus engine plays (θ - c_k·flip, clipped and rounded).
+    pub minus: Vec<f64>,
+}
+
+/// The plus engine's results in the two games of a pair (same opening, colours swapped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairOutcome {
+    /// The plus engine's result in the game it moved first, then in the other.
+    pub plus: [GameScore; 2],
+}
+
+impl PairOutcome {
+    /// Wins minus losses of the plus engine: -2..=2.
+    pub fn result(&self) -> i32 {
+        self.plus
+            .iter()
+            .map(|s| match s {
+                GameScore::Win => 1,
+                GameScore::Draw => 0,
+                GameScore::Loss => -1,
+            })
+            .sum()
+    }
+}
+
+/// θ after a batch: a row of the trajectory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrajectoryRow {
+    /// Pairs played so far.
+    pub pairs: u64,
+    /// Every parameter's θ.
+    pub theta: Vec<f64>,
+}
+
+/// Everything a run needs to continue: what a checkpoint holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// Current θ (unrounded), one per parameter.
+    #[serde(with = "exact_f64s")]
+    pub theta: Vec<f64>,
+    /// Pairs played and applied (k of the last applied pair).
+    pub pairs_done: u64,
+    /// Batches played and applied.
+    pub batches_done: u64,
+    /// The plus engine's game pairs, pentanomial (LL, LD, WL+DD, WD, WW).
+    pub penta: Penta,
+}
+
+impl State {
+    /// θ now, as a trajectory row.
+    pub fn row(&self) -> TrajectoryRow {
+        TrajectoryRow {
+            pairs: self.pairs_done,
+            theta: self.theta.clone(),
+        }
+    }
+}
+
+/// SPSA over a list of parameters, with the gain constants worked out once.
+#[derive(Clone, Debug)]
+pub struct Spsa {
+    params: Vec<Param>,
+    settings: Settings,
+    /// A = a_ratio · N.
+    big_a: f64,
+    /// Per parameter: c = c_end · N^γ.
+    c: Vec<f64>,
+    /// Per parameter: a = r_end · c_end² · (A + N)^α.
+    a: Vec<f64>,
+}
+
+impl Spsa {
+    /// Sets up the gains: c = c_end·N^γ, a_end = r_end·c_end², a = a_end·(A + N)^α with
+    /// A = a_ratio·N.
+    pub fn new(params: Vec<Param>, settings: Settings) -> Result<Spsa, String> {
+        settings.validate()?;
+        if params.is_empty() {
+            return Err("no parameters to tune".into());
+        }
+        for p in &params {
+            p.validate()
+                .map_err(|e| format!("parameter `{}`: {e}", p.name))?;
+        }
+        let n = settings.pairs as f64;
+        let big_a = settings.a_ratio * n;
+        let c = params
+            .iter()
+            .map(|p| p.c_end * n.powf(settings.gamma))
+            .collect();
+        let a = params
+            .iter()
+            .map(|p| p.r_end * p.c_end * p.c_end * (big_a + n).powf(settings.alpha))
+            .collect();
+        Ok(Spsa {
+            params,
+            settings,
+            big_a,
+            c,
+            a,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &[Param] {
+        &self.params
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// A = a_ratio · N.
+    pub fn big_a(&self) -> f64 {
+        self.big_a
+    }
+
+    /// Parameter `i`'s c (the perturbation at k = 1).
+    pub fn c(&self, i: usize) -> f64 {
+        self.c[i]
+    }
+
+    /// Parameter `i`'s a (the learning-rate numerator).
+    pub fn a(&self, i: usize) -> f64 {
+        self.a[i]
+    }
+
+    /// Number of batches: ⌈N / batch⌉.
+    pub fn batches(&self) -> u64 {
+        self.settings.pairs.div_ceil(self.settings.batch)
+    }
+
+    /// c_k = c / k^γ for parameter `i` (at least [`MIN_INTEGER_C`] for integers).
+    pub fn c_k(&self, i: usize, k: u64) -> f64 {
+        let c = self.c[i] / (k as f64).powf(self.settings.gamma);
+        if self.params[i].integer {
+            c.max(MIN_INTEGER_C)
+        } else {
+            c
+        }
+    }
+
+    /// R_k = a / (A + k)^α / c_k² for parameter `i`.
+    pub fn r_k(&self, i: usize, k: u64) -> f64 {
+        let c_k = self.c_k(i, k);
+        self.a[i] / (self.big_a + k as f64).powf(self.settings.alpha) / (c_k * c_k)
+    }
+
+    /// The state before the first pair: θ at every start value.
+    pub fn start_state(&self) -> State {
+        State {
+            theta: self.params.iter().map(|p| p.start).collect(),
+            pairs_done: 0,
+            batches_done: 0,
+            penta: Penta::default(),
+        }
+    }
+
+    /// Whether every pair has been played.
+    pub fn finished(&self, state: &State) -> bool {
+        state.pairs_done >= self.settings.pairs
+    }
+
+    /// The flip vector of batch `b`: +1 or -1 per parameter.
+    pub fn flips(&self, batch: u64) -> Vec<f64> {
+        let mut rng = draw_rng(self.settings.seed, STREAM_FLIP, batch);
+        self.params
+            .iter()
+            .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
+            .collect()
+    }
+
+    /// The pairs of the next batch (empty when the run is finished), from θ now.
+    pub fn next_batch(&self, state: &State) -> Vec<PairJob> {
+        let b = state.batches_done;
+        let first = b * self.settings.batch + 1;
+        let last = ((b + 1) * self.settings.batch).min(self.settings.pairs);
+        if first > last {
+            return Vec::new();
+        }
+        let flip = self.flips(b);
+        (first..=last)
+            .map(|k| self.job(state, b, k, &flip))
+            .collect()
+    }
+
+    fn job(&self, state: &State, batch: u64, k: u64, flip: &[f64]) -> PairJob {
+        let mut rng = draw_rng(self.settings.seed, STREAM_ROUNDING, k);
+        let n = self.params.len();
+        let mut job = PairJob {
+            k,
+            batch,
+            theta: state.theta.clone(),
+            flip: flip.to_vec(),
+            c_k: Vec::with_capacity(n),
+            r_k: Vec::with_capacity(n),
+            plus: Vec::with_capacity(n),
+            minus: Vec::with_capacity(n),
+        };
+        for (i, p) in self.params.iter().enumerate() {
+            let c_k = self.c_k(i, k);
+            let plus = p.clip(state.theta[i] + c_k * flip[i]);
+            let minus = p.clip(state.theta[i] - c_k * flip[i]);
+            // Drawn for every parameter so that the draws of one do not depend on the
+            // types of the others.
+            let u: f64 = rng.random();
+            let (plus, minus) = if p.integer {
+                // floor(x + u) with the same u for both sides: unbiased, and 2·c_k ≥ 1
+                // keeps the sides apart. Whole bounds keep the result inside them.
+                ((plus + u).floor(), (minus + u).floor())
+            } else {
+                (plus, minus)
+            };
+            job.c_k.push(c_k);
+            job.r_k.push(self.r_k(i, k));
+            job.plus.push(plus);
+            job.minus.push(minus);
+        }
+        job
+    }
+
+    /// Applies a batch's results in pair order: θ ← clip(θ + R_k·c_k·result·flip) for
+    /// each pair k. Returns θ after the batch, as a trajectory row.
+    ///
+    /// # Panics
+    /// If `jobs` is not the batch [`Spsa::next_batch`] gave for `state`, or `outcomes`
+    /// does not hold one outcome per job (caller bugs, not input).
+    pub fn apply(
+        &self,
+        state: &mut State,
+        jobs: &[PairJob],
+        outcomes: &[PairOutcome],
+    ) -> TrajectoryRow {
+        assert_eq!(
+            jobs.len(),
+            outcomes.len(),
+            "one outcome per pair of the batch"
+        );
+        assert!(
+            jobs.first()
+                .is_none_or(|j| j.k == state.pairs_done + 1 && j.batch == state.batches_done),
+            "the batch applied is the next one"
+        );
+        for (job, outcome) in jobs.iter().zip(outcomes) {
+            let result = f64::from(outcome.result());
+            for (i, p) in self.params.iter().enumerate() {
+                let step = job.r_k[i] * job.c_k[i] * result * job.flip[i];
+                state.theta[i] = p.clip(state.theta[i] + step);
+            }
+            state.penta.add_pair(outcome.plus[0], outcome.plus[1]);
+            state.pairs_done = job.k;
+        }
+        state.batches_done += 1;
+        state.row()
+    }
+
+    /// The values the tuned engine plays: θ clipped, integers rounded.
+    pub fn values(&self, state: &State) -> Vec<f64> {
+        self.params
+            .iter()
+            .zip(&state.theta)
+            .map(|(p, &t)| p.value(t))
+            .collect()
+    }
+
+    /// Runs every remaining batch on this thread with `play` (for simulations and
+    /// tests; the tuner plays batches in parallel itself). Returns θ after each batch.
+    pub fn run_serial(
+        &self,
+        state: &mut State,
+        mut play: impl FnMut(&PairJob) -> PairOutcome,
+    ) -> Vec<TrajectoryRow> {
+        let mut rows = Vec::new();
+        loop {
+            let jobs = self.next_batch(state);
+            if jobs.is_empty() {
+                return rows;
+            }
+            let outcomes: Vec<PairOutcome> = jobs.iter().map(&mut play).collect();
+            rows.push(self.apply(state, &jobs, &outcomes));
+        }
+    }
+}
+
+/// A generator for draw `index` of `stream` under `seed`: its own ChaCha8 key, taken
+/// from word `2·index` of the stream, so no draw depends on another.
+fn draw_rng(seed: u64, stream: u64, index: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(stream);
+    rng.set_word_pos(u128::from(index) * 2);
+    ChaCha8Rng::seed_from_u64(rng.next_u64())
+}
+
+/// Floats written as their shortest round-trip text, so a checkpoint read back holds
+/// the very same bits (JSON number parsing may be off by one unit in the last place).
+mod exact_f64s {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error, ser::SerializeSeq};
+
+    pub fn serialize<S: Serializer>(values: &[f64], s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(values.len()))?;
+        for v in values {
+            seq.serialize_element(&v.to_string())?;
+        }
+        seq.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+        let texts = Vec::<String>::deserialize(d)?;
+        texts
+            .iter()
+            .map(|t| {
+                t.parse::<f64>()
+                    .map_err(|_| D::Error::custom(format!("'{t}' is not a number")))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::score_from_elo;
+
+    fn param(name: &str, min: f64, max: f64, start: f64, integer: bool) -> Param {
+        Param {
+            name: name.into(),
+            min,
+            max,
+            start,
+            c_end: Param::default_c_end(min, max),
+            r_end: Param::DEFAULT_R_END,
+            integer,
+        }
+    }
+
+    /// A simulated match: an engine's strength in Elo is `-Σ w·(x - opt)²` (a smooth
+    /// bowl with its top at `opt`), and each game is won, drawn or lost with the
+    /// probabilities of that Elo difference (a fixed share of draws).
+    struct Bowl {
+        optimum: Vec<f64>,
+        weight: f64,
+    }
+
+    impl Bowl {
+        fn elo(&self, x: &[f64]) -> f64 {
+            -x.iter()
+                .zip(&self.optimum)
+                .map(|(x, o)| self.weight * (x - o) * (x - o))
+                .sum::<f64>()
+        }
+
+        fn play(&self, job: &PairJob, seed: u64) -> PairOutcome {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ job.k.wrapping_mul(0x9E37_79B9));
+            let score = score_from_elo(self.elo(&job.plus) - self.elo(&job.minus));
+            let draw: f64 = 0.2;
+            let mut game = || {
+                let u: f64 = rng.random();
+                // Expected score `score` with a 20 % draw share (where possible).
+                let draw = draw.min(2.0 * score).min(2.0 * (1.0 - score));
+                let win = score - draw / 2.0;
+                if u < win {
+                    GameScore::Win
+                } else if u < win + draw {
+                    GameScore::Draw
+                } else {
+                    GameScore::Loss
+                }
+            };
+            PairOutcome {
+                plus: [game(), game()],
+            }
+        }
+    }
+
+    #[test]
+    fn tuned_values_are_rounded_to_what_spsa_can_tell_apart() {
+        let p = Param {
+            c_end: 0.1875,
+            ..param("d", 0.25, 4.0, 1.0, false)
+        };
+        assert_eq!(p.value(1.1737343748044293), 1.174);
+        assert_eq!(p.value(9.0), 4.0);
+        let p = Param {
+            c_end: 950.0,
+            ..param("w", 1000.0, 20000.0, 7500.0, false)
+        };
+        assert_eq!(p.value(7422.26757853487), 7422.0);
+        let n = param("n", 0.0, 10.0, 5.0, true);
+        assert_eq!(n.value(7.5), 8.0);
+        assert_eq!(n.value(-3.0), 0.0);
+    }
+
+    #[test]
+    fn the_gains_end_at_c_end_and_r_end() {
+        let p = param("x", 0.0, 100.0, 50.0, false);
+        let s = Spsa::new(vec![p.clone()], Settings::new(5000, 10, 1)).unwrap();
+        assert!((s.c_k(0, 5000) - p.c_end).abs() < 1e-9);
+        assert!((s.r_k(0, 5000) - p.r_end).abs() < 1e-12);
+        assert!((s.c(0) - 5.0 * 5000f64.powf(0.101)).abs() < 1e-9);
+        assert!((s.big_a() - 500.0).abs() < 1e-12);
+        // The perturbation shrinks with k; the step per unit result ends at r_end·c_end.
+        assert!(s.c_k(0, 1) > s.c_k(0, 100));
+        assert!((s.r_k(0, 5000) * s.c_k(0, 5000) - p.r_end * p.c_end).abs() < 1e-12);
+        // Integers never perturb by less than half a unit.
+        let tiny = Param {
+            c_end: 0.1,
+            ..param("n", 0.0, 10.0, 5.0, true)
+        };
+        let s = Spsa::new(vec![tiny], Settings::new(100, 10, 1)).unwrap();
+        assert_eq!(s.c_k(0, 100), MIN_INTEGER_C);
+    }
+
+    #[test]
+    fn spsa_finds_the_top_of_a_smooth_bowl() {
+        // Two float parameters, optimum well inside the ranges, far from the starts.
+        for seed in [1, 2, 3] {
+            let bowl = Bowl {
+                optimum: vec![30.0, -40.0],
+                weight: 0.05,
+            };
+            let spsa = Spsa::new(
+                vec![
+                    param("x", -100.0, 100.0, -60.0, false),
+                    param("y", -100.0, 100.0, 50.0, false),
+                ],
+                Settings::new(40_000, 8, seed),
+            )
+            .unwrap();
+            let mut state = spsa.start_state();
+            let rows = spsa.run_serial(&mut state, |job| bowl.play(job, seed));
+            assert_eq!(state.pairs_done, 40_000);
+            for (i, (&t, &o)) in state.theta.iter().zip(&bowl.optimum).enumerate() {
+                // Within 4 of the optimum on a range of 200 (2 %), from 70-90 away
+                // (the three seeds end 0.1 to 1.5 away).
+                assert!((t - o).abs() < 4.0, "seed {seed}: θ{i} = {t}, optimum {o}");
+            }
+            assert_eq!(rows.len() as u64, spsa.batches());
+            assert_eq!(rows.last(), Some(&state.row()));
+        }
+    }
+
+    #[test]
+    fn a_parameter_whose_optimum_is_past_a_bound_stays_within_it() {
+        let bowl = Bowl {
+            optimum: vec![150.0, 0.0],
+            weight: 0.05,
+        };
+        let params = vec![
+            param("x", -100.0, 100.0, 90.0, false),
+            param("n", -100.0, 100.0, 95.0, true),
+        ];
+        let spsa = Spsa::new(params.clone(), Settings::new(20_000, 16, 7)).unwrap();
+        let mut state = spsa.start_state();
+        let rows = spsa.run_serial(&mut state, |job| {
+            for (i, p) in params.iter().enumerate() {
+                for v in [job.plus[i], job.minus[i]] {
+                    assert!(v >= p.min && v <= p.max, "{} plays {v}", p.name);
+                }
+            }
+            bowl.play(job, 7)
+        });
+        for row in &rows {
+            for (i, p) in params.iter().enumerate() {
+                assert!(row.theta[i] >= p.min && row.theta[i] <= p.max);
+            }
+        }
+        // Pushed to the bound and kept there.
+        assert!(state.theta[0] > 95.0, "{}", state.theta[0]);
+        // The integer one came back towards 0 from 95.
+        assert!(state.theta[1].abs() < 15.0, "{}", state.theta[1]);
+    }
+
+    #[test]
+    fn integer_parameters_play_whole_numbers_on_both_sides_of_theta() {
+        let bowl = Bowl {
+            optimum: vec![3.0],
+            weight: 20.0,
+        };
+        let p = param("n", 0.0, 10.0, 8.0, true);
+        let spsa = Spsa::new(vec![p.clone()], Settings::new(4000, 4, 11)).unwrap();
+        let mut state = spsa.start_state();
+        let mut plus_higher = 0;
+        spsa.run_serial(&mut state, |job| {
+            let (plus, minus) = (job.plus[0], job.minus[0]);
+            assert_eq!(plus.fract(), 0.0);
+            assert_eq!(minus.fract(), 0.0);
+            // Each side is θ ± c_k rounded down or up; they differ unless a bound
+            // squeezed them together.
+            let (theta, c) = (job.theta[0], job.c_k[0]);
+            for (side, sign) in [(plus, job.flip[0]), (minus, -job.flip[0])] {
+                let x = p.clip(theta + sign * c);
+                assert!(side == x.floor() || side == x.ceil(), "{side} from {x}");
+            }
+            if theta - c >= p.min && theta + c <= p.max {
+                assert_ne!(plus, minus, "k {}", job.k);
+            }
+            if plus > minus {
+                plus_higher += 1;
+            }
+            bowl.play(job, 11)
+        });
+        assert!(plus_higher > 0);
+        assert_eq!(spsa.values(&state)[0].fract(), 0.0);
+        assert!((state.theta[0] - 3.0).abs() < 1.5, "{}", state.theta[0]);
+    }
+
+    #[test]
+    fn a_checkpointed_run_continues_exactly() {
+        let bowl = Bowl {
+            optimum: vec![10.0, 0.5],
+            weight: 0.1,
+        };
+        let spsa = Spsa::new(
+            vec![
+                param("x", -50.0, 50.0, 0.0, true),
+                param("y", -3.0, 3.0, 2.0, false),
+            ],
+            Settings::new(3000, 7, 5),
+        )
+        .unwrap();
+        let mut whole = spsa.start_state();
+        spsa.run_serial(&mut whole, |job| bowl.play(job, 5));
+
+        let mut first = spsa.start_state();
+        for _ in 0..100 {
+            let jobs = spsa.next_batch(&first);
+            let outcomes: Vec<PairOutcome> = jobs.iter().map(|j| bowl.play(j, 5)).collect();
+            spsa.apply(&mut first, &jobs, &outcomes);
+        }
+        let text = serde_json::to_string(&first).unwrap();
+        let mut resumed: State = serde_json::from_str(&text).unwrap();
+        assert_eq!(resumed, first);
+        spsa.run_serial(&mut resumed, |job| bowl.play(job, 5));
+        assert_eq!(resumed, whole);
+        let bits = |s: &State| s.theta.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&resumed), bits(&whole));
+    }
+
+    #[test]
+    fn batches_share_flips_and_draws_are_fixed_by_the_seed() {
+        let spsa = Spsa::new(
+            vec![
+                param("x", 0.0, 1.0, 0.5, false),
+                param("y", 0.0, 1.0, 0.5, false),
+                param("z", 0.0, 1.0, 0.5, false),
+            ],
+            Settings::new(100, 10, 3),
+        )
+        .unwrap();
+        let state = spsa.start_state();
+        let jobs = spsa.next_batch(&state);
+        assert_eq!(jobs.len(), 10);
+        assert_eq!(jobs[0].k, 1);
+        assert!(jobs.iter().all(|j| j.flip == jobs[0].flip));
+        assert_eq!(jobs, spsa.next_batch(&state));
+        // Over many batches both signs occur for each parameter.
+        for i in 0..3 {
+            let signs: Vec<f64> = (0..20).map(|b| spsa.flips(b)[i]).collect();
+            assert!(signs.contains(&1.0) && signs.contains(&-1.0));
+        }
+        // A last, short batch.
+        let spsa = Spsa::new(
+            vec![param("x", 0.0, 1.0, 0.5, false)],
+            Settings::new(25, 10, 3),
+        )
+        .unwrap();
+        let mut state = spsa.start_state();
+        let mut sizes = Vec::new();
+        let rows = spsa.run_serial(&mut state, |_| {
+            sizes.push(());
+            PairOutcome {
+                plus: [GameScore::Draw, GameScore::Draw],
+            }
+        });
+        assert_eq!(sizes.len(), 25);
+        assert_eq!(spsa.batches(), 3);
+        assert_eq!(state.batches_done, 3);
+        assert_eq!(
+            rows.iter().map(|r| r.pairs).collect::<Vec<_>>(),
+            [10, 20, 25]
+        );
+        // Draws only: θ never moves.
+        assert_eq!(state.theta, [0.5]);
+    }
+
+    #[test]
+    fn bad_parameters_are_refused() {
+        let ok = param("x", 0.0, 10.0, 5.0, false);
+        let s = Settings::new(100, 10, 1);
+        let e = Spsa::new(
+            vec![Param {
+                min: 10.0,
+                ..ok.clone()
+            }],
+            s,
+        )
+        .unwrap_err();
+        assert!(e.contains("min (10) must be less than max (10)"), "{e}");
+        let e = Spsa::new(
+            vec![Param {
+                start: 11.0,
+                ..ok.clone()
+            }],
+            s,
+        )
+        .unwrap_err();
+        assert!(e.contains("outside [min, max]"), "{e}");
+        let e = Spsa::new(
+            vec![Param {
+                integer: true,
+                max: 10.5,
+                ..ok.clone()
+            }],
+            s,
+        )
+        .unwrap_err();
+        assert!(e.contains("whole"), "{e}");
+        let e = Spsa::new(vec![ok.clone()], Settings { batch: 0, ..s }).unwrap_err();
+        assert!(e.contains("batch"), "{e}");
+        assert!(Spsa::new(Vec::new(), s).is_err());
+    }
+}

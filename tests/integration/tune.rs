@@ -1,0 +1,440 @@
+//! SPSA tuning through the real binary: a small tune end to end with every output file,
+//! the same θ on one and two threads, killed with SIGKILL and resumed to exactly the θ
+//! of an uninterrupted run, bad configs rejected, and the shipped tune config.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Stdio,
+    time::{Duration, Instant},
+};
+
+use arena::{eval::Table, tune::output::TuneReport};
+
+use crate::support::{data, run_bad_input, run_ok};
+
+fn config(name: &str) -> String {
+    data(&format!("tune/{name}.toml")).display().to_string()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn report(dir: &Path) -> TuneReport {
+    TuneReport::read(dir).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The tuned values and θ of a tune, exactly (bits).
+fn theta(dir: &Path) -> Vec<(String, u64, u64)> {
+    report(dir)
+        .params
+        .iter()
+        .map(|p| (p.name.clone(), p.value.to_bits(), p.theta.to_bits()))
+        .collect()
+}
+
+fn tune(args: &[&str], out: &Path) -> String {
+    let mut all = vec!["tune"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--quiet", "--out", out.to_str().unwrap()]);
+    run_ok(&all)
+}
+
+#[test]
+fn a_small_tune_writes_every_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("small");
+    let printed = tune(&[&config("small")], &out);
+    for needle in ["table.open_three", "table.defence", "verification", "Elo"] {
+        assert!(printed.contains(needle), "{needle}: {printed}");
+    }
+
+    // tune.json: the parameter table the report reads.
+    let r = report(&out);
+    assert_eq!((r.pairs_done, r.pairs_total, r.batch), (240, 240, 8));
+    assert!(r.finished);
+    assert_eq!(r.plus_penta.pairs(), 240);
+    let names: Vec<&str> = r.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["table.open_three", "table.defence"]);
+    let (three, defence) = (&r.params[0], &r.params[1]);
+    assert_eq!(
+        (three.start, three.min, three.max),
+        (7500.0, 1000.0, 20000.0)
+    );
+    assert!(three.integer && !defence.integer);
+    assert_eq!(three.value.fract(), 0.0);
+    assert_eq!(three.c_end, 950.0);
+    assert_eq!(defence.r_end, 0.002);
+    for p in &r.params {
+        assert!(p.value >= p.min && p.value <= p.max, "{p:?}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&read(&out.join("tune.json"))).unwrap();
+    for key in [
+        "name", "min", "max", "start", "value", "c_end", "r_end", "integer",
+    ] {
+        assert!(!json["params"][0][key].is_null(), "params[].{key}");
+    }
+    assert_eq!(json["seed"], 3);
+
+    // trajectory.csv: the header, θ at the start and after each of the 30 batches.
+    let csv = read(&out.join("trajectory.csv"));
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "pairs,table.open_three,table.defence");
+    assert_eq!(lines.len(), 1 + 1 + 30);
+    assert_eq!(lines[1], "0,7500,1");
+    for (i, line) in lines[1..].iter().enumerate() {
+        let cells: Vec<f64> = line.split(',').map(|c| c.parse().unwrap()).collect();
+        assert_eq!(cells.len(), 3, "{line}");
+        assert_eq!(cells[0], (8 * i) as f64);
+        assert!((1000.0..=20000.0).contains(&cells[1]), "{line}");
+    }
+    let last: Vec<f64> = lines[31].split(',').map(|c| c.parse().unwrap()).collect();
+    assert_eq!(last[1].to_bits(), three.theta.to_bits());
+
+    // tuned.toml: the seed-003 table's comments and layout, the tuned values in place.
+    let tuned = read(&out.join("tuned.toml"));
+    let base = read(Path::new(&format!(
+        "{}/configs/tables/gomoku/seed003.toml",
+        env!("CARGO_MANIFEST_DIR")
+    )));
+    for comment in base.lines().filter(|l| l.starts_with('#')) {
+        assert!(tuned.contains(comment), "comment lost: {comment}\n{tuned}");
+    }
+    assert!(
+        tuned.contains(&format!("open_three = {}\n", three.value)),
+        "{tuned}"
+    );
+    assert!(
+        tuned.contains(&format!("defence = {}\n", defence.value)),
+        "{tuned}"
+    );
+    assert!(
+        tuned.contains("sleep_three = 2000\n"),
+        "untouched values stay: {tuned}"
+    );
+    let Table::Mnk(table) = Table::load(&out.join("tuned.toml")).unwrap() else {
+        panic!("an mnk table")
+    };
+    assert_eq!(table.open_three as f64, three.value);
+    assert_eq!(table.defence, defence.value);
+    assert_eq!(table.sleep_three, 2000);
+    assert_eq!(table.name, "seed003-tuned");
+
+    // tuned-engine.toml: loads, plays the tune's game with the tuned table.
+    let engine = arena::engine::EngineConfig::load(&out.join("tuned-engine.toml")).unwrap();
+    assert_eq!(engine.name, "seed003-threat-tuned");
+    assert_eq!(engine.game.to_string(), "mnk:9,9,5");
+    assert_eq!(engine.search.depth, 1);
+    assert_eq!(engine.table, Some(Table::Mnk(table)));
+
+    // The checkpoint and the exact config; the verification match's results.
+    assert!(read(&out.join("state.json")).contains("\"pairs_done\":240"));
+    assert!(read(&out.join("run.toml")).contains("[base.table]"));
+    let v = r.verification.expect("the config asks for a verification");
+    assert_eq!(v.wdl.games(), 20);
+    assert_eq!(v.engines, ["seed003-threat-tuned", "seed003-threat"]);
+    assert!(v.complete);
+    assert!(v.estimate.is_some());
+    let games = arena::tournament::read_records(&out.join("verification/games.jsonl")).unwrap();
+    assert_eq!(games.records.len(), 20);
+    for file in ["summary.json", "run.toml", "standings.csv"] {
+        assert!(out.join("verification").join(file).exists(), "{file}");
+    }
+
+    // A second run without --resume refuses to touch it; with --resume it is done.
+    let e = run_bad_input(&[
+        "tune",
+        &config("small"),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(e.contains("--resume"), "{e}");
+    tune(&[&config("small"), "--resume"], &out);
+    assert_eq!(report(&out).params, r.params);
+    assert_eq!(read(&out.join("trajectory.csv")), csv);
+}
+
+#[test]
+fn killed_mid_batch_then_resumed_equals_an_uninterrupted_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = tmp.path().join("full");
+    tune(&[&config("long"), "--jobs", "1"], &full);
+    let expected = theta(&full);
+    let expected_csv = read(&full.join("trajectory.csv"));
+    assert_eq!(expected_csv.lines().count(), 1 + 1 + 100);
+
+    let dir = tmp.path().join("killed");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("arena"))
+        .args([
+            "tune",
+            &config("long"),
+            "--jobs",
+            "2",
+            "--quiet",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once a few batches are checkpointed: the next batch is being played.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let done = std::fs::read_to_string(dir.join("state.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["state"]["pairs_done"].as_u64())
+            .unwrap_or(0);
+        if done >= 18 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the tune made no progress");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before the kill"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+    let partial = report(&dir);
+    assert!(
+        !partial.finished && partial.pairs_done < 600,
+        "killed before the end"
+    );
+
+    tune(&[&config("long"), "--resume"], &dir);
+    assert_eq!(theta(&dir), expected);
+    assert_eq!(read(&dir.join("trajectory.csv")), expected_csv);
+    assert_eq!(
+        read(&dir.join("tuned.toml")),
+        read(&full.join("tuned.toml"))
+    );
+}
+
+#[test]
+fn resume_refuses_another_config_and_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    tune(
+        &[&config("small"), "--pairs", "16", "--verify-pairs", "0"],
+        &out,
+    );
+    let r = report(&out);
+    assert_eq!((r.pairs_done, r.pairs_total), (16, 16));
+    assert!(r.verification.is_none());
+    let e = run_bad_input(&[
+        "tune",
+        &config("small"),
+        "--resume",
+        "--pairs",
+        "32",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(e.contains("different config") && e.contains("pairs"), "{e}");
+    let e = run_bad_input(&[
+        "tune",
+        &config("small"),
+        "--pairs",
+        "0",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(e.contains("--pairs"), "{e}");
+}
+
+/// A copy of the small tune with `from` replaced by `to`, next to the test data (so the
+/// engine path resolves).
+fn variant(tmp: &Path, i: usize, from: &str, to: &str) -> PathBuf {
+    let text = read(Path::new(&config("small")));
+    assert!(text.contains(from), "{from}");
+    let fixed = text.replace(from, to).replace(
+        "../../../configs",
+        &format!("{}/configs", env!("CARGO_MANIFEST_DIR")),
+    );
+    let path = tmp.join(format!("bad{i}.toml"));
+    std::fs::write(&path, fixed).unwrap();
+    path
+}
+
+#[test]
+fn bad_tune_configs_are_one_line_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let cases: Vec<(&str, &str, Vec<&str>)> = vec![
+        (
+            "table.open_three",
+            "table.open_tree",
+            vec![
+                "bad0.toml:20",
+                "unknown parameter `table.open_tree`",
+                "table.open_three",
+                "table.rush_four",
+            ],
+        ),
+        (
+            "max = 20000",
+            "max = 1000",
+            vec!["bad1.toml:21", "min (1000) must be less than max (1000)"],
+        ),
+        (
+            "min = 1000",
+            "min = 8000",
+            vec![
+                "bad2.toml:20",
+                "table.open_three",
+                "start value 7500 is outside [min, max] = [8000, 20000]",
+            ],
+        ),
+        (
+            "pairs = 240",
+            "pairs = 240\npairz = 3",
+            vec!["bad3.toml:8", "pairz"],
+        ),
+        (
+            "table.defence",
+            "search.ordering",
+            vec!["search.ordering", "not a number"],
+        ),
+        (
+            "max = 4.0",
+            "max = 400.0",
+            vec!["table.defence", "refuses max = 400"],
+        ),
+        (
+            "[verification]\npairs = 10",
+            "[verification]\npairs = 10\n[verification.sprt]\nelo0 = 5\nelo1 = 0\nalpha = 0.05\nbeta = 0.05\nmodel = \"logistic\"",
+            vec!["[verification.sprt]", "elo0 must be less than elo1"],
+        ),
+    ];
+    for (i, (from, to, needles)) in cases.iter().enumerate() {
+        let path = variant(tmp.path(), i, from, to);
+        let e = run_bad_input(&[
+            "tune",
+            path.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        for n in needles {
+            assert!(e.contains(n), "case {i}: '{n}' not in: {e}");
+        }
+        assert!(!out.exists(), "case {i}: nothing is written");
+    }
+}
+
+#[test]
+fn the_shipped_tune_config_runs() {
+    let path = format!("{}/configs/tune-gomoku.toml", env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("shipped");
+    tune(&[&path, "--pairs", "4", "--verify-pairs", "1"], &out);
+    let r = report(&out);
+    assert_eq!(r.pairs_done, 4);
+    assert_eq!(r.params.len(), 4);
+    assert_eq!(r.verification.map(|v| v.wdl.games()), Some(2));
+    assert!(out.join("tuned.toml").exists());
+}
+
+#[test]
+fn a_stop_request_keeps_the_last_checkpoint_and_resume_finishes_it() {
+    use std::sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    };
+
+    use arena::tune::{Tune, TuneEnding, TuneEvent, TuneOptions};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let mut t = Tune::load(Path::new(&config("small"))).unwrap();
+    t.config.pairs = 64;
+    let options = |dir: &str, resume: bool, stop: Arc<AtomicBool>| TuneOptions {
+        jobs: 2,
+        resume,
+        out_dir: tmp.path().join(dir),
+        stop,
+    };
+    let full = arena::tune::run(
+        &t,
+        &options("full", false, Arc::new(AtomicBool::new(false))),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(full.ending, TuneEnding::Complete);
+    assert_eq!(full.state.pairs_done, 64);
+
+    // Stop as the third batch is checkpointed (what Ctrl-C does).
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let stopped = arena::tune::run(&t, &options("stopped", false, stop), &mut |e| {
+        if let TuneEvent::Batch { state, .. } = e
+            && state.batches_done == 3
+        {
+            flag.store(true, Ordering::Relaxed);
+        }
+    })
+    .unwrap();
+    assert_eq!(stopped.ending, TuneEnding::Interrupted);
+    assert_eq!(stopped.state.pairs_done, 24);
+    assert_eq!(report(&tmp.path().join("stopped")).pairs_done, 24);
+    let resumed = arena::tune::run(
+        &t,
+        &options("stopped", true, Arc::new(AtomicBool::new(false))),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(resumed.ending, TuneEnding::Complete);
+    assert_eq!(resumed.played, 40);
+    assert_eq!(resumed.state, full.state);
+    assert_eq!(
+        theta(&tmp.path().join("stopped")),
+        theta(&tmp.path().join("full"))
+    );
+}
+
+#[test]
+fn a_verification_over_repeated_openings_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("two.txt"), "e5f5\ne5e6\n").unwrap();
+    let path = variant(
+        tmp.path(),
+        0,
+        "kind = \"random\"\nplies = 3\nradius = 2",
+        "kind = \"file\"\nfile = \"two.txt\"",
+    );
+    let out = tmp.path().join("out");
+    let printed = tune(
+        &[
+            path.to_str().unwrap(),
+            "--pairs",
+            "8",
+            "--verify-pairs",
+            "4",
+        ],
+        &out,
+    );
+    assert!(
+        printed.contains("warning: only 2 distinct opening(s)"),
+        "{printed}"
+    );
+    let v = report(&out).verification.unwrap();
+    assert!(v.warning.unwrap().contains("pairs repeat"));
+    // Enough openings for the pairs: no warning.
+    let out = tmp.path().join("out2");
+    tune(
+        &[
+            path.to_str().unwrap(),
+            "--pairs",
+            "8",
+            "--verify-pairs",
+            "2",
+        ],
+        &out,
+    );
+    assert_eq!(report(&out).verification.unwrap().warning, None);
+}
