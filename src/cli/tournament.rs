@@ -531,7 +531,11 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
         let reasons: Vec<String> = s.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
         writeln!(out, "endings: {}", reasons.join(", "))?;
     }
-    print_faults(out, s)
+    print_faults(out, s)?;
+    for warning in &s.warnings {
+        writeln!(out, "warning: {warning}")?;
+    }
+    Ok(())
 }
 
 /// Games lost to engine faults, one line per engine, when there are any (the details

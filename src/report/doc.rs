@@ -91,6 +91,9 @@ pub(crate) fn tournament(t: &Tour, env: &Environment) -> Doc {
     };
     doc.blocks.push(Block::Title(doc.title.clone()));
     doc.para(headline(t));
+    for warning in &t.summary.warnings {
+        doc.para(format!("Warning: {warning}"));
+    }
     tournament_sections(&mut doc, t, "", "");
     environment(&mut doc, env, Some(t));
     doc

@@ -144,6 +144,15 @@ pub struct Summary {
     /// faults are left out.
     #[serde(default)]
     pub faults: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Complete game pairs that repeat an earlier pair of the same pairing move for move
+    /// (same opening, same moves in both games): deterministic engines replay a pair
+    /// whenever an opening comes round again. They add no evidence, yet the intervals
+    /// count them; [`Summary::warnings`] says so.
+    #[serde(default)]
+    pub replayed_pairs: u64,
+    /// Things a reader must know before trusting the numbers.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// The kind of fault a game's end reason records, if it is one (the loser committed
@@ -394,6 +403,7 @@ pub fn summarize(
             pairs: penta.pairs(),
         }
     });
+    let (replayed_pairs, complete_pairs) = count_replays(&records);
     Summary {
         name: t.config.name.clone(),
         game: t.config.game.to_string(),
@@ -409,7 +419,51 @@ pub fn summarize(
         ratings_note,
         sprt,
         faults,
+        warnings: replay_warning(replayed_pairs, complete_pairs),
+        replayed_pairs,
     }
+}
+
+/// The warning for replayed pairs, if any.
+fn replay_warning(replayed: u64, pairs: u64) -> Vec<String> {
+    if replayed == 0 {
+        return Vec::new();
+    }
+    vec![format!(
+        "{replayed} of {pairs} game pairs repeat an earlier pair move for move (the same \
+         opening came round again and the engines are deterministic): they add no \
+         evidence, so the intervals are narrower than the games justify. Use more \
+         openings than rounds (a longer opening file, or random openings), or \
+         search.random_margin"
+    )]
+}
+
+/// Complete pairs, and those that repeat an earlier pair of their pairing move for move.
+fn count_replays(records: &[&GameRecord]) -> (u64, u64) {
+    let mut pairs: BTreeMap<u64, Vec<&GameRecord>> = BTreeMap::new();
+    for r in records {
+        pairs.entry(r.pair).or_default().push(r);
+    }
+    let mut seen = std::collections::HashSet::new();
+    let (mut complete, mut replayed) = (0, 0);
+    for games in pairs.values() {
+        if games.len() != 2 {
+            continue;
+        }
+        complete += 1;
+        let mut g = games.clone();
+        g.sort_by_key(|r| r.game);
+        let key = (
+            g[0].pairing,
+            g[0].opening.clone(),
+            g[0].moves.clone(),
+            g[1].moves.clone(),
+        );
+        if !seen.insert(key) {
+            replayed += 1;
+        }
+    }
+    (replayed, complete)
 }
 
 /// Elo (and LLR) after each complete pair, thinned to about 200 points per pairing.

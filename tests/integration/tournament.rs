@@ -405,3 +405,46 @@ fn every_shipped_config_runs() {
         assert!(n.unwrap_or_else(|e| panic!("{e}")) > 10, "{name}");
     }
 }
+
+#[test]
+fn replayed_pairs_are_counted_and_warned_about() {
+    // Two deterministic engines, two openings, six rounds: four pairs are replays.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("two.txt"), "e5f5\nd4e6\n").unwrap();
+    let tables = format!("{}/configs/tables/gomoku", env!("CARGO_MANIFEST_DIR"));
+    let config = format!(
+        "name = \"replays\"\ngame = \"mnk:9,9,5\"\nrounds = 6\n\
+         [openings]\nkind = \"file\"\nfile = \"two.txt\"\n\
+         [[engines]]\nname = \"a\"\ntable = \"{tables}/seed003.toml\"\nsearch = {{ depth = 2 }}\n\
+         [[engines]]\nname = \"b\"\ntable = \"{tables}/seed000.toml\"\nsearch = {{ depth = 2 }}\n"
+    );
+    let path = tmp.path().join("replays.toml");
+    std::fs::write(&path, config).unwrap();
+    let dir = out_dir(&tmp, "out");
+    let out = run_ok(&[
+        "run",
+        path.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.contains("warning: 4 of 6 game pairs repeat"), "{out}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["replayed_pairs"], 4);
+    // With a random margin the engines vary their play and the warning goes away.
+    let random = std::fs::read_to_string(&path).unwrap().replace(
+        "search = { depth = 2 }",
+        "search = { depth = 2, random_margin = 100000 }",
+    );
+    std::fs::write(&path, random).unwrap();
+    let dir = out_dir(&tmp, "random");
+    let out = run_ok(&[
+        "run",
+        path.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!out.contains("repeat an earlier pair"), "{out}");
+}
