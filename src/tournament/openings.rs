@@ -175,11 +175,12 @@ pub fn openings<G: OpeningGame>(
                 }
                 _ => None,
             };
-            let list: Result<Vec<Opening>, String> = (0..rounds)
-                .into_par_iter()
-                .map(|round| random_balanced::<G>(game, o, judge.as_ref(), seed, round))
-                .collect();
-            list.map_err(|e| ConfigError::new(&source, format!("[openings]: {e}")))
+            let list = distinct::<G>(game, o, judge.as_ref(), seed, rounds)
+                .map_err(|e| ConfigError::new(&source, format!("[openings]: {e}")))?;
+            Ok(list
+                .into_iter()
+                .map(|position| Opening { position })
+                .collect())
         }
         OpeningKind::File => {
             let file = o
@@ -273,7 +274,7 @@ pub fn read_file<G: OpeningGame>(
     Ok(list)
 }
 
-/// Random openings for an opening file: `count` of them, as lines.
+/// Random openings for an opening file: `count` distinct ones, as lines.
 pub fn generate<G: OpeningGame>(
     game: &G::Config,
     o: &OpeningsConfig,
@@ -281,8 +282,50 @@ pub fn generate<G: OpeningGame>(
     seed: u64,
     count: u64,
 ) -> Result<Vec<String>, String> {
-    (0..count)
-        .into_par_iter()
-        .map(|i| random_balanced::<G>(game, o, judge, seed, i).map(|o| o.position))
-        .collect()
+    distinct::<G>(game, o, judge, seed, count)
+}
+
+/// `count` random (balanced) openings, all different when the game has that many:
+/// candidate `i` is drawn from its own seed, candidates are taken in index order and a
+/// repeat is skipped, so the list depends only on the seed (drawn in parallel batches).
+/// When the space runs out (tic-tac-toe has 9 one-ply openings) the distinct ones are
+/// cycled; the tournament's replay warning then tells the user.
+fn distinct<G: OpeningGame>(
+    game: &G::Config,
+    o: &OpeningsConfig,
+    judge: Option<&EngineConfig>,
+    seed: u64,
+    count: u64,
+) -> Result<Vec<String>, String> {
+    let wanted = count as usize;
+    let mut seen = std::collections::HashSet::new();
+    let mut list = Vec::with_capacity(wanted);
+    // Give up looking for new ones after this many candidates, or when a whole batch
+    // brings nothing new (the space is exhausted).
+    let budget = 4 * count + 200;
+    let mut next = 0u64;
+    let mut exhausted = false;
+    while list.len() < wanted && next < budget && !exhausted {
+        let batch = (wanted - list.len()).max(16) as u64;
+        let drawn: Result<Vec<Opening>, String> = (next..next + batch)
+            .into_par_iter()
+            .map(|i| random_balanced::<G>(game, o, judge, seed, i))
+            .collect();
+        next += batch;
+        let before = list.len();
+        for opening in drawn? {
+            if list.len() < wanted && seen.insert(opening.position.clone()) {
+                list.push(opening.position);
+            }
+        }
+        exhausted = list.len() == before;
+    }
+    if list.is_empty() {
+        return Err("no opening could be drawn".into());
+    }
+    let distinct = list.len();
+    while list.len() < wanted {
+        list.push(list[list.len() % distinct].clone());
+    }
+    Ok(list)
 }
