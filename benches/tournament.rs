@@ -1,5 +1,5 @@
 //! Tournament throughput: games per second of a fixed-depth gomoku match (11x11, depth 3,
-//! the integration tests' `long` config cut to 40 games) on 1 and on 2 worker threads.
+//! the integration tests' `long` config cut to 120 games) on 1 and on 2 worker threads.
 //! Goal: 2 threads at least 1.9 times 1 thread (games are independent; the writer is the
 //! only shared part). The games are the same on both thread counts.
 
@@ -14,7 +14,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 fn tournament(c: &mut Criterion) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tournaments/long.toml");
     let mut t = Tournament::load(&path).expect("the bench tournament loads");
-    t.config.rounds = 20;
+    t.config.rounds = 60;
     let games = 2 * u64::from(t.config.rounds);
     let mut group = c.benchmark_group("tournament");
     group.sample_size(10);
