@@ -10,6 +10,7 @@
 pub mod config;
 pub mod engine;
 pub mod eval;
+pub mod files;
 pub mod game;
 pub mod protocol;
 pub mod report;

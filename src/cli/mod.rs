@@ -113,6 +113,27 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// The first Ctrl-C raises `stop` (the command finishes what it must and exits 130,
+/// saying `what` it does); a second one exits at once.
+pub(crate) fn install_ctrlc(
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    what: &'static str,
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let presses = AtomicUsize::new(0);
+    let result = ctrlc::set_handler(move || {
+        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
+            stop.store(true, Ordering::SeqCst);
+            eprintln!("\narena: {what} (Ctrl-C again to quit now)");
+        } else {
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        }
+    });
+    if let Err(e) = result {
+        eprintln!("arena: warning: cannot catch Ctrl-C: {e}");
+    }
+}
+
 /// A closed pipe (`arena ... | head`) is not an error.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {

@@ -3,10 +3,7 @@
 use std::{
     io::{self, IsTerminal, Write},
     path::{Path, PathBuf},
-    sync::{
-        Arc,
-        atomic::{AtomicBool, AtomicUsize, Ordering},
-    },
+    sync::{Arc, atomic::AtomicBool},
     time::Duration,
 };
 
@@ -113,24 +110,6 @@ fn parse_shard(s: &str) -> Result<Shard, String> {
     Ok(Shard { index, count })
 }
 
-/// Raised by the first Ctrl-C; a second one exits at once.
-fn install_ctrlc(stop: Arc<AtomicBool>) {
-    let presses = Arc::new(AtomicUsize::new(0));
-    let result = ctrlc::set_handler(move || {
-        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
-            stop.store(true, Ordering::SeqCst);
-            eprintln!(
-                "\narena: stopping after writing the finished games (Ctrl-C again to quit now)"
-            );
-        } else {
-            std::process::exit(130);
-        }
-    });
-    if let Err(e) = result {
-        eprintln!("arena: warning: cannot catch Ctrl-C: {e}");
-    }
-}
-
 pub fn run(args: RunArgs) -> Result<()> {
     let mut t = Tournament::load(&args.config)?;
     if let Some(r) = args.rounds {
@@ -165,7 +144,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         )
     });
     let stop = Arc::new(AtomicBool::new(false));
-    install_ctrlc(Arc::clone(&stop));
+    super::install_ctrlc(
+        Arc::clone(&stop),
+        "stopping after writing the finished games",
+    );
     let options = RunOptions {
         jobs: args.jobs.unwrap_or(0),
         resume: args.resume,

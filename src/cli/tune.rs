@@ -4,10 +4,7 @@
 use std::{
     io::{self, IsTerminal, Write},
     path::{Path, PathBuf},
-    sync::{
-        Arc,
-        atomic::{AtomicBool, AtomicUsize, Ordering},
-    },
+    sync::{Arc, atomic::AtomicBool},
     time::{Duration, Instant},
 };
 
@@ -70,22 +67,6 @@ pub struct TuneArgs {
     quiet: bool,
 }
 
-/// Raised by the first Ctrl-C; a second one exits at once.
-fn install_ctrlc(stop: Arc<AtomicBool>) {
-    let presses = Arc::new(AtomicUsize::new(0));
-    let result = ctrlc::set_handler(move || {
-        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
-            stop.store(true, Ordering::SeqCst);
-            eprintln!("\narena: stopping; the last checkpoint stands (Ctrl-C again to quit now)");
-        } else {
-            std::process::exit(130);
-        }
-    });
-    if let Err(e) = result {
-        eprintln!("arena: warning: cannot catch Ctrl-C: {e}");
-    }
-}
-
 /// File-system failures exit 1 like tournaments' do; everything else is bad input.
 fn lift(e: tune::TuneError) -> anyhow::Error {
     match e {
@@ -146,7 +127,7 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| Path::new("results").join(&t.config.name));
     let stop = Arc::new(AtomicBool::new(false));
-    install_ctrlc(Arc::clone(&stop));
+    super::install_ctrlc(Arc::clone(&stop), "stopping; the last checkpoint stands");
     let options = TuneOptions {
         jobs: args.jobs.unwrap_or(0),
         resume: args.resume,

@@ -153,14 +153,5 @@ fn write_all(dir: &Path, doc: &doc::Doc, plots: &[Rendered]) -> Result<ReportFil
 /// Writes through a temporary file and a rename: a reader sees the old file or the new
 /// one, never half of one.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    fs::write(&tmp, bytes).map_err(|e| ReportError::io(&tmp, e))?;
-    fs::rename(&tmp, path).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        ReportError::io(path, e)
-    })
+    crate::files::write_atomic(path, bytes, false).map_err(|(path, e)| ReportError::io(&path, e))
 }

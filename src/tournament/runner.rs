@@ -168,28 +168,15 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     }
 }
 
-/// Writes `text` to `path` through a temporary file and a rename: never half-written.
-///
-/// The temporary name is unique to the process (pid, clock, counter), because shards on
-/// several machines write the same `run.toml` into one shared folder at the same time.
+/// Writes `text` to `path` through a temporary file and a rename: never half-written
+/// (see [`crate::files::write_atomic`]).
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), RunError> {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = path.with_file_name(format!(
-        ".{name}.{}-{nanos:x}-{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = fs::write(&tmp, text)
-        .map_err(io_err(&tmp))
-        .and_then(|()| fs::rename(&tmp, path).map_err(io_err(path)));
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    written
+    crate::files::write_atomic(path, text.as_bytes(), false).map_err(|(path, source)| {
+        RunError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    })
 }
 
 /// The results file of a run (or of its shard, under the name it gets once complete;

@@ -557,34 +557,12 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), TuneError> {
 /// rename: after a power cut the file is the old one or the new one, never half of
 /// either.
 pub fn write_durable(path: &Path, text: &str) -> Result<(), TuneError> {
-    let io = |p: &Path| {
-        let p: PathBuf = p.to_path_buf();
-        move |source| TuneError::Io {
-            path: p.display().to_string(),
+    crate::files::write_atomic(path, text.as_bytes(), true).map_err(|(path, source)| {
+        TuneError::Io {
+            path: path.display().to_string(),
             source,
         }
-    };
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
-    let mut file = fs::File::create(&tmp).map_err(io(&tmp))?;
-    file.write_all(text.as_bytes()).map_err(io(&tmp))?;
-    file.sync_all().map_err(io(&tmp))?;
-    drop(file);
-    fs::rename(&tmp, path).map_err(io(path))?;
-    // The rename itself reaches the disk with the folder (best effort: not every system
-    // can open a folder).
-    if let Some(dir) = path.parent()
-        && let Ok(d) = fs::File::open(if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        })
-    {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    })
 }
 
 /// Writes every output of `state` to `dir`: the checkpoint first, then the files made
