@@ -661,31 +661,43 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         ordered.clear();
         let mut pruned = 0;
         let side = pos.side_to_move().index() * self.history_bound;
-        for (i, (&mv, ek)) in moves.iter().zip(eval_keys.iter()).enumerate() {
-            if ek.class == PRUNED {
-                pruned += 1;
-                ordered.push((0, mv));
-                continue;
-            }
-            let killer = if !settings.killers {
-                0
-            } else if killers[0] == Some(mv) {
-                2
-            } else if killers[1] == Some(mv) {
-                1
-            } else {
-                0
-            };
-            let history = if settings.history {
-                self.history[side + pos.move_index(mv)]
-            } else {
-                0
-            };
-            let key = ordering::sort_key(ek.class, killer, ek.score, history, i);
-            // The table's move goes first (a pruned move never: handled above).
-            let key = if tt_move == Some(mv) { u64::MAX } else { key };
-            ordered.push((key, mv));
-        }
+        let history = &self.history;
+        // One pass, one reservation (`extend` over slices knows its length).
+        ordered.extend(
+            moves
+                .iter()
+                .zip(eval_keys.iter())
+                .enumerate()
+                .map(|(i, (&mv, ek))| {
+                    if ek.class == PRUNED {
+                        pruned += 1;
+                        return (0, mv);
+                    }
+                    let killer = if !settings.killers {
+                        0
+                    } else if killers[0] == Some(mv) {
+                        2
+                    } else if killers[1] == Some(mv) {
+                        1
+                    } else {
+                        0
+                    };
+                    let history = if settings.history {
+                        history[side + pos.move_index(mv)]
+                    } else {
+                        0
+                    };
+                    // The table's move goes first (a pruned move never: handled above).
+                    if tt_move.is_some() && tt_move == Some(mv) {
+                        (u64::MAX, mv)
+                    } else {
+                        (
+                            ordering::sort_key(ek.class, killer, ek.score, history, i),
+                            mv,
+                        )
+                    }
+                }),
+        );
         let searchable = n - pruned;
         if settings.top_k > 0 {
             searchable.min(settings.top_k)

@@ -22,6 +22,8 @@ struct Entry<M> {
     depth: i16,
     bound: Bound,
     age: u8,
+    /// The game it belongs to: entries of other games are empty (see `clear`).
+    epoch: u16,
 }
 
 /// A probe hit.
@@ -42,6 +44,8 @@ pub struct Hit<M> {
 pub struct TranspositionTable<M> {
     entries: Vec<Option<Entry<M>>>,
     age: u8,
+    /// Bumped by `clear`: a new game forgets everything without touching the memory.
+    epoch: u16,
 }
 
 impl<M: Copy> TranspositionTable<M> {
@@ -52,6 +56,7 @@ impl<M: Copy> TranspositionTable<M> {
         TranspositionTable {
             entries: vec![None; n],
             age: 0,
+            epoch: 1,
         }
     }
 
@@ -60,9 +65,15 @@ impl<M: Copy> TranspositionTable<M> {
         !self.entries.is_empty()
     }
 
-    /// Forgets everything (a new game).
+    /// Forgets everything (a new game). O(1): entries of earlier epochs count as empty;
+    /// the memory is wiped only when the 16-bit epoch wraps. (Wiping 16 MB for every
+    /// game cost more than a whole short game's search.)
     pub fn clear(&mut self) {
-        self.entries.iter_mut().for_each(|e| *e = None);
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.entries.iter_mut().for_each(|e| *e = None);
+            self.epoch = 1;
+        }
         self.age = 0;
     }
 
@@ -83,7 +94,7 @@ impl<M: Copy> TranspositionTable<M> {
             return None;
         }
         let e = self.entries[self.index(key)]?;
-        (e.key == key).then(|| Hit {
+        (e.key == key && e.epoch == self.epoch).then(|| Hit {
             mv: e.mv,
             score: from_tt(e.score, ply),
             depth: i32::from(e.depth),
@@ -109,6 +120,7 @@ impl<M: Copy> TranspositionTable<M> {
         let depth = depth.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
         let replace = match &self.entries[i] {
             None => true,
+            Some(old) if old.epoch != self.epoch => true,
             Some(old) => {
                 old.age != self.age
                     || depth >= old.depth
@@ -117,7 +129,7 @@ impl<M: Copy> TranspositionTable<M> {
         };
         if replace {
             let keep_move = match &self.entries[i] {
-                Some(old) if old.key == key && mv.is_none() => old.mv,
+                Some(old) if old.key == key && old.epoch == self.epoch && mv.is_none() => old.mv,
                 _ => mv,
             };
             self.entries[i] = Some(Entry {
@@ -127,7 +139,33 @@ impl<M: Copy> TranspositionTable<M> {
                 depth,
                 bound,
                 age: self.age,
+                epoch: self.epoch,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clear_forgets_without_wiping_and_wraps_safely() {
+        let mut tt: TranspositionTable<u16> = TranspositionTable::new(1);
+        tt.store(42, 0, Some(7), 100, 3, Bound::Exact);
+        assert_eq!(tt.probe(42, 0).map(|h| h.mv), Some(Some(7)));
+        tt.clear();
+        assert!(tt.probe(42, 0).is_none(), "a new game sees nothing");
+        // A shallower store after the clear replaces the old game's deeper entry.
+        tt.store(42, 0, Some(9), 5, 1, Bound::Lower);
+        let hit = tt.probe(42, 0).unwrap();
+        assert_eq!((hit.mv, hit.depth), (Some(9), 1));
+        // Across a full wrap of the epoch, old entries never come back.
+        tt.store(7, 0, Some(1), 1, 1, Bound::Exact);
+        for _ in 0..=u16::MAX as usize {
+            tt.clear();
+        }
+        assert!(tt.probe(7, 0).is_none());
+        assert!(tt.probe(42, 0).is_none());
     }
 }
