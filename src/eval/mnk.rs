@@ -29,6 +29,13 @@ struct Link {
     shift: u8,
 }
 
+/// A per-pattern table padded to 256 entries (indexed by a raw pattern byte).
+fn widen(by_pattern: [i64; PATTERN_COUNT]) -> [i64; 256] {
+    let mut w = [0; 256];
+    w[..PATTERN_COUNT].copy_from_slice(&by_pattern);
+    w
+}
+
 /// Threat classes for `threat` ordering, higher first (seed 000's categories).
 mod class {
     pub const WIN: i32 = 10;
@@ -45,8 +52,8 @@ mod class {
 
 /// Per pattern, what it adds to a point's counts, packed: fives in bits 0-7, open fours
 /// 8-15, fours 16-23, open threes 24-27, open twos 28-31 (at most 4 lines each).
-const COUNTS: [u32; PATTERN_COUNT] = {
-    let mut c = [0u32; PATTERN_COUNT];
+const COUNTS: [u32; 256] = {
+    let mut c = [0u32; 256];
     c[Pattern::Five as usize] = 1;
     c[Pattern::OpenFour as usize] = (1 << 8) | (1 << 16);
     c[Pattern::RushFour as usize] = 1 << 16;
@@ -91,8 +98,10 @@ pub struct MnkEval {
     patterns: Arc<PatternTable>,
     config: MnkConfig,
     mode: MnkEvaluation,
-    line_weights: [i64; PATTERN_COUNT],
-    point_weights: [i64; PATTERN_COUNT],
+    /// Indexed by the raw pattern byte (256 entries, so indexing needs no check).
+    line_weights: [i64; 256],
+    /// Indexed by the raw pattern byte.
+    point_weights: [i64; 256],
     /// Centre bonus of each cell (the table's `centre` times the cell's ring).
     centre: Vec<i64>,
     double_four: i64,
@@ -155,8 +164,8 @@ impl MnkEval {
             patterns,
             config: *config,
             mode: table.evaluation,
-            line_weights: table.line_weights().by_pattern(),
-            point_weights: table.point_weights().by_pattern(),
+            line_weights: widen(table.line_weights().by_pattern()),
+            point_weights: widen(table.point_weights().by_pattern()),
             centre,
             double_four: table.double_four,
             four_three: table.four_three,
@@ -201,7 +210,7 @@ impl MnkEval {
         let keys = &self.keys[c];
         let mut v = self.centre[c];
         for key in keys {
-            v += self.line_weights[self.patterns.pattern(*key, side) as usize];
+            v += self.line_weights[usize::from((self.patterns.raw(*key) >> (8 * side)) as u8)];
         }
         v
     }
@@ -219,8 +228,9 @@ impl MnkEval {
             self.keys[n][dir] = new;
             if owner != EMPTY {
                 let s = usize::from(owner - 1);
-                self.sums[s] += self.line_weights[self.patterns.pattern(new, s) as usize]
-                    - self.line_weights[self.patterns.pattern(old, s) as usize];
+                self.sums[s] += self.line_weights
+                    [usize::from((self.patterns.raw(new) >> (8 * s)) as u8)]
+                    - self.line_weights[usize::from((self.patterns.raw(old) >> (8 * s)) as u8)];
             }
         }
         self.board[c] = bits as u8;
@@ -248,8 +258,9 @@ impl MnkEval {
             self.keys[n][dir] = new;
             if owner != EMPTY {
                 let s = usize::from(owner - 1);
-                self.sums[s] += self.line_weights[self.patterns.pattern(new, s) as usize]
-                    - self.line_weights[self.patterns.pattern(old, s) as usize];
+                self.sums[s] += self.line_weights
+                    [usize::from((self.patterns.raw(new) >> (8 * s)) as u8)]
+                    - self.line_weights[usize::from((self.patterns.raw(old) >> (8 * s)) as u8)];
             }
         }
         self.stones -= 1;
@@ -279,8 +290,8 @@ impl MnkEval {
         let mut score = [self.centre[c]; 2];
         let mut counts = [0u32; 2];
         for key in &self.keys[c] {
-            let [b, w] = self.patterns.patterns(*key);
-            let (b, w) = (b as usize, w as usize);
+            let both = self.patterns.raw(*key);
+            let (b, w) = (usize::from(both as u8), usize::from((both >> 8) as u8));
             score[0] += self.point_weights[b];
             score[1] += self.point_weights[w];
             counts[0] += COUNTS[b];

@@ -199,6 +199,13 @@ impl PatternTable {
         Pattern::from_u8((self.table[key as usize] >> (8 * side)) as u8)
     }
 
+    /// Both players' patterns as raw bytes (`Pattern as u8`), first player's in the low
+    /// byte: for hot loops that index 256-entry tables without bounds checks.
+    #[inline]
+    pub fn raw(&self, key: u32) -> u16 {
+        self.table[key as usize]
+    }
+
     /// The patterns of both players' stones on a cell with neighbours `key`.
     #[inline]
     pub fn patterns(&self, key: u32) -> [Pattern; 2] {
