@@ -128,7 +128,10 @@ impl EngineGame for Mnk {
                 ));
             }
         };
-        Ok(MnkEval::new(config, &table, search.radius as usize))
+        let mut eval = MnkEval::new(config, &table, search.radius as usize);
+        // Threat sets cost time at every move: keep them only for what reads them.
+        eval.set_tracking(search.forced || search.vcf || search.vct);
+        Ok(eval)
     }
 }
 
