@@ -9,6 +9,10 @@ use std::{fmt, str::FromStr, time::Duration};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+/// How long past its move time a move may take before it counts as lost on time (or, for
+/// an outside engine, as hung), in milliseconds: the default for every engine.
+pub const MOVE_TOLERANCE_MS: u64 = 1000;
+
 /// A game time control: `base` for the whole game, `increment` added after each move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TimeControl {

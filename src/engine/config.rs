@@ -187,6 +187,24 @@ impl SearchConfig {
         }
     }
 
+    /// Whether a time limit (a move time or a clock) makes the search depend on the
+    /// machine.
+    pub fn is_timed(&self) -> bool {
+        self.movetime_ms > 0 || !self.tc.trim().is_empty()
+    }
+
+    /// The longest one move may take before the harness calls it lost on time: the move
+    /// time plus the tolerance an outside engine gets (none without a move time; with a
+    /// clock the clock itself is the limit).
+    pub fn move_limit(&self) -> Option<Duration> {
+        (self.movetime_ms > 0).then(|| {
+            Duration::from_millis(
+                self.movetime_ms
+                    .saturating_add(super::clock::MOVE_TOLERANCE_MS),
+            )
+        })
+    }
+
     /// The game clock, if `tc` is set.
     pub fn time_control(&self) -> Option<TimeControl> {
         let tc = self.tc.trim();
