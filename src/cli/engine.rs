@@ -53,6 +53,14 @@ pub struct BenchArgs {
     /// Depth (default: 5 for gomoku and Ataxx, 9 for small boards).
     #[arg(long)]
     depth: Option<u32>,
+    /// Other positions: a file with one move list or FEN a line (`#` comments), instead
+    /// of the fixed bench positions (then the total is no fingerprint).
+    #[arg(long, value_name = "FILE")]
+    positions: Option<PathBuf>,
+    /// Set a named parameter of the engine first (needs ENGINE.toml), e.g. --set
+    /// search.lmr=false
+    #[arg(long, value_name = "NAME=VALUE")]
+    set: Vec<String>,
 }
 
 /// Loads an engine config and applies `--set` assignments.
@@ -147,18 +155,46 @@ fn pos_format<G: Game>(pos: &G, mv: G::Move) -> String {
 }
 
 pub fn bench(args: BenchArgs) -> Result<()> {
+    if args.engine.is_none() && !args.set.is_empty() {
+        bail!("--set needs an engine config (arena bench ENGINE.toml --set NAME=VALUE)");
+    }
     let engines = match &args.engine {
-        Some(path) => vec![EngineConfig::load(path)?],
+        Some(path) => vec![load_engine(path, &args.set)?],
         None => ["gomoku-seed003-threat", "ataxx-rich", "tictactoe-perfect"]
             .iter()
             .map(|name| builtin::engine(name))
             .collect::<Result<Vec<_>, _>>()?,
     };
     let mut out = io::stdout().lock();
+    let positions = match &args.positions {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let list: Vec<String> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(str::to_string)
+                .collect();
+            if list.is_empty() {
+                bail!(
+                    "{}: no positions (one move list or FEN a line)",
+                    path.display()
+                );
+            }
+            Some(list)
+        }
+        None => None,
+    };
     let mut total_nodes = 0;
     let mut total_secs = 0.0;
     for engine in &engines {
-        let report = bench::run(engine, args.depth).map_err(anyhow::Error::msg)?;
+        let report = bench::run_on(engine, args.depth, positions.as_deref())
+            .map_err(anyhow::Error::msg)
+            .with_context(|| match &args.positions {
+                Some(p) => p.display().to_string(),
+                None => "the bench positions".to_string(),
+            })?;
         writeln!(
             out,
             "{} ({}), depth {}",
@@ -175,6 +211,17 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 line.time.as_secs_f64() * 1e3
             )?;
         }
+        let per_depth: Vec<String> = report
+            .nodes_by_depth
+            .iter()
+            .map(|&(d, _, n)| format!("{d}:{n:.0}"))
+            .collect();
+        writeln!(
+            out,
+            "  mean nodes by depth {}  ebf {}",
+            per_depth.join(" "),
+            report.ebf.map_or("n/a".to_string(), |e| format!("{e:.2}"))
+        )?;
         let secs = report.time.as_secs_f64();
         writeln!(
             out,

@@ -27,11 +27,14 @@ use rayon::prelude::*;
 
 use super::{
     ReportError,
-    load::{Tour, depths_for_ebf, effective_branching_factor, quantile},
+    load::{Tour, quantile},
     text,
     tuning::Tune,
 };
-use crate::stats::Wdl;
+use crate::stats::{
+    Wdl,
+    branching::{depths_for_ebf, effective_branching_factor},
+};
 
 /// A drawn plot: its SVG text and PNG bytes, and what the pages say about it.
 #[derive(Debug)]

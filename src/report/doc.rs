@@ -8,7 +8,7 @@ use super::{
     text::{elo, err, pct, si},
     tuning::Tune,
 };
-use crate::report::load::effective_branching_factor;
+use crate::stats::branching::effective_branching_factor;
 
 /// A table: a heading row and rows of cells; the first `left` columns are text
 /// (left-aligned), the rest numbers.
