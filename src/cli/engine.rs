@@ -58,16 +58,30 @@ pub struct BenchArgs {
 /// Loads an engine config and applies `--set` assignments.
 pub fn load_engine(path: &std::path::Path, set: &[String]) -> Result<EngineConfig> {
     let mut engine = EngineConfig::load(path)?;
+    apply_sets(&mut engine, set, "--set")?;
+    Ok(engine)
+}
+
+/// Applies `NAME=VALUE` assignments given as `flag` on the command line, all at once:
+/// the engine is checked after the last one, so their order does not matter.
+pub fn apply_sets(engine: &mut EngineConfig, set: &[String], flag: &str) -> Result<()> {
+    let mut assignments = Vec::new();
     for assignment in set {
         let (name, value) = config::parse_assignment(assignment)
             .map_err(anyhow::Error::msg)
-            .with_context(|| format!("--set {assignment}"))?;
-        engine
-            .set(&name, value)
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("--set {assignment}"))?;
+            .with_context(|| format!("{flag} {assignment}"))?;
+        assignments.push((name, value));
     }
-    Ok(engine)
+    engine.set_all(assignments).map_err(|e| {
+        let at = match &e.key {
+            Some(key) => set
+                .iter()
+                .find(|a| a.split('=').next().is_some_and(|n| n.trim() == key))
+                .map_or_else(|| format!("{flag} {key}"), |a| format!("{flag} {a}")),
+            None => flag.to_string(),
+        };
+        anyhow::anyhow!("{at}: {}", e.message)
+    })
 }
 
 pub fn analyse(args: AnalyseArgs) -> Result<()> {

@@ -7,6 +7,7 @@ use super::{
     load::Tour,
     text::{elo, err, pct, si},
     tuning::Tune,
+    viewer::Viewer,
 };
 use crate::report::load::effective_branching_factor;
 
@@ -38,6 +39,8 @@ pub(crate) enum Block {
         text: String,
         link: String,
     },
+    /// The game viewer (HTML only; Markdown says where it is), with a line about it.
+    Viewer { viewer: Box<Viewer>, note: String },
 }
 
 /// A report: title and blocks; `contents` lists the section headings for navigation.
@@ -419,6 +422,23 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
                 .map(|(k, v)| vec![k.clone(), v.to_string()])
                 .collect(),
         );
+    }
+    if let Some(v) = &t.viewer {
+        doc.heading(&id("viewer"), "Game viewer");
+        let held = if v.shown < v.total {
+            format!(
+                "{} of the {} games (the first ones; every game: arena export)",
+                v.shown, v.total
+            )
+        } else {
+            format!("all {} games", v.total)
+        };
+        doc.blocks.push(Block::Viewer {
+            viewer: Box::new(v.clone()),
+            note: format!(
+                "Pick a game, then step through it (buttons, the slider, the arrow keys, or                  a click on a move); each move shows the mover's depth, nodes, score (in its                  evaluation's units, or a forced win or loss) and time. The viewer holds                  {held}; the last move is ringed, an Ataxx jump's origin and the stones it                  turned are shaded. Link to a position with report.html#game=N&ply=P."
+            ),
+        });
     }
     doc.heading(&id("config"), "Config");
     doc.para(format!(

@@ -18,6 +18,7 @@ mod load;
 mod markdown;
 mod text;
 mod tuning;
+mod viewer;
 
 use std::{
     fs,

@@ -580,10 +580,11 @@ fn resolve_builtin(
                 .map_err(|e| e.message)?
         }
     };
-    for (key, value) in &entry.set {
-        engine
-            .set(key, value.clone())
-            .map_err(|e| format!("set: {e}"))?;
-    }
+    engine
+        .set_all(entry.set.iter().map(|(k, v)| (k, v.clone())))
+        .map_err(|e| match e.key {
+            Some(key) => format!("set `{key}`: {}", e.message),
+            None => format!("set: {}", e.message),
+        })?;
     Ok(engine)
 }

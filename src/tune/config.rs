@@ -203,14 +203,12 @@ impl Tune {
             ));
         }
         engine.game = game;
-        for (key, value) in &config.set {
-            engine.set(key, value.clone()).map_err(|e| {
-                at(
-                    config::line_of(text, key).or(key_line("set")),
-                    format!("key `set`: {e}"),
-                )
+        engine
+            .set_all(config.set.iter().map(|(k, v)| (k, v.clone())))
+            .map_err(|e| {
+                let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
+                at(line.or(key_line("set")), format!("key `set`: {e}"))
             })?;
-        }
         let settings_error = Settings {
             pairs: config.pairs,
             batch: config.batch,
@@ -296,14 +294,15 @@ impl Tune {
         }
         if let Some(v) = &config.verification {
             let mut probe = engine.clone();
-            for (key, value) in &v.set {
-                probe.set(key, value.clone()).map_err(|e| {
+            probe
+                .set_all(v.set.iter().map(|(k, v)| (k, v.clone())))
+                .map_err(|e| {
+                    let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
                     at(
-                        config::line_of(text, key),
+                        line.or(config::line_of(text, "[verification]")),
                         format!("[verification] set: {e}"),
                     )
                 })?;
-            }
             if let Some(sprt) = &v.sprt {
                 sprt.validate().map_err(|e| {
                     at(

@@ -124,8 +124,22 @@ fn a_small_tune_writes_every_output() {
     let engine = arena::engine::EngineConfig::load(&out.join("tuned-engine.toml")).unwrap();
     assert_eq!(engine.name, "seed003-threat-tuned");
     assert_eq!(engine.game.to_string(), "mnk:9,9,5");
-    assert_eq!(engine.search.depth, 1);
     assert_eq!(engine.table, Some(Table::Mnk(table)));
+    // Regression: it used to carry the tune's `set` (depth 1, tt_mb 1), so dropped next
+    // to the depth-4 base engine it silently played at depth 1. It keeps the base
+    // engine's own settings, and says in a comment what the tune played with.
+    let base_engine = arena::engine::EngineConfig::load(Path::new(&format!(
+        "{}/configs/engines/gomoku-seed003-threat.toml",
+        env!("CARGO_MANIFEST_DIR")
+    )))
+    .unwrap();
+    assert_eq!(engine.search, base_engine.search);
+    let engine_text = read(&out.join("tuned-engine.toml"));
+    assert!(
+        engine_text.contains("\"search.depth\" = 1")
+            && engine_text.contains("\"search.tt_mb\" = 1"),
+        "the tune's overrides are named in a comment: {engine_text}"
+    );
 
     // The checkpoint and the exact config; the verification match's results.
     assert!(read(&out.join("state.json")).contains("\"pairs_done\":240"));
