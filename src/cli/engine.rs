@@ -29,13 +29,15 @@ pub struct AnalyseArgs {
     engine: PathBuf,
     #[command(flatten)]
     position: PositionArgs,
-    /// Search to this depth (overrides the config's limits).
+    /// Search to this depth (replaces the config's limits; 0 = no depth limit, as
+    /// `search.depth = 0` means in a config).
     #[arg(long)]
     depth: Option<u32>,
-    /// Stop after this many nodes (overrides the config's limits).
+    /// Stop after this many nodes (replaces the config's limits; 0 = no node limit).
     #[arg(long)]
     nodes: Option<u64>,
-    /// Stop after this many milliseconds (overrides the config's limits).
+    /// Stop after this many milliseconds (replaces the config's limits; 0 = no time
+    /// limit).
     #[arg(long, value_name = "MS")]
     movetime: Option<u64>,
     /// Set a named parameter first, e.g. --set search.top_k=5 --set table.defence=2
@@ -50,8 +52,8 @@ pub struct AnalyseArgs {
 pub struct BenchArgs {
     /// An engine config (TOML); default: the built-in engines.
     engine: Option<PathBuf>,
-    /// Depth (default: 5 for gomoku and Ataxx, 9 for small boards).
-    #[arg(long)]
+    /// Depth, at least 1 (default: 5 for gomoku and Ataxx, 9 for small boards).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     depth: Option<u32>,
 }
 
@@ -102,11 +104,27 @@ fn analyse_game<G: EngineGame>(
     }
     let mut limits = config.search.limits();
     if args.depth.is_some() || args.nodes.is_some() || args.movetime.is_some() {
+        // 0 is no limit, as in a config's [search].
         limits = Limits {
-            depth: args.depth,
-            nodes: args.nodes,
-            movetime: args.movetime.map(Duration::from_millis),
+            depth: args.depth.filter(|&d| d > 0),
+            nodes: args.nodes.filter(|&n| n > 0),
+            movetime: args
+                .movetime
+                .filter(|&ms| ms > 0)
+                .map(Duration::from_millis),
         };
+        if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
+            bail!(
+                "--depth, --nodes and --movetime: 0 means no limit (as in a config's \
+                 [search]), so this search would never end: give one of them a value of \
+                 at least 1"
+            );
+        }
+        if let Some(d) = limits.depth
+            && d as usize >= score::MAX_PLY
+        {
+            bail!("--depth {d} is too deep (at most {})", score::MAX_PLY - 1);
+        }
     }
     let mut engine = Engine::<G>::new(config, game).map_err(anyhow::Error::msg)?;
     engine.searcher().new_game(0);

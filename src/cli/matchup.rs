@@ -91,7 +91,7 @@ pub struct MatchArgs {
     #[arg(long)]
     name: Option<String>,
     /// Worker threads (default: all cores).
-    #[arg(long, short)]
+    #[arg(long, short, visible_alias = "concurrency")]
     jobs: Option<usize>,
     /// Results folder (default: results/<name>).
     #[arg(long, value_name = "DIR")]
@@ -113,7 +113,7 @@ enum Side {
         path: PathBuf,
         /// The engine with every assignment applied (checked here, with errors that
         /// name the flag).
-        engine: EngineConfig,
+        engine: Box<EngineConfig>,
         /// The assignments, for the tournament's `set`.
         set: toml::Table,
     },
@@ -312,7 +312,11 @@ fn side(
         let (key, value) = arena::config::parse_assignment(a).map_err(anyhow::Error::msg)?;
         set.insert(key, value);
     }
-    Ok(Side::Builtin { path, engine, set })
+    Ok(Side::Builtin {
+        path,
+        engine: Box::new(engine),
+        set,
+    })
 }
 
 /// `cmd=PATH,proto=..,name=..,arg=..,dir=..,option.KEY=VALUE` (after `cmd=`) as an

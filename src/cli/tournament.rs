@@ -34,8 +34,8 @@ use super::{Interrupted, rules::rate};
 pub struct RunArgs {
     /// The tournament config (TOML).
     config: PathBuf,
-    /// Worker threads (default: the config's `concurrency`, or all cores).
-    #[arg(long, short)]
+    /// Worker threads (default: the config's `jobs`, or all cores).
+    #[arg(long, short, visible_alias = "concurrency")]
     jobs: Option<usize>,
     /// Continue a run whose results exist: play only the missing games.
     #[arg(long)]
@@ -145,7 +145,7 @@ pub fn run(args: RunArgs) -> Result<()> {
 
 /// How `arena run` and `arena match` play a tournament.
 pub(crate) struct Play {
-    /// Worker threads (default: the config's `concurrency`, or all cores).
+    /// Worker threads (default: the config's `jobs`, or all cores).
     pub jobs: Option<usize>,
     /// Continue the results that exist.
     pub resume: bool,
@@ -448,10 +448,28 @@ fn finish_shard(s: Shard, outcome: &arena::tournament::RunOutcome) -> Result<()>
     }
 }
 
+/// The tournament whose results are in `dir`, with a word on what `dir` is when it is
+/// not a tournament's results folder.
+fn tournament_folder(dir: &Path) -> Result<Tournament> {
+    Tournament::from_resolved(&dir.join("run.toml")).map_err(|e| {
+        if dir.join("tune.json").exists() || dir.join("state.json").exists() {
+            let shown = arena::invocation::shell_word(&dir.display().to_string());
+            anyhow::anyhow!(
+                "{} is a tuning run's folder, not a tournament's: `{}` writes its report, and \
+                 its verification match is the tournament folder {}",
+                dir.display(),
+                arena::invocation::command(&format!("report {shown}")),
+                dir.join("verification").display()
+            )
+        } else {
+            anyhow::Error::new(e)
+                .context(format!("{} is not a run's results folder", dir.display()))
+        }
+    })
+}
+
 pub fn stats(args: StatsArgs) -> Result<()> {
-    let run_toml = args.dir.join("run.toml");
-    let t = Tournament::from_resolved(&run_toml)
-        .with_context(|| format!("{} is not a run's results folder", args.dir.display()))?;
+    let t = tournament_folder(&args.dir)?;
     let records = read_records(&args.dir.join("games.jsonl"))?;
     if records.torn_tail {
         eprintln!("arena: the last line of games.jsonl is torn; it is left out");
@@ -505,8 +523,7 @@ fn sprt_cut(
 }
 
 pub fn export(args: ExportArgs) -> Result<()> {
-    let t = Tournament::from_resolved(&args.dir.join("run.toml"))
-        .with_context(|| format!("{} is not a run's results folder", args.dir.display()))?;
+    let t = tournament_folder(&args.dir)?;
     let records = read_records(&args.dir.join("games.jsonl"))?;
     let date = run_date(&args.dir);
     let info = pgn::ExportInfo {
@@ -621,6 +638,20 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
     }
     if let Some(note) = &s.ratings_note {
         writeln!(out, "ratings: {note}")?;
+    }
+    let tiny: Vec<&str> = s
+        .engines
+        .iter()
+        .filter(|e| e.moves > 0 && e.nodes_mean < 1000.0)
+        .map(|e| e.name.as_str())
+        .collect();
+    if !tiny.is_empty() {
+        writeln!(
+            out,
+            "nodes/s: {} search under 1000 nodes a move; their rates are mostly timer \
+             overhead, not speed",
+            tiny.join(", ")
+        )?;
     }
     writeln!(
         out,

@@ -46,9 +46,9 @@ pub struct TuneArgs {
     /// Continue from the checkpoint (state.json) in the results folder.
     #[arg(long)]
     resume: bool,
-    /// Worker threads (default: the config's `concurrency`, or all cores). Results do
-    /// not depend on it.
-    #[arg(long, short)]
+    /// Worker threads (default: the config's `jobs`, or all cores). Results do not
+    /// depend on it.
+    #[arg(long, short, visible_alias = "concurrency")]
     jobs: Option<usize>,
     /// Override the total number of game pairs N (a quick try; changes every gain).
     #[arg(long, value_name = "N")]

@@ -233,6 +233,7 @@ impl EngineConfig {
     pub fn load(path: &Path) -> Result<EngineConfig, ConfigError> {
         let text = config::read(path)?;
         EngineConfig::parse(&path.display().to_string(), path, &text)
+            .map_err(|e| config::with_kind_hint(e, path, config::Kind::Engine))
     }
 
     /// Reads an engine config from text; `base` is the file the text came from (table
@@ -275,6 +276,7 @@ impl EngineConfig {
                 let path = config::resolve(base, rel);
                 let table = read(&path)
                     .and_then(|text| Table::parse(&path.display().to_string(), &text))
+                    .map_err(|e| config::with_kind_hint(e, &path, config::Kind::Table))
                     .map_err(|e| ConfigError::new(source, format!("key `table`: {e}")))?;
                 (Some(path), Some(table))
             }

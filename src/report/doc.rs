@@ -113,11 +113,12 @@ pub(crate) fn tuning(tune: &Tune, verification: Option<&Tour>, env: &Environment
     }
     doc.blocks.push(Block::Title(doc.title.clone()));
     let last = tune.rows.last().map_or(0.0, |r| r.0);
+    // trajectory.csv starts with θ before the first batch (at 0 pairs).
+    let batches = tune.rows.iter().filter(|r| r.0 > 0.0).count();
     let mut line = format!(
-        "{} parameters tuned over {} game pairs ({} batches recorded).",
+        "{} parameters tuned over {} game pairs ({batches} batches recorded).",
         tune.params.len(),
         last,
-        tune.rows.len()
     );
     match verification.and_then(|v| v.summary.pairings.first().map(|p| (v, p))) {
         Some((_, p)) => match &p.estimate {
@@ -410,6 +411,22 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
         );
     }
     doc.figure(&id("nps"));
+    let tiny: Vec<&str> = t
+        .order
+        .iter()
+        .map(|&i| &s.engines[i])
+        .filter(|e| e.moves > 0 && e.nodes_mean < TINY_SEARCH_NODES)
+        .map(|e| e.name.as_str())
+        .collect();
+    if !tiny.is_empty() {
+        doc.para(format!(
+            "Nodes per second of {}: these searches average under {} nodes a move, so the \
+             time measured is mostly the clock's and the search's set-up: the rate says \
+             little about speed (time a deeper search, or arena bench).",
+            tiny.join(", "),
+            TINY_SEARCH_NODES
+        ));
+    }
     doc.heading(&id("games"), "Games");
     doc.figure(&id("game-length"));
     doc.figure(&id("first-player"));
@@ -462,6 +479,9 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
     }
 }
 
+/// Below this mean of nodes per move a search is too short to time (tic-tac-toe).
+pub(crate) const TINY_SEARCH_NODES: f64 = 1000.0;
+
 fn environment(doc: &mut Doc, env: &Environment, t: Option<&Tour>) {
     doc.heading("environment", "Environment");
     let mut rows = vec![
@@ -475,8 +495,8 @@ fn environment(doc: &mut Doc, env: &Environment, t: Option<&Tour>) {
     ];
     let threads = match (env.threads, t.and_then(|t| t.concurrency)) {
         (Some(n), _) => n.to_string(),
-        (None, Some(0)) => "not recorded (config: concurrency = 0, all cores)".into(),
-        (None, Some(c)) => format!("not recorded (config: concurrency = {c})"),
+        (None, Some(0)) => "not recorded (config: jobs = 0, all cores)".into(),
+        (None, Some(c)) => format!("not recorded (config: jobs = {c})"),
         (None, None) => "not recorded".into(),
     };
     rows.push(vec!["worker threads".into(), threads]);

@@ -16,6 +16,7 @@ mod env;
 mod html;
 mod load;
 mod markdown;
+mod raster;
 mod text;
 mod tuning;
 mod viewer;

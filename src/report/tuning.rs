@@ -84,7 +84,7 @@ impl Tune {
                     .filter_map(|(k, v)| {
                         let text = match v {
                             serde_json::Value::String(s) => s.clone(),
-                            serde_json::Value::Number(n) => n.to_string(),
+                            serde_json::Value::Number(n) => number_text(k, n),
                             serde_json::Value::Bool(b) => b.to_string(),
                             _ => return None,
                         };
@@ -106,6 +106,23 @@ impl Tune {
             facts,
             json_text,
         })
+    }
+}
+
+/// A number of `tune.json` for people: whole numbers as they are, seconds (`*_s`) to a
+/// tenth, other fractions to four decimals without trailing zeros (no float noise such
+/// as `95.68240296999998`).
+fn number_text(key: &str, n: &serde_json::Number) -> String {
+    match (n.as_i64(), n.as_u64(), n.as_f64()) {
+        (Some(i), _, _) => i.to_string(),
+        (_, Some(u), _) => u.to_string(),
+        (_, _, Some(f)) if key.ends_with("_s") => format!("{f:.1}"),
+        (_, _, Some(f)) => {
+            let text = format!("{f:.4}");
+            let text = text.trim_end_matches('0').trim_end_matches('.');
+            text.to_string()
+        }
+        _ => n.to_string(),
     }
 }
 

@@ -111,8 +111,9 @@ pub struct TuneConfig {
     /// Perturbation decay.
     #[serde(default = "default_gamma")]
     pub gamma: f64,
-    /// Worker threads (0: all cores).
-    #[serde(default)]
+    /// Worker threads (0: all cores): `jobs` in configs, like `--jobs`; `concurrency`
+    /// (the name `run.toml` keeps, so existing results folders resume) is read too.
+    #[serde(default, alias = "jobs")]
     pub concurrency: u32,
     /// The parameters to tune.
     #[serde(default)]
@@ -166,6 +167,7 @@ impl Tune {
     pub fn load(path: &Path) -> Result<Tune, ConfigError> {
         let text = config::read(path)?;
         Tune::parse(&path.display().to_string(), path, &text)
+            .map_err(|e| config::with_kind_hint(e, path, config::Kind::Tune))
     }
 
     /// Reads a tuning config from text; `base` locates relative paths.

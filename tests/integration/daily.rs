@@ -466,3 +466,124 @@ fn an_interrupted_tune_says_how_to_continue_with_every_override() {
     );
     assert_eq!(hint, expected);
 }
+
+/// Each message names the real mistake (regressions: each used to blame something
+/// else, or say only "unknown field").
+#[test]
+fn messages_name_the_real_mistake() {
+    let table = data("../../configs/tables/gomoku/seed003.toml");
+    let tune_config = data("../../configs/tune-gomoku.toml");
+    let tournament_config = data("../../configs/gomoku-tables.toml");
+    let tune_folder = data("tuning");
+    let e = engine("gomoku-seed003-threat");
+    let cases: Vec<(Vec<&str>, &[&str], &[&str])> = vec![
+        // No balancing was asked: the board is too small, say so.
+        (
+            vec!["openings", "tictactoe", "--plies", "20"],
+            &["3x3 board has 9 cells", "fewer plies"],
+            &["balance"],
+        ),
+        // --fen is a board; a move list goes in --moves.
+        (
+            vec!["perft", "gomoku", "4", "--fen", "garbage"],
+            &["'garbage' is not an m,n,k board", "--moves"],
+            &["move list"],
+        ),
+        (
+            vec!["run", tune_config.to_str().unwrap()],
+            &["looks like a tuning config, for arena tune"],
+            &[],
+        ),
+        (
+            vec!["tune", tournament_config.to_str().unwrap()],
+            &["looks like a tournament config, for arena run"],
+            &[],
+        ),
+        (
+            vec!["analyse", table.to_str().unwrap()],
+            &["looks like a weight table"],
+            &[],
+        ),
+        (
+            vec!["stats", tune_folder.to_str().unwrap()],
+            &["is a tuning run's folder", "report", "verification"],
+            &[],
+        ),
+        // One way to state the board limits.
+        (
+            vec!["show", "mnk:21,21,5"],
+            &["each side must be 1 to 20"],
+            &[],
+        ),
+        // 0 is no limit, as in configs: a search with no limit at all is refused.
+        (
+            vec!["analyse", &e, "--depth", "0"],
+            &["0 means no limit", "at least 1"],
+            &[],
+        ),
+        (vec!["bench", &e, "--depth", "0"], &["--depth"], &[]),
+    ];
+    for (args, wanted, unwanted) in cases {
+        let message = run_bad_input(&args);
+        for w in wanted {
+            assert!(message.contains(w), "{args:?}: `{w}` in {message}");
+        }
+        for u in unwanted {
+            assert!(!message.contains(u), "{args:?}: no `{u}` in {message}");
+        }
+    }
+    // `--depth 0` with another limit is simply no depth limit.
+    let out = run_ok(&[
+        "analyse", &e, "--moves", "h8", "--depth", "0", "--nodes", "300",
+    ]);
+    assert!(out.contains("bestmove"), "{out}");
+}
+
+/// `--jobs` and a config's `jobs` are one setting; `concurrency` and `--concurrency`
+/// are read as the same.
+#[test]
+fn jobs_and_concurrency_are_one_setting() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = read(&data("tournaments/small.toml"))
+        .replace("concurrency = 2", "jobs = 1")
+        .replace(
+            "../../../configs/",
+            &format!("{}/configs/", env!("CARGO_MANIFEST_DIR")),
+        );
+    assert!(text.contains("jobs = 1"));
+    let config = tmp.path().join("jobs.toml");
+    std::fs::write(&config, &text).unwrap();
+    let out = tmp.path().join("j");
+    let result = arena()
+        .args([
+            "run",
+            config.to_str().unwrap(),
+            "--rounds",
+            "1",
+            "--quiet",
+            "--no-report",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let t = arena::tournament::Tournament::from_resolved(&out.join("run.toml")).unwrap();
+    assert_eq!(t.config.concurrency, 1);
+    run_ok(&[
+        "run",
+        data("tournaments/small.toml").to_str().unwrap(),
+        "--rounds",
+        "1",
+        "--concurrency",
+        "1",
+        "--quiet",
+        "--no-report",
+        "--out",
+        tmp.path().join("c").to_str().unwrap(),
+    ]);
+}

@@ -155,6 +155,22 @@ fn a_small_tune_writes_every_output() {
         assert!(out.join("verification").join(file).exists(), "{file}");
     }
 
+    // The report counts the batches, not the trajectory's rows (which start with θ
+    // before the first batch), and shows tune.json's numbers without float noise
+    // (regressions: "31 batches recorded", `elapsed_s 95.68240296999998`).
+    let html = read(&out.join("report.html"));
+    assert!(html.contains("(30 batches recorded)"), "batches");
+    let run_table = &html[html.find("id=\"run\"").expect("the run's table")..];
+    let run_table = &run_table[..run_table.find("</table>").unwrap()];
+    for cell in run_table.split("<td class=\"t\">").skip(1) {
+        let value = &cell[..cell.find('<').unwrap()];
+        if let Some((_, decimals)) = value.split_once('.')
+            && value.parse::<f64>().is_ok()
+        {
+            assert!(decimals.len() <= 4, "a raw float in the report: {value}");
+        }
+    }
+
     // A second run without --resume refuses to touch it; with --resume it is done.
     let e = run_bad_input(&[
         "tune",
