@@ -24,8 +24,10 @@ use super::{Interrupted, rules::rate};
 #[derive(Args, Debug)]
 #[command(
     after_help = "Results go to results/<name>/: games.jsonl (one game a line), run.toml \
-                        (the exact config), summary.json, standings.csv, and the report: \
-                        report.html, report.md, plots/.\n\
+                        (the exact config), summary.json, standings.csv, pairings.csv, and \
+                        the report: report.html (with a game viewer), report.md, plots/.\n\
+                        Without a terminal (nohup, CI) a line per finished game and the \
+                        score every 10 games are logged to standard error.\n\
                         Example: arena run configs/gomoku-tables.toml --jobs 2\n\
                         Across machines: arena run CONFIG --shard I/N (or --shards N inside a \
                         Slurm array, Kubernetes Indexed Job or GNU parallel) into \
@@ -49,7 +51,8 @@ pub struct RunArgs {
     /// Override the master seed.
     #[arg(long)]
     seed: Option<u64>,
-    /// No progress bar; print only the final standings.
+    /// No progress (the bar on a terminal, a line per game without one); print only the
+    /// final standings.
     #[arg(long, short)]
     quiet: bool,
     /// Play only shard I of N (game pairs with index % N == I), into shards/; `arena

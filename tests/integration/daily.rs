@@ -587,3 +587,48 @@ fn jobs_and_concurrency_are_one_setting() {
         tmp.path().join("c").to_str().unwrap(),
     ]);
 }
+
+/// An outside program as `cmd=...`: here arena itself, served over Gomocup (the
+/// protocol tests check that a served engine plays the in-process engine's games).
+#[test]
+fn match_plays_an_outside_engine_given_as_cmd() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("outside");
+    let bin = assert_cmd::cargo::cargo_bin("arena");
+    let a = engine("gomoku-seed003-threat");
+    let cmd = format!("cmd={},arg=serve,arg={a},name=served", bin.display());
+    let printed = run_ok(&[
+        "match",
+        &a,
+        &cmd,
+        "--game",
+        "mnk:9,9,5",
+        "--depth",
+        "1",
+        "--rounds",
+        "1",
+        "--max-plies",
+        "30",
+        "--quiet",
+        "--no-report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        printed.contains("seed003-threat vs served: 2 games"),
+        "{printed}"
+    );
+    let t = arena::tournament::Tournament::from_resolved(&out.join("run.toml")).unwrap();
+    let arena::protocol::EngineSpec::External(e) = &t.engines[1] else {
+        panic!("the second engine is an outside program")
+    };
+    assert_eq!(e.name, "served");
+    assert_eq!(e.args, ["serve", a.as_str()]);
+    assert_eq!(e.depth, Some(1), "--depth reached the outside engine");
+    let records = read_records(&out.join("games.jsonl")).unwrap().records;
+    assert_eq!(records.len(), 2);
+    assert!(
+        records.iter().all(|r| !r.reason.starts_with("fault")),
+        "{records:?}"
+    );
+}

@@ -714,4 +714,43 @@ fn headless_chromium_drives_the_game_viewer() {
     let mut page = Page::start(&browser, &tmp.path().join("profile"), 1400, 1000);
     drive_viewer(&mut page, &gomoku, "mnk:9,9,5");
     drive_viewer(&mut page, &ataxx, "ataxx");
+
+    // An engine named like markup is shown as text: its name is in the game list as
+    // written, and the page holds no element it did not have (no injected script).
+    let evil = "<script>document.title='owned'</script><b id=injected>";
+    let out = tmp.path().join("evil");
+    let table = data("../../configs/tables/gomoku/seed003.toml");
+    let config = tmp.path().join("evil.toml");
+    fs::write(
+        &config,
+        format!(
+            "name = \"evil\"\ngame = \"mnk:7,7,4\"\nrounds = 1\n\
+             [[engines]]\nname = \"{}\"\ntable = \"{}\"\nsearch = {{ depth = 1 }}\n\
+             [[engines]]\nname = \"plain\"\ntable = \"{}\"\nsearch = {{ depth = 1 }}\n",
+            evil.replace('"', "\\\""),
+            table.display(),
+            table.display()
+        ),
+    )
+    .unwrap();
+    run_ok(&[
+        "run",
+        config.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    page.open(&format!("file://{}", out.join("report.html").display()));
+    let seen = page.eval(
+        "[document.title, document.querySelectorAll('script').length, \
+          document.getElementById('injected') === null, \
+          document.getElementById('viewer-games').options[0].textContent]",
+    );
+    assert_eq!(seen[0], "arena report: evil", "no script of the name ran");
+    assert_eq!(seen[1], 2, "the viewer's two scripts only");
+    assert_eq!(seen[2], true, "no element made from the name");
+    assert!(
+        seen[3].as_str().unwrap().contains(evil),
+        "the name is shown as written: {seen}"
+    );
 }
