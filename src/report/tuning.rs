@@ -227,6 +227,22 @@ mod tests {
     }
 
     #[test]
+    fn numbers_have_no_float_noise() {
+        let n = |v: serde_json::Value| match v {
+            serde_json::Value::Number(n) => n,
+            _ => unreachable!("numbers only"),
+        };
+        assert_eq!(
+            number_text("elapsed_s", &n(95.68240296999998.into())),
+            "95.7"
+        );
+        assert_eq!(number_text("pairs_per_s", &n(2.5.into())), "2.5");
+        assert_eq!(number_text("c_end", &n(0.123456789.into())), "0.1235");
+        assert_eq!(number_text("value", &n(1.5.into())), "1.5");
+        assert_eq!(number_text("pairs_done", &n(240.into())), "240");
+    }
+
+    #[test]
     fn errors_name_the_line() {
         let e = parse_trajectory("pairs,a\n0,1\n8,x\n", &params()).unwrap_err();
         assert_eq!(e.0, 3);

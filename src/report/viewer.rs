@@ -22,7 +22,7 @@ use crate::{
 
 /// At most this many moves are embedded (a few megabytes of page); later games are left
 /// out and the viewer says how many it holds.
-const MAX_MOVES: usize = 250_000;
+const MAX_MOVES: usize = 120_000;
 
 /// A viewer ready to render.
 #[derive(Clone, Debug)]
