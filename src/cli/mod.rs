@@ -139,17 +139,20 @@ pub(crate) fn install_ctrlc(
 }
 
 /// How the user started arena, as a command prefix to paste: `cargo run --release --`
-/// under `cargo run` (cargo replaces itself with arena and leaves `CARGO` and
-/// `CARGO_MANIFEST_DIR` in the environment; the profile is the folder the binary is in),
-/// else the program as typed (`arena`, `./target/release/arena`).
+/// under `cargo run` (cargo replaces itself with arena and leaves `CARGO`,
+/// `CARGO_MANIFEST_DIR` and `CARGO_PKG_NAME` = arena in the environment; the profile is
+/// the folder the binary is in), else the program as typed (`arena`,
+/// `./target/release/arena`).
 fn program() -> String {
     let typed = std::env::args_os()
         .next()
         .map(|a| a.to_string_lossy().into_owned())
         .filter(|a| !a.is_empty())
         .unwrap_or_else(|| "arena".into());
-    let under_cargo =
-        std::env::var_os("CARGO").is_some() && std::env::var_os("CARGO_MANIFEST_DIR").is_some();
+    // CARGO_PKG_NAME: not some other package's `cargo run` that starts arena.
+    let under_cargo = std::env::var_os("CARGO").is_some()
+        && std::env::var_os("CARGO_MANIFEST_DIR").is_some()
+        && std::env::var("CARGO_PKG_NAME").is_ok_and(|n| n == env!("CARGO_PKG_NAME"));
     if under_cargo {
         let profile = std::env::current_exe().ok().and_then(|exe| {
             exe.parent()

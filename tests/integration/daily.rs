@@ -395,10 +395,24 @@ fn suggested_commands_name_what_the_user_typed() {
     let out = arena()
         .env("CARGO", "cargo")
         .env("CARGO_MANIFEST_DIR", env!("CARGO_MANIFEST_DIR"))
+        .env("CARGO_PKG_NAME", "arena")
         .args(["report", dir.to_str().unwrap()])
         .output()
         .unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
+    // Another package's `cargo run` that starts arena is not arena's own.
+    let other = arena()
+        .env("CARGO", "cargo")
+        .env("CARGO_MANIFEST_DIR", "/elsewhere")
+        .env("CARGO_PKG_NAME", "some-harness")
+        .args(["report", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(other.stderr)
+            .unwrap()
+            .contains(&format!("`{} stats", bin.display()))
+    );
     let profile = bin.parent().unwrap().file_name().unwrap().to_str().unwrap();
     let prefix = match profile {
         "release" => "cargo run --release --".to_string(),
