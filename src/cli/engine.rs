@@ -112,6 +112,7 @@ fn analyse_game<G: EngineGame>(
                 .movetime
                 .filter(|&ms| ms > 0)
                 .map(Duration::from_millis),
+            soft_time: None,
         };
         if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
             bail!(

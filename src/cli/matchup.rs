@@ -55,7 +55,8 @@ pub struct MatchArgs {
     /// reproducible).
     #[arg(long, value_name = "MS", group = "limit")]
     movetime: Option<u64>,
-    /// A game clock SECONDS+INCREMENT (10+0.1), for outside engines (not reproducible).
+    /// A game clock SECONDS+INCREMENT (10+0.1), for both engines (replaces their own
+    /// limits; not reproducible).
     #[arg(long, value_name = "SECONDS+INC", group = "limit")]
     tc: Option<TimeControl>,
     /// Openings from a file (Gomocup offset lines or move lists, Ataxx FENs), in order;
@@ -254,13 +255,17 @@ pub fn matchup(args: MatchArgs) -> Result<()> {
 }
 
 /// The limit flags as parameter assignments for built-in engines (each replaces the
-/// engine's own limits).
+/// engine's own limits: the others are cleared).
 fn limit_assignments(args: &MatchArgs) -> Vec<String> {
     let only = |key: &str, value: String| {
-        ["depth", "nodes", "movetime_ms"]
+        ["depth", "nodes", "movetime_ms", "tc"]
             .iter()
             .map(|k| {
-                let v = if *k == key { value.as_str() } else { "0" };
+                let v = match (*k == key, *k) {
+                    (true, _) => value.clone(),
+                    (false, "tc") => "\"\"".to_string(),
+                    (false, _) => "0".to_string(),
+                };
                 format!("search.{k}={v}")
             })
             .collect()
@@ -271,6 +276,8 @@ fn limit_assignments(args: &MatchArgs) -> Vec<String> {
         only("nodes", n.to_string())
     } else if let Some(ms) = args.movetime {
         only("movetime_ms", ms.to_string())
+    } else if let Some(tc) = args.tc {
+        only("tc", format!("\"{tc}\""))
     } else {
         Vec::new()
     }
@@ -296,12 +303,6 @@ fn side(
     }
     let path = PathBuf::from(text);
     let mut engine = EngineConfig::load(&path)?;
-    if args.tc.is_some() {
-        bail!(
-            "--tc: built-in engines have no game clock; limit them with --depth, --nodes \
-             or --movetime (--tc is for outside engines)"
-        );
-    }
     let mut assignments: Vec<String> = limit.to_vec();
     assignments.extend(args.set.iter().cloned());
     assignments.extend(own.iter().cloned());

@@ -265,7 +265,7 @@ impl TuneReport {
             } else {
                 0.0
             },
-            reproducible: tune.base.search.movetime_ms == 0,
+            reproducible: !tune.base.search.is_timed(),
             files,
             verification,
         }

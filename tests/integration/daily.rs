@@ -156,7 +156,7 @@ fn match_refuses_bad_arguments_in_one_line() {
             vec!["match", &a, &a, "--set-a", "search.nope=3"],
             "--set-a search.nope=3",
         ),
-        (vec!["match", &a, &a, "--tc", "10+0.1"], "--tc"),
+        (vec!["match", &a, &a, "--tc", "fast"], "--tc"),
         (vec!["match", &a, "cmd="], "cmd="),
         (vec!["match", &a, "cmd=x,colour=red"], "colour"),
         (vec!["match", "missing.toml", &a], "missing.toml"),

@@ -23,10 +23,13 @@ use std::{
 use super::{Output, ServeError, check, split_command};
 use crate::{
     config,
-    engine::{Engine, EngineConfig, clock::move_budget},
+    engine::{Engine, EngineConfig},
     game::{Ataxx, Game, GameSpec, Side},
     protocol::info::{format_iteration, format_total},
-    search::Limits,
+    search::{
+        Limits,
+        time::{clock_limits, movetime_limits},
+    },
 };
 
 /// Serves `config` (an Ataxx engine) over UAI: reads commands from `input` until `quit`
@@ -277,21 +280,21 @@ impl State {
     }
 
     fn limits(&self, go: &Go, side: Side) -> Limits {
-        let clock = go.time[side.index()].map(|t| {
-            move_budget(
-                Duration::from_millis(t),
-                Duration::from_millis(go.inc[side.index()].unwrap_or(0)),
-                go.moves_to_go,
-            )
-        });
-        let movetime = match (go.movetime.map(Duration::from_millis), clock) {
-            (Some(a), Some(b)) => Some(a.min(b)),
+        let ms = Duration::from_millis;
+        // The built-in engine's time manager: soft and hard limits from the clock, or
+        // from the move time less a safety margin.
+        let clock = go.time[side.index()]
+            .map(|t| clock_limits(ms(t), ms(go.inc[side.index()].unwrap_or(0)), go.moves_to_go));
+        let fixed = go.movetime.map(|t| movetime_limits(ms(t)));
+        let time = match (fixed, clock) {
+            (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.min(b.1))),
             (a, b) => a.or(b),
         };
         let limits = Limits {
             depth: go.depth,
             nodes: go.nodes,
-            movetime,
+            movetime: time.map(|t| t.1),
+            soft_time: time.map(|t| t.0),
         };
         if limits == Limits::default() {
             self.config.search.limits()
