@@ -41,6 +41,8 @@ pub(crate) struct Tour {
     pub first_player_all: Option<FirstPlayer>,
     /// Whether `games.jsonl` ended in a torn line (left out).
     pub torn_tail: bool,
+    /// The game viewer's data (none without games).
+    pub viewer: Option<super::viewer::Viewer>,
 }
 
 impl Tour {
@@ -54,8 +56,8 @@ impl Tour {
                     &summary_path,
                     format!(
                         "missing: not a run's results folder (if it holds run.toml and \
-                         games.jsonl, `arena stats {}` writes it)",
-                        dir.display()
+                         games.jsonl, `{}` writes it)",
+                        crate::invocation::command(&format!("stats {}", dir.display()))
                     ),
                 ));
             }
@@ -64,7 +66,10 @@ impl Tour {
         let summary: Summary = serde_json::from_str(&text).map_err(|e| {
             ReportError::input(
                 format!("{}:{}", summary_path.display(), e.line()),
-                format!("not a run summary ({e}); `arena stats` rewrites it"),
+                format!(
+                    "not a run summary ({e}); `{}` rewrites it",
+                    crate::invocation::command(&format!("stats {}", dir.display()))
+                ),
             )
         })?;
         let run_toml = dir.join("run.toml");
@@ -90,8 +95,8 @@ impl Tour {
                 &games_path,
                 format!(
                     "{what}, which summary.json does not have: the summary is stale \
-                     (`arena stats {}` rewrites it)",
-                    dir.display()
+                     (`{}` rewrites it)",
+                    crate::invocation::command(&format!("stats {}", dir.display()))
                 ),
             )
         };
@@ -125,6 +130,7 @@ impl Tour {
             .collect();
         let per_pairing = first_points.iter().map(|p| first_player(p)).collect();
         let all: Vec<f64> = first_points.concat();
+        let viewer = super::viewer::build(&summary, &records.records);
         Ok(Tour {
             config_text,
             summary,
@@ -134,6 +140,7 @@ impl Tour {
             first_player: per_pairing,
             first_player_all: first_player(&all),
             torn_tail: records.torn_tail,
+            viewer,
         })
     }
 

@@ -16,8 +16,10 @@ mod env;
 mod html;
 mod load;
 mod markdown;
+mod raster;
 mod text;
 mod tuning;
+mod viewer;
 
 use std::{
     fs,

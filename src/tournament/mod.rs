@@ -1,6 +1,6 @@
 //! Tournaments: configs, the schedule (round robin, gauntlet), openings played as
 //! colour-swapped game pairs, the parallel runner, the results store, resume, shards,
-//! statistics over the records, and PGN export.
+//! statistics over the records, and PGN and SGF export.
 //!
 //! Contracts: a game is a pure function of (config, master seed, game index) when engines
 //! are limited by depth or nodes; a finished game is written and flushed before it counts;
@@ -15,6 +15,7 @@ pub mod record;
 pub mod runner;
 pub mod schedule;
 pub mod seeds;
+pub mod sgf;
 pub mod shard;
 pub mod summary;
 

@@ -23,7 +23,7 @@ use super::{
     Tournament,
     game::{GameSetup, play_game},
     openings::{OpeningGame, openings},
-    record::{GameRecord, RecordWriter, read_records, truncate_to},
+    record::{self, GameRecord, RecordWriter, read_records, truncate_to},
     schedule::Schedule,
     seeds::{Stream, derive_seed},
     shard,
@@ -522,6 +522,7 @@ fn run_game<G: OpeningGame + ExternalGame>(
                         }
                     }
                     let setup = GameSetup {
+                        variant: t.config.game,
                         scheduled: s,
                         names,
                         start: &starts[s.round as usize],
@@ -633,9 +634,14 @@ fn run_game<G: OpeningGame + ExternalGame>(
         shard::mark_complete(files)?;
         results = files.complete.clone();
     }
-    let records = read_records(&results)
+    let mut records = read_records(&results)
         .map_err(|e| RunError::Input(e.to_string()))?
         .records;
+    // A finished run's games read in game order, whatever the threads' timing was (a
+    // shard's file is put in order by the merge; an interrupted run keeps appending).
+    if options.shard.is_none() && ending != Ending::Interrupted {
+        record::rewrite_in_game_order(&results, &mut records).map_err(io_err(&results))?;
+    }
     let summary = summary::summarize(t, &schedule, &records, sprt_result.map(|s| s.2));
     if options.shard.is_none() {
         summary::write_files(out, &summary)?;
