@@ -169,7 +169,11 @@ impl Evaluator<Ataxx> for AtaxxEval {
             *key = MoveKey::default();
             let single = matches!(mv, AtaxxMove::Single(_));
             // Big captures change the game: never reduced or pruned.
-            key.tactical = mv.to().is_some_and(|to| pos.captures_at(to) >= 3);
+            let captures = mv.to().map_or(0, |to| pos.captures_at(to));
+            key.tactical = captures >= 3;
+            // Material: the new stone (singles) plus each capture twice (ours, not theirs).
+            key.gain =
+                clamp_eval(self.table.material * i64::from(2 * captures + u32::from(single)));
             if flags.singles_first {
                 key.class = i32::from(single);
             }

@@ -53,6 +53,10 @@ pub struct MoveKey {
     /// A forcing or game-changing move (gomoku: makes a four or an open three, or stops
     /// the opponent's): late-move reductions and pruning leave it alone.
     pub tactical: bool,
+    /// What the move gains for the mover in evaluation units, as far as the evaluator
+    /// can tell before playing it (Ataxx: the stones it adds and takes; 0: unknown).
+    /// Futility pruning adds it to the static score.
+    pub gain: i32,
 }
 
 /// What the evaluator knows about forcing play at a node, for the side to move (gomoku's
@@ -94,25 +98,50 @@ pub enum ThreatKind {
     Vct,
 }
 
-/// A node budget for a threat-space search: positions visited count as search nodes.
+/// A budget for a threat-space search: positions visited count as search nodes; an
+/// optional deadline bounds it in time too (checked every 256 positions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NodeBudget {
     /// Positions visited so far.
     pub used: u64,
     /// Stop (and report no win) past this many.
     pub limit: u64,
+    /// Stop past this moment too (a timed search's share of its time).
+    pub deadline: Option<std::time::Instant>,
+    next_check: u64,
+    late: bool,
 }
 
 impl NodeBudget {
     /// A fresh budget of `limit` nodes.
     pub fn new(limit: u64) -> NodeBudget {
-        NodeBudget { used: 0, limit }
+        NodeBudget {
+            used: 0,
+            limit,
+            deadline: None,
+            next_check: 256,
+            late: false,
+        }
     }
 
-    /// Whether the budget is spent.
+    /// The budget, also bounded by `deadline` (if any).
+    pub fn until(self, deadline: Option<std::time::Instant>) -> NodeBudget {
+        NodeBudget { deadline, ..self }
+    }
+
+    /// Whether the budget is spent (once spent, it stays spent).
     #[inline]
-    pub fn exhausted(&self) -> bool {
-        self.used >= self.limit
+    pub fn exhausted(&mut self) -> bool {
+        if self.used >= self.limit || self.late {
+            return true;
+        }
+        if self.used >= self.next_check {
+            self.next_check = self.used + 256;
+            self.late = self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d);
+        }
+        self.late
     }
 }
 

@@ -37,6 +37,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.eval.reset(pos);
         self.unit = self.eval.unit().max(1);
         self.pos = Some(pos.clone());
+        // Nothing of an earlier search may pass for this one's (a stopped first
+        // iteration reads the root's PV).
+        self.plies[0].pv.clear();
 
         let mut result = SearchResult {
             best: None,
@@ -90,6 +93,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 // move so far beats an unsearched guess.
                 if result.depth == 0
                     && let Some(&mv) = self.plies[0].pv.first()
+                    && pos.is_legal(mv)
                 {
                     result.best = Some(mv);
                     result.pv = vec![mv];
@@ -158,8 +162,14 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         if s.vct {
             tries.push((ThreatKind::Vct, p.vct_moves, p.vct_nodes));
         }
+        // At most a quarter of the node limit and of the soft time limit: the main search
+        // must have its share.
+        let deadline = self.limits.soft_time.or(self.limits.movetime);
+        let deadline = deadline.map(|t| self.start + t / 4);
         for (kind, moves, nodes) in tries {
-            let mut budget = NodeBudget::new(self.node_budget(u64::from(nodes)));
+            let quarter = self.limits.nodes.map_or(u64::MAX, |n| n / 4);
+            let budget = self.node_budget(u64::from(nodes)).min(quarter);
+            let mut budget = NodeBudget::new(budget).until(deadline);
             let win = self.eval.threat_search(pos, kind, moves, &mut budget);
             self.nodes += budget.used;
             if let Some(win) = win

@@ -185,8 +185,25 @@ pub struct SearchResult<M> {
     pub iterations: Vec<Iteration<M>>,
 }
 
-/// A move in a node's ordered list: its packed key and whether it is tactical.
-pub(crate) type Ordered<M> = (u64, (M, bool));
+/// What the picker tells the node about a move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Hint {
+    /// Never reduced or pruned (a tactical move, the table's move, a killer).
+    pub tactical: bool,
+    /// The evaluator's estimate of what the move gains (see [`MoveKey::gain`]).
+    pub gain: i32,
+}
+
+impl Hint {
+    /// A move that is searched in full: the table's move, a killer.
+    pub const KEEP: Hint = Hint {
+        tactical: true,
+        gain: 0,
+    };
+}
+
+/// A move in a node's ordered list: its packed key and its hint.
+pub(crate) type Ordered<M> = (u64, (M, Hint));
 
 /// Per-ply working memory, allocated once.
 struct Ply<M> {

@@ -242,20 +242,24 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         };
         let lmp_count = p.lmp_count(depth);
         while searched < limit {
-            let Some((mv, tactical)) = self.next_move(pos, ply, &mut stage) else {
+            let Some((mv, hint)) = self.next_move(pos, ply, &mut stage) else {
                 break;
             };
-            let quiet = !tactical;
+            let quiet = !hint.tactical;
             if prunable && quiet && searched > 0 && !is_decisive(alpha) {
                 // Late-move pruning: at low depth only the first few quiet moves.
                 if s.late_move_pruning && depth <= p.lmp_depth as i32 && quiets >= lmp_count {
                     self.depth_cut = true;
                     continue;
                 }
-                // Futility: this quiet move cannot lift the static score to alpha.
+                // Futility: this quiet move (with what it visibly gains) cannot lift the
+                // static score to alpha.
                 if s.futility
                     && depth <= p.futility_depth as i32
-                    && static_eval.saturating_add(margin(p.futility_margin, depth)) <= alpha
+                    && static_eval
+                        .saturating_add(hint.gain)
+                        .saturating_add(margin(p.futility_margin, depth))
+                        <= alpha
                 {
                     self.depth_cut = true;
                     quiets += 1;
@@ -356,6 +360,8 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     fn leaf_vcf(&mut self, pos: &mut G, ply: usize) -> Option<i32> {
         let p = self.settings.params;
         let mut budget = NodeBudget::new(self.node_budget(u64::from(p.vcf_nodes)));
+        // The hard limit is checked between nodes of the main search; a leaf's VCF is
+        // small enough not to need it.
         let win = self
             .eval
             .threat_search(pos, ThreatKind::Vcf, p.vcf_moves, &mut budget);

@@ -6,7 +6,7 @@
 //! killers tried between the first batch and the rest. A cutoff in an early stage saves
 //! generating and ordering the rest.
 
-use super::{Ordered, Ply, Searcher, ordering};
+use super::{Hint, Ordered, Ply, Searcher, ordering};
 use crate::{
     eval::{Evaluator, MoveKey, PRUNED},
     game::Game,
@@ -57,15 +57,15 @@ pub(super) struct ForcedList {
 }
 
 impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
-    /// The next move to search at an interior node and whether it is tactical (the
-    /// table's move and the killers count as tactical: they are never reduced).
+    /// The next move to search at an interior node and its hint (the table's move and
+    /// the killers are never reduced or pruned).
     #[inline]
     pub(super) fn next_move(
         &mut self,
         pos: &G,
         ply: usize,
         stage: &mut Stage<G::Move>,
-    ) -> Option<(G::Move, bool)> {
+    ) -> Option<(G::Move, Hint)> {
         loop {
             match *stage {
                 Stage::TableMove(tt) => {
@@ -74,7 +74,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                         batch: 0,
                     };
                     if let Some(mv) = tt {
-                        return Some((mv, true));
+                        return Some((mv, Hint::KEEP));
                     }
                 }
                 Stage::Generate { skip, batch } => {
@@ -116,9 +116,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                         skip,
                         then,
                     };
-                    let (mv, tactical) = self.pick(ply, next)?;
+                    let (mv, hint) = self.pick(ply, next)?;
                     if skip.is_none_or(|s| !s.contains(&Some(mv))) {
-                        return Some((mv, tactical));
+                        return Some((mv, hint));
                     }
                 }
                 Stage::Killers {
@@ -146,7 +146,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                         batch,
                     };
                     if let Some(k) = fresh {
-                        return Some((k, true));
+                        return Some((k, Hint::KEEP));
                     }
                 }
             }
@@ -228,7 +228,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             |(i, (&mv, ek))| -> Ordered<G::Move> {
                 if ek.class == PRUNED {
                     pruned += 1;
-                    return (0, (mv, ek.tactical));
+                    return (0, (mv, Hint::default()));
                 }
                 let killer = if !settings.killers {
                     0
@@ -246,11 +246,15 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 };
                 // The table's move goes first (a pruned move never: handled above).
                 if tt_move.is_some() && tt_move == Some(mv) {
-                    (u64::MAX, (mv, true))
+                    (u64::MAX, (mv, Hint::KEEP))
                 } else {
+                    let hint = Hint {
+                        tactical: ek.tactical || killer > 0,
+                        gain: ek.gain,
+                    };
                     (
                         ordering::sort_key(ek.class, killer, ek.score, history, i),
-                        (mv, ek.tactical || killer > 0),
+                        (mv, hint),
                     )
                 }
             },
@@ -258,10 +262,10 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         n - pruned
     }
 
-    /// The `i`-th move of `ply` in order and whether it is tactical (see
+    /// The `i`-th move of `ply` in order and its hint (see
     /// [`ordering::pick`]).
     #[inline]
-    pub(super) fn pick(&mut self, ply: usize, i: usize) -> Option<(G::Move, bool)> {
+    pub(super) fn pick(&mut self, ply: usize, i: usize) -> Option<(G::Move, Hint)> {
         ordering::pick(&mut self.plies[ply].ordered, i)
     }
 }

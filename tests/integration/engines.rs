@@ -324,3 +324,49 @@ fn pruning_never_misses_a_win_or_a_forced_block() {
         "wins {with_win}, blocks {with_block}"
     );
 }
+
+/// Regression: with a node limit, the root's threat search once spent every node, the
+/// first iteration stopped before the root was searched, and the engine played the
+/// first move of an earlier search's principal variation, already on the board
+/// (`illegal-move` in a gauntlet). Every move asked for along that game is legal now.
+#[test]
+fn a_node_limited_modern_engine_never_plays_a_stale_move() {
+    let mut config = engine("gomoku-modern", &[]);
+    config
+        .set_all([
+            ("search.depth", toml::Value::Integer(0)),
+            ("search.nodes", toml::Value::Integer(20_000)),
+            ("search.null_move", toml::Value::Boolean(false)),
+        ])
+        .unwrap();
+    let mut e = Engine::<Mnk>::new(&config, &MnkConfig::gomoku()).unwrap();
+    e.searcher().new_game(1);
+    let mut pos = gomoku("k7g11k6j5");
+    // The game as it was played; the engine had black (the even plies).
+    let moves: Vec<&str> = "j7 k5 l5 i8 l6 l7 j6 m6 j8 i9 i7 h6 k8 h7 l8 m9 i6 l9"
+        .split(' ')
+        .collect();
+    for (i, mv) in moves.iter().enumerate() {
+        if i % 2 == 0 {
+            let limits = e.limits();
+            let r = e.search(&pos, limits, |_| {});
+            let best = r.best.unwrap();
+            assert!(
+                pos.is_legal(best),
+                "{} after {}",
+                pos.format_move(best),
+                pos.to_text()
+            );
+        }
+        pos.try_play(mv).unwrap();
+    }
+    let limits = e.limits();
+    let r = e.search(&pos, limits, |_| {});
+    let best = r.best.unwrap();
+    assert!(
+        pos.is_legal(best),
+        "{} after {}",
+        pos.format_move(best),
+        pos.to_text()
+    );
+}
