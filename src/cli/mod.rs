@@ -94,8 +94,8 @@ pub fn main() -> ExitCode {
             eprintln!("arena: error: {e:#}");
             let io_failure = e.chain().any(|c| {
                 matches!(
-                    c.downcast_ref::<arena::tournament::runner::RunError>(),
-                    Some(arena::tournament::runner::RunError::Io { .. })
+                    c.downcast_ref::<arena::tournament::RunError>(),
+                    Some(arena::tournament::RunError::Io { .. })
                 ) || matches!(
                     c.downcast_ref::<arena::report::ReportError>(),
                     Some(

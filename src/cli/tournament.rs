@@ -11,8 +11,9 @@ use anyhow::{Context, Result, bail};
 use arena::{
     stats::EloEstimate,
     tournament::{
-        Ending, Event, RunOptions, Schedule, Shard, Summary, Tournament, pgn, read_records,
+        Ending, Event, RunError, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn,
         summary::{self, ranked},
+        validate::{RunShape, read_checked},
     },
 };
 use clap::Args;
@@ -320,11 +321,12 @@ pub fn stats(args: StatsArgs) -> Result<()> {
     let run_toml = args.dir.join("run.toml");
     let t = Tournament::from_resolved(&run_toml)
         .with_context(|| format!("{} is not a run's results folder", args.dir.display()))?;
-    let records = read_records(&args.dir.join("games.jsonl"))?;
+    let shape = RunShape::of(&t, None);
+    let records = read_checked(&args.dir.join("games.jsonl"), &shape)?;
     if records.torn_tail {
         eprintln!("arena: the last line of games.jsonl is torn; it is left out");
     }
-    let schedule = Schedule::new(t.config.format, t.engines.len(), u64::from(t.config.rounds));
+    let schedule = shape.schedule;
     let summary = summary::summarize(&t, &schedule, &records.records, None);
     let summary = match (&summary.sprt, t.config.sprt) {
         // Recount as the run did: only pairs up to the SPRT's decision.
@@ -334,9 +336,21 @@ pub fn stats(args: StatsArgs) -> Result<()> {
         }
         _ => summary,
     };
-    summary::write_files(&args.dir, &summary)?;
-    print_summary(&mut io::stdout().lock(), &summary)?;
-    super::report::after(&args.dir, None);
+    // The statistics are printed in any case; the files are rewritten only when no
+    // other arena is writing this folder (a run in progress writes them at its end).
+    match lock::lock_exclusive(&args.dir, "arena stats") {
+        Ok(held) => {
+            summary::write_files(&args.dir, &summary)?;
+            print_summary(&mut io::stdout().lock(), &summary)?;
+            super::report::after(&args.dir, None);
+            drop(held);
+        }
+        Err(RunError::Input(busy)) => {
+            print_summary(&mut io::stdout().lock(), &summary)?;
+            eprintln!("arena: summary.json and the report are left as they are: {busy}");
+        }
+        Err(e) => return Err(e.into()),
+    }
     Ok(())
 }
 
@@ -375,7 +389,7 @@ fn sprt_cut(
 pub fn export(args: ExportArgs) -> Result<()> {
     let t = Tournament::from_resolved(&args.dir.join("run.toml"))
         .with_context(|| format!("{} is not a run's results folder", args.dir.display()))?;
-    let records = read_records(&args.dir.join("games.jsonl"))?;
+    let records = read_checked(&args.dir.join("games.jsonl"), &RunShape::of(&t, None))?;
     let text = pgn::export(&t.config.name, &records.records);
     match &args.output {
         Some(path) => std::fs::write(path, text)

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Tournament,
+    error::{RunError, write_text},
     record::{GameRecord, GameResult},
-    runner::{RunError, write_atomic},
     schedule::Schedule,
 };
 use crate::stats::{
@@ -509,8 +509,8 @@ pub fn write_files(dir: &Path, summary: &Summary) -> Result<(), RunError> {
         path: dir.join("summary.json").display().to_string(),
         source: std::io::Error::other(e),
     })?;
-    write_atomic(&dir.join("summary.json"), &(json + "\n"))?;
-    write_atomic(&dir.join("standings.csv"), &standings_csv(summary))?;
+    write_text(&dir.join("summary.json"), &(json + "\n"))?;
+    write_text(&dir.join("standings.csv"), &standings_csv(summary))?;
     Ok(())
 }
 
