@@ -455,9 +455,13 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
         "plies"
     )?;
     for (i, e) in ranked(s).into_iter().enumerate() {
+        // An engine that reported no figures (an outside engine that prints none) shows
+        // "n/a", not 0.
+        let (nodes, depth) = (e.reports_nodes(), e.reports_depth());
+        let shown = |reported: bool, text: String| if reported { text } else { "n/a".into() };
         writeln!(
             out,
-            "{:>4}  {:<width$}  {:>8} {:>7}  {:>6}  {:>5.1}%  {:>13}  {:>11.0} {:>11.0} {:>6.2} {:>10}  {:>6.1}",
+            "{:>4}  {:<width$}  {:>8} {:>7}  {:>6}  {:>5.1}%  {:>13}  {:>11} {:>11} {:>6} {:>10}  {:>6.1}",
             i + 1,
             e.name,
             fmt_elo(e.elo),
@@ -465,10 +469,10 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
             e.games,
             100.0 * e.score,
             format!("{}-{}-{}", e.wdl.wins, e.wdl.draws, e.wdl.losses),
-            e.nodes_mean,
-            e.nodes_median,
-            e.depth_mean,
-            rate(e.nps, ""),
+            shown(nodes, format!("{:.0}", e.nodes_mean)),
+            shown(nodes, format!("{:.0}", e.nodes_median)),
+            shown(depth, format!("{:.2}", e.depth_mean)),
+            shown(nodes, rate(e.nps, "")),
             e.game_length
         )?;
     }

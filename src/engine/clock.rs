@@ -88,10 +88,11 @@ pub fn move_budget(remaining: Duration, increment: Duration, moves_to_go: Option
         .max(Duration::from_millis(1))
 }
 
-/// A per-move time limit less a safety margin (a twentieth of it, at most 30 ms), for
-/// managers that give each move a fixed time (Gomocup's `timeout_turn`).
+/// A per-move time limit less a safety margin (a tenth of it, at most 50 ms) for the
+/// search's last check and the reply's way back, for managers that give each move a
+/// fixed time (Gomocup's `timeout_turn`, UAI's `go movetime`).
 pub fn turn_budget(limit: Duration) -> Duration {
-    let margin = (limit / 20).min(Duration::from_millis(30));
+    let margin = (limit / 10).min(Duration::from_millis(50));
     limit.saturating_sub(margin).max(Duration::from_millis(1))
 }
 
@@ -123,7 +124,7 @@ mod tests {
         // A large increment never takes more than the clock holds.
         assert_eq!(move_budget(ms(100), ms(10_000), None), ms(90));
         assert_eq!(move_budget(ms(0), ms(0), None), ms(1));
-        assert_eq!(turn_budget(ms(1000)), ms(970));
-        assert_eq!(turn_budget(ms(100)), ms(95));
+        assert_eq!(turn_budget(ms(1000)), ms(950));
+        assert_eq!(turn_budget(ms(100)), ms(90));
     }
 }

@@ -2,7 +2,7 @@
 //! `arena report` when they rewrite files) hold an exclusive lock on `DIR/.arena.lock`
 //! while they write; a shard holds that lock shared (shards of one run write side by
 //! side, each into its own file) and its own shard's lock exclusively
-//! (`DIR/shards/.shard-I-of-N.lock`). A second writer is refused at once with an error
+//! (`DIR/.arena.shard-I-of-N.lock`). A second writer is refused at once with an error
 //! that names the holder's pid and host, instead of both appending to one file.
 //!
 //! The locks are the operating system's (`flock`): a holder that dies, however it dies,
@@ -81,9 +81,7 @@ pub fn lock_shard(dir: &Path, shard: Shard, what: &str) -> Result<FolderLock, Ru
         Err(TryLockError::WouldBlock) => return Err(busy(dir, &path)),
         Err(TryLockError::Error(e)) => return Err(RunError::io(&path, e)),
     }
-    let shards = dir.join(super::shard::SHARDS_DIR);
-    fs::create_dir_all(&shards).map_err(|e| RunError::io(&shards, e))?;
-    let own = shards.join(shard_lock_name(shard));
+    let own = dir.join(shard_lock_name(shard));
     let mut file = open_file(&own)?;
     match file.try_lock() {
         Ok(()) => {}
@@ -108,7 +106,7 @@ pub fn lock_shard(dir: &Path, shard: Shard, what: &str) -> Result<FolderLock, Ru
 }
 
 fn shard_lock_name(shard: Shard) -> String {
-    format!(".shard-{}-of-{}.lock", shard.index, shard.count)
+    format!(".arena.shard-{}-of-{}.lock", shard.index, shard.count)
 }
 
 fn open(dir: &Path) -> Result<(PathBuf, File), RunError> {
@@ -175,14 +173,14 @@ fn holder(path: &Path) -> String {
 
 /// The shards whose own lock is held now, with their holders.
 fn running_shards(dir: &Path) -> Vec<String> {
-    let Ok(entries) = fs::read_dir(dir.join(super::shard::SHARDS_DIR)) else {
+    let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
     let mut held = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let Some(label) = name
-            .strip_prefix(".shard-")
+            .strip_prefix(".arena.shard-")
             .and_then(|n| n.strip_suffix(".lock"))
         else {
             continue;

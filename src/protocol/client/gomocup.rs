@@ -8,10 +8,13 @@
 //! the engine's board lacks only the opponent's last stone, else `BOARD` with every
 //! stone (1 its own, 2 the opponent's, in move order) and `DONE`.
 //!
-//! While waiting, `MESSAGE`, `DEBUG` and `SUGGEST` lines are skipped (and logged);
-//! `MESSAGE depth .. nodes ..` lines (what `arena serve` prints) give the move's depth,
-//! nodes and score. `ERROR`/`UNKNOWN` instead of a move is a fault; an `x,y` off the
-//! board is an illegal move; any other line is garbage.
+//! While waiting, `MESSAGE`, `DEBUG`, `SUGGEST`, `ERROR` and `UNKNOWN` lines are logged
+//! and the wait goes on, as the protocol says and c-gomoku-cli does (an `ERROR` is often
+//! the engine's answer to an `INFO` line sent just before the request). `MESSAGE` lines
+//! with search figures give the move's depth, nodes and score: arena's own (`depth ..
+//! nodes ..`), Rapfi's and PentaZen's (see [`parse_message`]). An `x,y` off the board is
+//! an illegal move; any other line is garbage. Lines the engine wrote before a request
+//! are dropped, and after any fault the process is killed and started afresh.
 
 use std::time::Instant;
 
@@ -21,7 +24,7 @@ use crate::{
     game::{Game, Mnk, MnkConfig, MnkMove, MnkRule},
     protocol::{
         external::ExternalEngine,
-        info::{Info, InfoSummary},
+        info::{InfoSummary, parse_message},
     },
 };
 
@@ -41,7 +44,8 @@ pub struct GomocupPlayer {
 enum Line<'a> {
     /// `MESSAGE`, `DEBUG`, `SUGGEST` or empty: skip.
     Chatter(&'a str),
-    /// `ERROR ...` or `UNKNOWN ...`.
+    /// `ERROR ...` or `UNKNOWN ...`: skipped while a move is awaited; an answer to a
+    /// handshake.
     Error,
     /// Anything else: the reply.
     Reply,
@@ -71,21 +75,21 @@ impl GomocupPlayer {
         }
     }
 
-    /// The next line that is not chatter.
-    fn reply(&mut self, deadline: Instant) -> Result<String, Fault> {
+    /// Sends a handshake command and waits for `OK` or an error; other lines (a
+    /// banner, chatter) are skipped. Returns the answer.
+    fn expect_ok(&mut self, command: &str) -> Result<String, Fault> {
+        self.conn.request(&[command])?;
+        let deadline = self.conn.handshake_deadline();
         loop {
-            let line = self.conn.recv(deadline)?;
-            if !matches!(classify(&line), Line::Chatter(_)) {
-                return Ok(line.trim().to_string());
+            let line = self
+                .conn
+                .recv(deadline)
+                .map_err(|f| handshake_fault(f, "OK", &self.conn.spec))?;
+            let text = line.trim();
+            if text == "OK" || matches!(classify(text), Line::Error) {
+                return Ok(text.to_string());
             }
         }
-    }
-
-    fn expect_ok(&mut self, command: &str) -> Result<String, Fault> {
-        self.conn.send(command)?;
-        let deadline = self.conn.handshake_deadline();
-        self.reply(deadline)
-            .map_err(|f| handshake_fault(f, "OK", &self.conn.spec))
     }
 
     fn start_command(&self) -> String {
@@ -104,9 +108,6 @@ impl GomocupPlayer {
         if self.started {
             let reply = self.expect_ok("RESTART")?;
             if reply != "OK" {
-                if !matches!(classify(&reply), Line::Error) {
-                    return Err(Fault::Handshake(reply));
-                }
                 // No RESTART in this engine: a new START does the same.
                 self.started = false;
             }
@@ -176,27 +177,29 @@ impl GomocupPlayer {
     fn ask(&mut self, turn: &Turn<'_, Mnk>) -> Result<MoveReport<MnkMove>, MoveFault> {
         let pos = turn.position;
         let side = pos.side_to_move();
+        let mut request = Vec::new();
         if self.conn.spec.tc.is_some()
             && let Some(clock) = turn.clock
         {
             let left = clock.remaining[side.index()].as_millis();
-            self.conn.send(&format!("INFO time_left {left}"))?;
+            request.push(format!("INFO time_left {left}"));
         }
         let asked = Instant::now();
         let deadline = self.conn.move_deadline(turn.clock, side);
-        let request = self.request(pos);
-        self.conn.send_all(&request)?;
+        request.extend(self.request(pos));
+        self.conn.request(&request)?;
         let mut summary = InfoSummary::default();
         loop {
             let line = self.conn.recv(deadline)?;
             let text = line.trim();
             match classify(text) {
                 Line::Chatter(message) => {
-                    if let Some(info) = Info::parse(message, true) {
+                    if let Some(info) = parse_message(message) {
                         summary.add(&info);
                     }
                 }
-                Line::Error => return Err(Fault::Refused(text.to_string()).into()),
+                // Logged (it is in the log already); the move may still come.
+                Line::Error => {}
                 Line::Reply => {
                     let Some((x, y)) = parse_xy(text) else {
                         return Err(Fault::Garbage(text.to_string()).into());
@@ -258,9 +261,7 @@ impl Player<Mnk> for GomocupPlayer {
                 Err(PlayerError::Illegal(text))
             }
             Err(MoveFault::Fault(fault)) => {
-                if fault.needs_restart() {
-                    self.started = false;
-                }
+                self.started = false;
                 Err(self.conn.fail(fault))
             }
         }
@@ -357,7 +358,7 @@ mod tests {
             ),
             (
                 "read s; echo OK; while read l; do [ \"$l\" = BEGIN ] && echo 'UNKNOWN x'; done",
-                "refused 'UNKNOWN x'",
+                "timeout",
             ),
         ];
         for (script, reason) in cases {

@@ -20,10 +20,13 @@ use std::{
     time::Duration,
 };
 
-use super::{Output, ServeError, check, split_command};
+use super::{Commands, Output, ServeError, check, split_command};
 use crate::{
     config,
-    engine::{Engine, EngineConfig, clock::move_budget},
+    engine::{
+        Engine, EngineConfig,
+        clock::{move_budget, turn_budget},
+    },
     game::{Ataxx, Game, GameSpec, Side},
     protocol::info::{format_iteration, format_total},
     search::Limits,
@@ -52,9 +55,23 @@ pub fn serve<R: BufRead, W: Write + Send>(
     };
     std::thread::scope(|s| -> Result<(), ServeError> {
         let mut job: Option<Job<'_>> = None;
-        for line in input.lines() {
-            let line = line?;
-            out.log_input(&line);
+        let mut lines = Commands::new(input);
+        // Commands that came during `go infinite`: they wait for its `stop`, while the
+        // loop goes on reading (a `stop` or `quit` behind them must be seen).
+        let mut waiting: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+        loop {
+            let searching_forever = job.as_ref().is_some_and(|j| j.infinite);
+            let line = match waiting.pop_front().filter(|_| !searching_forever) {
+                Some(line) => line,
+                None => match lines.next() {
+                    Some(line) => {
+                        let line = line?;
+                        out.log_input(&line);
+                        line
+                    }
+                    None => break,
+                },
+            };
             let (cmd, rest) = split_command(&line);
             let cmd = cmd.to_ascii_lowercase();
             if cmd.is_empty() {
@@ -89,9 +106,13 @@ pub fn serve<R: BufRead, W: Write + Send>(
                     return check(&out);
                 }
                 "ponderhit" | "debug" | "register" => continue,
+                _ if searching_forever => {
+                    waiting.push_back(line);
+                    continue;
+                }
                 _ => {}
             }
-            // Everything else waits for a running search.
+            // Everything else waits for a running search (one with limits ends).
             if let Some(j) = job.take() {
                 state.finish(j);
             }
@@ -284,7 +305,8 @@ impl State {
                 go.moves_to_go,
             )
         });
-        let movetime = match (go.movetime.map(Duration::from_millis), clock) {
+        // The move must be back within movetime: the search stops a margin earlier.
+        let movetime = match (go.movetime.map(|t| turn_budget(Duration::from_millis(t))), clock) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
@@ -390,6 +412,43 @@ mod tests {
         let mut e = Engine::<Ataxx>::new(config, &()).unwrap();
         e.searcher().new_game(0);
         e.search(pos, limits, |_| {}).best.unwrap().to_string()
+    }
+
+    /// Regression: after `go infinite` a `position` blocked the loop, so the `stop`
+    /// and `quit` behind it were never read.
+    #[test]
+    fn commands_during_an_infinite_search_wait_for_its_stop() {
+        let r = transcript(
+            &engine(),
+            "uai\nposition startpos\ngo infinite\nposition startpos moves g2\n\
+             setoption name Hash value 1\nisready\nstop\nisready\nquit\n",
+        );
+        let ready = r.iter().filter(|l| *l == "readyok").count();
+        assert_eq!(ready, 2, "{r:?}");
+        assert_eq!(r.iter().filter(|l| l.starts_with("bestmove")).count(), 1, "{r:?}");
+        let stop_answer = r.iter().position(|l| l.starts_with("bestmove")).unwrap();
+        let first_ready = r.iter().position(|l| l == "readyok").unwrap();
+        assert!(first_ready < stop_answer, "isready is answered mid-search: {r:?}");
+    }
+
+    /// Regression: `go movetime 100` searched for the whole 100 ms, and the reply came
+    /// after it.
+    #[test]
+    fn movetime_keeps_a_margin() {
+        let state = State {
+            config: engine(),
+            engine: None,
+            position: Ok(Ataxx::default()),
+            abort: Arc::new(AtomicBool::new(false)),
+        };
+        let go = parse_go("movetime 100").unwrap();
+        let limits = state.limits(&go, Side::First);
+        assert_eq!(limits.movetime, Some(Duration::from_millis(90)));
+        let go = parse_go("movetime 1000").unwrap();
+        assert_eq!(
+            state.limits(&go, Side::First).movetime,
+            Some(Duration::from_millis(950))
+        );
     }
 
     #[test]
