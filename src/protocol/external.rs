@@ -320,7 +320,11 @@ mod tests {
         s.validate(GameSpec::Ataxx).unwrap();
         let mut g = spec();
         g.options = [("thread num".to_string(), "1".to_string())].into();
-        assert!(g.validate("gomoku".parse().unwrap()).unwrap_err().contains("no spaces"));
+        assert!(
+            g.validate("gomoku".parse().unwrap())
+                .unwrap_err()
+                .contains("no spaces")
+        );
     }
 
     #[test]

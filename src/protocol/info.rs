@@ -407,25 +407,51 @@ mod tests {
     /// Regression: outside engines' own figures were read as 0 nodes and depth 0.
     #[test]
     fn outside_engines_figures() {
-        let rapfi = parse_message("Depth 26-2 | Eval 52 | Time 1234ms | Node 17K | Speed 14K")
-            .unwrap();
+        let rapfi =
+            parse_message("Depth 26-2 | Eval 52 | Time 1234ms | Node 17K | Speed 14K").unwrap();
         assert_eq!(
             (rapfi.depth, rapfi.nodes, rapfi.score, rapfi.time_ms),
-            (Some(26), Some(17_000), Some(ProtocolScore::Cp(52)), Some(1234))
+            (
+                Some(26),
+                Some(17_000),
+                Some(ProtocolScore::Cp(52)),
+                Some(1234)
+            )
         );
         let pentazen = parse_message("dep 11-16 ev 160 nd 241k tm 184 sp 112").unwrap();
         assert_eq!(
-            (pentazen.depth, pentazen.nodes, pentazen.score, pentazen.time_ms),
-            (Some(11), Some(241_000), Some(ProtocolScore::Cp(160)), Some(184))
+            (
+                pentazen.depth,
+                pentazen.nodes,
+                pentazen.score,
+                pentazen.time_ms
+            ),
+            (
+                Some(11),
+                Some(241_000),
+                Some(ProtocolScore::Cp(160)),
+                Some(184)
+            )
         );
         let big = parse_message("Depth 9 | Node 1.5M | Eval -30").unwrap();
-        assert_eq!((big.nodes, big.score), (Some(1_500_000), Some(ProtocolScore::Cp(-30))));
+        assert_eq!(
+            (big.nodes, big.score),
+            (Some(1_500_000), Some(ProtocolScore::Cp(-30)))
+        );
         let ours = parse_message("depth 2 score cp 5 nodes 42 pv 7,7").unwrap();
         assert_eq!((ours.depth, ours.nodes), (Some(2), Some(42)));
         // A mate score in the engine's own words is no number: the rest still counts.
         let mate = parse_message("Depth 12 | Eval +M5 | Node 900").unwrap();
-        assert_eq!((mate.depth, mate.score, mate.nodes), (Some(12), None, Some(900)));
-        for free in ["PentaZen 0.4.17 by Sun Yuliang", "hello", "Node server ready", ""] {
+        assert_eq!(
+            (mate.depth, mate.score, mate.nodes),
+            (Some(12), None, Some(900))
+        );
+        for free in [
+            "PentaZen 0.4.17 by Sun Yuliang",
+            "hello",
+            "Node server ready",
+            "",
+        ] {
             assert!(parse_message(free).is_none(), "{free}");
         }
         assert_eq!(count("3G"), Some(3_000_000_000));

@@ -23,7 +23,7 @@ use super::{
     schedule::Schedule,
     shard::{self, Shard, ShardFileKind},
     summary::{self, Summary},
-    validate::{RunShape, read_checked},
+    validate::{GameSet, RunShape, read_checked},
 };
 
 /// What a merge did.
@@ -195,9 +195,20 @@ pub fn merge(dir: &Path) -> Result<MergeOutcome, RunError> {
         };
         let seen = read.records.len();
         if read.torn_tail || seen as u64 != expected {
+            let mut have = GameSet::default();
+            for r in &read.records {
+                have.insert(r.game);
+            }
+            let missing: Vec<String> = (0..expected)
+                .map(|k| 2 * s.nth_pair(k / 2) + k % 2)
+                .filter(|&g| !have.contains(g))
+                .take(3)
+                .map(|g| g.to_string())
+                .collect();
             problems.incomplete.push(index);
             problems.detail.push(format!(
-                "shard {} is marked complete but {} holds {} of {expected} games{}",
+                "shard {} is marked complete but {} holds {} of {expected} games{} \
+                 ({}:{} is its last line{})",
                 s.label(),
                 file_name(&complete),
                 seen,
@@ -205,6 +216,13 @@ pub fn merge(dir: &Path) -> Result<MergeOutcome, RunError> {
                     " and a torn last line"
                 } else {
                     ""
+                },
+                file_name(&complete),
+                read.lines,
+                if missing.is_empty() {
+                    String::new()
+                } else {
+                    format!("; missing: game {}", missing.join(", "))
                 }
             ));
             continue;

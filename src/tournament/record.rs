@@ -243,6 +243,8 @@ pub struct Scan {
     pub valid_len: u64,
     /// Whether a torn last line was found (and left out).
     pub torn_tail: bool,
+    /// Lines read (a torn last line included).
+    pub lines: usize,
 }
 
 /// Why [`scan_records`] stopped.
@@ -317,6 +319,7 @@ pub fn scan_records<E>(
     if pending_error.is_some() {
         out.torn_tail = true;
     }
+    out.lines = number;
     Ok(out)
 }
 

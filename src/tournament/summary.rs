@@ -320,17 +320,18 @@ pub fn summarize(
             if s.depth == 0 {
                 unreported[e].1 += 1;
             }
-            depth_sum[e] += u64::from(s.depth);
+            depth_sum[e] = depth_sum[e].saturating_add(u64::from(s.depth));
             if s.nodes == 0 {
                 unreported[e].0 += 1;
                 continue;
             }
             nodes[e].push(s.nodes);
-            time_us[e] += s.time_us;
+            // Saturating: a record is checked against its run, not its figures.
+            time_us[e] = time_us[e].saturating_add(s.time_us);
             for (d, &n) in s.iterations.iter().enumerate() {
                 let slot = by_depth[e].entry(d as u32 + 1).or_insert((0, 0));
                 slot.0 += 1;
-                slot.1 += n;
+                slot.1 = slot.1.saturating_add(n);
             }
         }
     }
@@ -380,7 +381,7 @@ pub fn summarize(
             let with_nodes = sorted.len() as u64;
             let moves = all_moves[e];
             let with_depth = moves - unreported[e].1;
-            let total_nodes: u64 = sorted.iter().sum();
+            let total_nodes = sorted.iter().fold(0u64, |a, &n| a.saturating_add(n));
             let secs = time_us[e] as f64 / 1e6;
             EngineSummary {
                 name: t.engines[e].name().to_string(),

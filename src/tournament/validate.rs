@@ -237,6 +237,7 @@ pub fn read_checked(path: &Path, shape: &RunShape) -> Result<Checked, RunError> 
         records,
         torn_tail: scan.torn_tail,
         valid_len: scan.valid_len,
+        lines: scan.lines,
     })
 }
 
@@ -249,6 +250,8 @@ pub struct Checked {
     pub torn_tail: bool,
     /// Byte length of the valid part.
     pub valid_len: u64,
+    /// Lines read (a torn last line included).
+    pub lines: usize,
 }
 
 #[cfg(test)]
@@ -301,7 +304,8 @@ mod tests {
         for g in 0..s.schedule.games() {
             s.check(&record(&s, g)).unwrap();
         }
-        let cases: [(&str, fn(&mut GameRecord)); 9] = [
+        type Mutation = fn(&mut GameRecord);
+        let cases: [(&str, Mutation); 9] = [
             ("not in the schedule", |r| r.game = 99),
             ("pairing is 99", |r| r.pairing = 99),
             ("colours", |r| r.black = 99),

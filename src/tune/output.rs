@@ -176,7 +176,7 @@ impl Checkpoint {
 }
 
 /// The 1-based line of the first `"key"` in JSON `text` (1 when it is not there).
-fn key_line(text: &str, key: &str) -> usize {
+pub(crate) fn key_line(text: &str, key: &str) -> usize {
     let quoted = format!("\"{key}\"");
     text.find(&quoted)
         .map_or(1, |at| text[..at].matches('\n').count() + 1)

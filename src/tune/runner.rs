@@ -216,10 +216,13 @@ fn run_game<G: OpeningGame>(
     let (mut state, mut elapsed_s) = match existing {
         Some(c) if options.resume => {
             if c.config != resolved {
+                let path = out.join(super::output::STATE_FILE);
+                let text = fs::read_to_string(&path).unwrap_or_default();
                 return Err(TuneError::Input(format!(
-                    "{} was made from a different config ({}); resume needs the same config \
-                     (and the same --pairs)",
-                    out.join("state.json").display(),
+                    "{}:{}: key `config`: made from a different config ({}); resume needs \
+                     the same config (and the same --pairs)",
+                    path.display(),
+                    super::output::key_line(&text, "config"),
                     first_difference(&c.config, &resolved)
                 )));
             }

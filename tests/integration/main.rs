@@ -5,6 +5,7 @@ mod cli_rules;
 mod engines;
 mod eval_props;
 mod game_props;
+mod hardening;
 mod perft;
 mod protocol;
 mod report;

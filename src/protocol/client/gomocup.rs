@@ -189,8 +189,19 @@ impl GomocupPlayer {
         request.extend(self.request(pos));
         self.conn.request(&request)?;
         let mut summary = InfoSummary::default();
+        // The engine's own last move, repeated: the late second copy of an answer
+        // (written after the request went out, so not dropped before it).
+        let own_last = self.synced.last().copied();
+        let mut repeated: Option<String> = None;
         loop {
-            let line = self.conn.recv(deadline)?;
+            let line = match self.conn.recv(deadline) {
+                Ok(line) => line,
+                // It never answered but with its own last move: that was its answer.
+                Err(Fault::Timeout) if repeated.is_some() => {
+                    return Err(MoveFault::IllegalThenSilent(repeated.unwrap_or_default()));
+                }
+                Err(f) => return Err(f.into()),
+            };
             let text = line.trim();
             match classify(text) {
                 Line::Chatter(message) => {
@@ -207,6 +218,13 @@ impl GomocupPlayer {
                     let Some(mv) = self.game.at(x, y) else {
                         return Err(MoveFault::Illegal(text.to_string()));
                     };
+                    if repeated.is_none() && Some(mv) == own_last && !pos.is_legal(mv) {
+                        self.conn.note(&format!(
+                            "'{text}' repeats the engine's last move: a late copy, ignored"
+                        ));
+                        repeated = Some(text.to_string());
+                        continue;
+                    }
                     let mut synced = pos.history().to_vec();
                     synced.push(mv);
                     self.synced = synced;
@@ -224,6 +242,8 @@ enum MoveFault {
     Fault(Fault),
     /// A well-formed `x,y` off the board.
     Illegal(String),
+    /// Only its own last move again, then nothing until the deadline (killed).
+    IllegalThenSilent(String),
 }
 
 impl From<Fault> for MoveFault {
@@ -258,6 +278,11 @@ impl Player<Mnk> for GomocupPlayer {
             Ok(report) => Ok(report),
             Err(MoveFault::Illegal(text)) => {
                 self.conn.flush_log();
+                Err(PlayerError::Illegal(text))
+            }
+            Err(MoveFault::IllegalThenSilent(text)) => {
+                self.started = false;
+                let _ = self.conn.fail(Fault::Timeout);
                 Err(PlayerError::Illegal(text))
             }
             Err(MoveFault::Fault(fault)) => {
@@ -376,6 +401,56 @@ mod tests {
         p.new_game(0).unwrap();
         let r = p.play(&turn(&start, &start)).map(|_| ());
         assert_eq!(r, Err(PlayerError::Illegal("20,3".into())));
+    }
+
+    /// Regression: an ERROR line while the move was awaited lost the game ("refused"),
+    /// and the engine, not restarted, had its late move read as the answer to RESTART.
+    #[test]
+    fn error_lines_are_skipped_and_every_fault_restarts_the_engine() {
+        let game = MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap();
+        let start = Mnk::new(&game);
+        let script = "while read l; do case \"$l\" in START*|RESTART) echo OK;; \
+                      BEGIN) echo 'ERROR unknown INFO key'; echo 'UNKNOWN x'; echo 4,4;; \
+                      END) exit 0;; esac; done";
+        let mut p = GomocupPlayer::new(&spec(script), game, None);
+        p.new_game(0).unwrap();
+        let r = p.play(&turn(&start, &start)).unwrap();
+        assert_eq!(start.format_xy(r.mv), "4,4");
+        // Garbage first, the move late: after the fault the process starts afresh, so
+        // the late move cannot answer the next game's RESTART.
+        let dir = tempfile::tempdir().unwrap();
+        let count = dir.path().join("starts");
+        let script = format!(
+            "echo x >> '{}'; while read l; do case \"$l\" in START*|RESTART) echo OK;; \
+             BEGIN) echo zzz; sleep 0.2; echo 4,4;; END) exit 0;; esac; done",
+            count.display()
+        );
+        let mut p = GomocupPlayer::new(&spec(&script), game, None);
+        p.new_game(0).unwrap();
+        let e = p.play(&turn(&start, &start)).unwrap_err();
+        assert_eq!(e, PlayerError::Failed("garbage 'zzz'".into()));
+        p.new_game(0).unwrap();
+        assert!(p.play(&turn(&start, &start)).is_err(), "zzz again");
+        drop(p);
+        let starts = std::fs::read_to_string(&count).unwrap();
+        assert_eq!(starts.lines().count(), 2, "a fresh process after the fault");
+    }
+
+    /// Regression: the second copy of a move, written late, answered the next request.
+    #[test]
+    fn a_late_copy_of_the_last_move_is_not_the_next_answer() {
+        let game = MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap();
+        let start = Mnk::new(&game);
+        // The copy of 4,4 comes after the TURN that asks for the next move.
+        let script = "while read l; do case \"$l\" in START*) echo OK;; \
+                      BEGIN) echo 4,4;; TURN*) echo 4,4; echo 5,5;; END) exit 0;; esac; done";
+        let mut p = GomocupPlayer::new(&spec(script), game, None);
+        p.new_game(0).unwrap();
+        p.play(&turn(&start, &start)).unwrap();
+        let mut pos = start.clone();
+        pos.play_move_list("4,4 0,0").unwrap();
+        let r = p.play(&turn(&start, &pos)).unwrap();
+        assert_eq!(pos.format_xy(r.mv), "5,5");
     }
 
     #[test]

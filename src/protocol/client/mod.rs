@@ -148,6 +148,12 @@ impl Connection {
         PlayerError::Failed(fault.reason())
     }
 
+    fn note(&self, text: &str) {
+        if let Some(p) = &self.process {
+            p.note(text);
+        }
+    }
+
     fn flush_log(&self) {
         if let Some(p) = &self.process {
             p.flush_log();

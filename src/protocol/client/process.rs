@@ -356,7 +356,8 @@ impl Group {
                 .unwrap_or_else(|p| p.into_inner())
                 .retain(|&p| p != self.pid);
         }
-        self.status.map_or_else(|| "unknown status".into(), describe_status)
+        self.status
+            .map_or_else(|| "unknown status".into(), describe_status)
     }
 }
 
@@ -396,21 +397,29 @@ impl Pipe {
     }
 }
 
-/// Reads `stream` line by line with every line at most `max` bytes; calls `line` with
-/// each (without its line break, decoded lossily), and `too_long` with the first
-/// `LOG_LINE` bytes of a longer one (the rest up to the next line break is skipped, or
-/// reading stops when `too_long` says so). Returns at the end of the stream.
+/// Reads `stream` line by line with every line at most `max` bytes; hands the lines
+/// (without their line breaks, decoded lossily) to `lines` in batches: all the lines
+/// that came in one read together, so that lines an engine wrote at once are queued at
+/// once. A longer line goes to `too_long` (its first `LOG_LINE` bytes and its length so
+/// far), and the rest of it up to the next line break is skipped, or reading stops when
+/// `too_long` says so. Returns at the end of the stream, or when `lines` says stop.
 fn read_lines(
     stream: impl Read,
     max: usize,
-    mut line: impl FnMut(String) -> bool,
+    mut lines: impl FnMut(Vec<String>) -> bool,
     mut too_long: impl FnMut(&[u8], usize) -> bool,
 ) {
     let mut reader = BufReader::with_capacity(64 << 10, stream);
     let mut buf: Vec<u8> = Vec::new();
+    let mut batch: Vec<String> = Vec::new();
     // Bytes of an over-long line skipped so far (None: not skipping).
     let mut skipping: Option<usize> = None;
     loop {
+        // Everything read so far is split: hand it over before reading (and maybe
+        // waiting) again.
+        if reader.buffer().is_empty() && !batch.is_empty() && !lines(std::mem::take(&mut batch)) {
+            return;
+        }
         let chunk = match reader.fill_buf() {
             Ok([]) | Err(_) => break,
             Ok(c) => c,
@@ -432,6 +441,9 @@ fn read_lines(
             let total = buf.len() + part.len();
             let room = max.saturating_sub(buf.len()).min(part.len());
             buf.extend_from_slice(&part[..room]);
+            if !batch.is_empty() && !lines(std::mem::take(&mut batch)) {
+                return;
+            }
             let stop = too_long(&buf[..buf.len().min(LOG_LINE)], total);
             buf.clear();
             reader.consume(used);
@@ -447,16 +459,19 @@ fn read_lines(
         reader.consume(used);
         if ends.is_some() {
             let text = String::from_utf8_lossy(&buf);
-            let text = text.trim_end_matches('\r').to_string();
+            batch.push(text.trim_end_matches('\r').to_string());
             buf.clear();
-            if !line(text) {
-                return;
-            }
         }
     }
     if !buf.is_empty() {
-        let text = String::from_utf8_lossy(&buf).trim_end_matches('\r').to_string();
-        line(text);
+        batch.push(
+            String::from_utf8_lossy(&buf)
+                .trim_end_matches('\r')
+                .to_string(),
+        );
+    }
+    if !batch.is_empty() {
+        lines(batch);
     }
 }
 
@@ -501,20 +516,21 @@ impl Process {
         std::thread::Builder::new()
             .name("engine-stdout".into())
             .spawn(move || {
-                let push = |text: String| {
-                    log_line(&out_log, '<', &text);
+                let push = |batch: Vec<String>| {
+                    for text in &batch {
+                        log_line(&out_log, '<', text);
+                    }
                     let mut q = out_pipe.lock();
                     while q.bytes > QUEUE_BYTES && !q.abandoned {
-                        q = out_pipe
-                            .changed
-                            .wait(q)
-                            .unwrap_or_else(|p| p.into_inner());
+                        q = out_pipe.changed.wait(q).unwrap_or_else(|p| p.into_inner());
                     }
                     if q.abandoned {
                         return false;
                     }
-                    q.bytes += text.len();
-                    q.lines.push_back(text);
+                    for text in batch {
+                        q.bytes += text.len();
+                        q.lines.push_back(text);
+                    }
                     out_pipe.changed.notify_all();
                     true
                 };
@@ -542,8 +558,10 @@ impl Process {
         std::thread::Builder::new()
             .name("engine-stderr".into())
             .spawn(move || {
-                let line = |text: String| {
-                    log_line(&err_log, '!', &text);
+                let line = |batch: Vec<String>| {
+                    for text in &batch {
+                        log_line(&err_log, '!', text);
+                    }
                     log_flush(&err_log);
                     true
                 };
@@ -586,6 +604,8 @@ impl Process {
             return Err(Fault::Crash(String::new()));
         };
         let result = stdin.write_all(&buf).and_then(|()| stdin.flush());
+        // The request is in the log before the engine answers (or hangs on it).
+        log_flush(&self.log);
         match result {
             Ok(()) => Ok(()),
             Err(e) => {
@@ -652,7 +672,9 @@ impl Process {
                     log_line(
                         &self.log,
                         '#',
-                        &format!("exited: {status} (its output is still open: a process it left holds it; killed)"),
+                        &format!(
+                            "exited: {status} (its output is still open: a process it left holds it; killed)"
+                        ),
                     );
                     log_flush(&self.log);
                     return Err(Fault::Crash(status));
@@ -802,6 +824,58 @@ mod tests {
             "# exited: exit code 3",
         ] {
             assert!(text.contains(want), "{want} in {text}");
+        }
+    }
+
+    #[test]
+    fn lines_are_capped_and_come_in_batches() {
+        let mut batches = Vec::new();
+        let mut long = Vec::new();
+        let input = format!("a\r\nb\n{}\nc\nd", "x".repeat(100));
+        read_lines(
+            input.as_bytes(),
+            10,
+            |b| {
+                batches.push(b);
+                true
+            },
+            |start, total| {
+                long.push((start.len(), total));
+                false
+            },
+        );
+        assert_eq!(batches.concat(), ["a", "b", "c", "d"]);
+        assert_eq!(long, [(10, 100)]);
+    }
+
+    /// Regression: an engine that exited while a child it left held its output was
+    /// waited for until the deadline (a `timeout`), and the child stayed.
+    #[test]
+    fn an_exit_is_seen_while_an_orphan_holds_the_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("orphan");
+        let script = format!("sleep 30 & echo $! > '{}'; exit 5", pid_file.display());
+        let mut p = Process::start(&sh(&script), None).unwrap();
+        let far = Instant::now() + Duration::from_secs(25);
+        assert_eq!(p.recv(far, None), Err(Fault::Crash("exit code 5".into())));
+        let orphan: i32 = fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // The group went with the engine: the orphan is gone (or a zombie of init's).
+        let until = Instant::now() + Duration::from_secs(5);
+        loop {
+            let state = fs::read_to_string(format!("/proc/{orphan}/stat")).unwrap_or_default();
+            let alive = state
+                .rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next());
+            if matches!(alive, None | Some("Z")) {
+                break;
+            }
+            assert!(Instant::now() < until, "the orphan {orphan} still runs");
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 

@@ -306,7 +306,10 @@ impl State {
             )
         });
         // The move must be back within movetime: the search stops a margin earlier.
-        let movetime = match (go.movetime.map(|t| turn_budget(Duration::from_millis(t))), clock) {
+        let movetime = match (
+            go.movetime.map(|t| turn_budget(Duration::from_millis(t))),
+            clock,
+        ) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
@@ -425,10 +428,17 @@ mod tests {
         );
         let ready = r.iter().filter(|l| *l == "readyok").count();
         assert_eq!(ready, 2, "{r:?}");
-        assert_eq!(r.iter().filter(|l| l.starts_with("bestmove")).count(), 1, "{r:?}");
+        assert_eq!(
+            r.iter().filter(|l| l.starts_with("bestmove")).count(),
+            1,
+            "{r:?}"
+        );
         let stop_answer = r.iter().position(|l| l.starts_with("bestmove")).unwrap();
         let first_ready = r.iter().position(|l| l == "readyok").unwrap();
-        assert!(first_ready < stop_answer, "isready is answered mid-search: {r:?}");
+        assert!(
+            first_ready < stop_answer,
+            "isready is answered mid-search: {r:?}"
+        );
     }
 
     /// Regression: `go movetime 100` searched for the whole 100 ms, and the reply came
