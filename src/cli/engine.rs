@@ -92,6 +92,7 @@ fn analyse_game<G: EngineGame>(
             depth: args.depth,
             nodes: args.nodes,
             movetime: args.movetime.map(Duration::from_millis),
+            soft_time: None,
         };
     }
     let mut engine = Engine::<G>::new(config, game).map_err(anyhow::Error::msg)?;

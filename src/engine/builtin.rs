@@ -33,6 +33,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../configs/engines/gomoku-seed003-none.toml"),
     ),
     (
+        "configs/engines/gomoku-modern.toml",
+        include_str!("../../configs/engines/gomoku-modern.toml"),
+    ),
+    (
         "configs/engines/ataxx-seed004.toml",
         include_str!("../../configs/engines/ataxx-seed004.toml"),
     ),

@@ -1,5 +1,6 @@
-//! Time controls (`10+0.1`: seconds for the game plus seconds added per move) and the
-//! time management rule that turns a clock into a budget for one move.
+//! Time controls (`10+0.1`: seconds for the game plus seconds added per move). The rule
+//! that turns a clock into limits for one move is the search's time manager
+//! ([`crate::search::time`]).
 //!
 //! It knows clocks and durations; it knows nothing of who keeps the clock (the harness
 //! for a tournament, the manager for a served engine).
@@ -7,6 +8,10 @@
 use std::{fmt, str::FromStr, time::Duration};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// How long past its move time a move may take before it counts as lost on time (or, for
+/// an outside engine, as hung), in milliseconds: the default for every engine.
+pub const MOVE_TOLERANCE_MS: u64 = 1000;
 
 /// A game time control: `base` for the whole game, `increment` added after each move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,30 +77,6 @@ impl<'de> Deserialize<'de> for TimeControl {
     }
 }
 
-/// The share of a clock one move may use: `remaining / 20 + increment / 2` (or
-/// `remaining / moves_to_go` when the moves to the next time control are known), never
-/// more than `remaining` minus a safety margin (a tenth of it, at most 50 ms) for the
-/// time it takes to send the move back.
-pub fn move_budget(remaining: Duration, increment: Duration, moves_to_go: Option<u32>) -> Duration {
-    let share = match moves_to_go {
-        Some(n) if n > 0 => remaining / n,
-        _ => remaining / 20,
-    };
-    let margin = (remaining / 10).min(Duration::from_millis(50));
-    let cap = remaining.saturating_sub(margin);
-    (share + increment / 2)
-        .min(cap)
-        .max(Duration::from_millis(1))
-}
-
-/// A per-move time limit less a safety margin (a tenth of it, at most 50 ms) for the
-/// search's last check and the reply's way back, for managers that give each move a
-/// fixed time (Gomocup's `timeout_turn`, UAI's `go movetime`).
-pub fn turn_budget(limit: Duration) -> Duration {
-    let margin = (limit / 10).min(Duration::from_millis(50));
-    limit.saturating_sub(margin).max(Duration::from_millis(1))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,17 +95,5 @@ mod tests {
         }
         let e = "ten".parse::<TimeControl>().unwrap_err();
         assert!(e.contains("'ten' is not a number"), "{e}");
-    }
-
-    #[test]
-    fn budgets_keep_a_margin() {
-        let ms = Duration::from_millis;
-        assert_eq!(move_budget(ms(10_000), ms(100), None), ms(550));
-        assert_eq!(move_budget(ms(10_000), ms(0), Some(10)), ms(1000));
-        // A large increment never takes more than the clock holds.
-        assert_eq!(move_budget(ms(100), ms(10_000), None), ms(90));
-        assert_eq!(move_budget(ms(0), ms(0), None), ms(1));
-        assert_eq!(turn_budget(ms(1000)), ms(950));
-        assert_eq!(turn_budget(ms(100)), ms(90));
     }
 }

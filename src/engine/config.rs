@@ -20,11 +20,12 @@ use std::{
 
 use serde::{Deserialize, Serialize};
 
+use super::TimeControl;
 use crate::{
     config::{self, ConfigError},
     eval::{OrderFlags, Table},
     game::GameSpec,
-    search::{Limits, SearchSettings},
+    search::{Limits, SearchParams, SearchSettings, time::movetime_limits},
 };
 
 /// One move-ordering heuristic.
@@ -101,6 +102,38 @@ pub struct SearchConfig {
     pub aspiration: i32,
     /// Choose at random (seeded per game) among root moves within this margin (0: off).
     pub random_margin: i32,
+    /// A game clock for the engine, `seconds+increment` (`"10+0.1"`; empty: none): it
+    /// manages its time with soft and hard limits and loses on time past its clock.
+    pub tc: String,
+    /// Principal variation search (zero-window searches after the first move).
+    pub pvs: bool,
+    /// Staged move picking: the table's move and the killers before generation.
+    pub staged: bool,
+    /// Gomoku: forced-move knowledge (wins by five and open four, a four blocked, an open
+    /// three stopped: only those moves searched).
+    pub forced: bool,
+    /// With `forced`: a forced block costs no depth.
+    pub extensions: bool,
+    /// Mate-distance pruning.
+    pub mate_distance: bool,
+    /// Null-move pruning (gomoku: never against a four or an open three).
+    pub null_move: bool,
+    /// Late-move reductions.
+    pub lmr: bool,
+    /// Futility pruning near the leaves.
+    pub futility: bool,
+    /// Reverse futility pruning (static null move).
+    pub reverse_futility: bool,
+    /// Late-move pruning.
+    pub late_move_pruning: bool,
+    /// Internal iterative reduction.
+    pub iir: bool,
+    /// Gomoku: VCF threat search at the leaves and the root.
+    pub vcf: bool,
+    /// Gomoku: VCT threat search (fours and threes) at the root.
+    pub vct: bool,
+    /// Margins, reductions and depth limits of the selective rules (`search.params.*`).
+    pub params: SearchParams,
 }
 
 impl Default for SearchConfig {
@@ -116,18 +149,66 @@ impl Default for SearchConfig {
             threat_prune: 2,
             aspiration: 0,
             random_margin: 0,
+            tc: String::new(),
+            pvs: false,
+            staged: false,
+            forced: false,
+            extensions: false,
+            mate_distance: false,
+            null_move: false,
+            lmr: false,
+            futility: false,
+            reverse_futility: false,
+            late_move_pruning: false,
+            iir: false,
+            vcf: false,
+            vct: false,
+            params: SearchParams::default(),
         }
     }
 }
 
 impl SearchConfig {
-    /// The limits per move.
+    /// The limits per move (a move time becomes a hard limit with a safety margin and a
+    /// soft limit; a clock's share is added per move from the clock itself).
     pub fn limits(&self) -> Limits {
+        let (soft, hard) = match self.movetime_ms {
+            0 => (None, None),
+            ms => {
+                let (soft, hard) = movetime_limits(Duration::from_millis(ms));
+                (Some(soft), Some(hard))
+            }
+        };
         Limits {
             depth: (self.depth > 0).then_some(self.depth),
             nodes: (self.nodes > 0).then_some(self.nodes),
-            movetime: (self.movetime_ms > 0).then(|| Duration::from_millis(self.movetime_ms)),
+            movetime: hard,
+            soft_time: soft,
         }
+    }
+
+    /// Whether a time limit (a move time or a clock) makes the search depend on the
+    /// machine.
+    pub fn is_timed(&self) -> bool {
+        self.movetime_ms > 0 || !self.tc.trim().is_empty()
+    }
+
+    /// The longest one move may take before the harness calls it lost on time: the move
+    /// time plus the tolerance an outside engine gets (none without a move time; with a
+    /// clock the clock itself is the limit).
+    pub fn move_limit(&self) -> Option<Duration> {
+        (self.movetime_ms > 0).then(|| {
+            Duration::from_millis(
+                self.movetime_ms
+                    .saturating_add(super::clock::MOVE_TOLERANCE_MS),
+            )
+        })
+    }
+
+    /// The game clock, if `tc` is set.
+    pub fn time_control(&self) -> Option<TimeControl> {
+        let tc = self.tc.trim();
+        (!tc.is_empty()).then(|| tc.parse().expect("validated: search.tc parses"))
     }
 
     /// The search settings.
@@ -147,12 +228,50 @@ impl SearchConfig {
             top_k: self.top_k as usize,
             aspiration: self.aspiration,
             random_margin: self.random_margin,
+            pvs: self.pvs,
+            staged: self.staged,
+            forced: self.forced,
+            extensions: self.extensions,
+            mate_distance: self.mate_distance,
+            null_move: self.null_move,
+            lmr: self.lmr,
+            futility: self.futility,
+            reverse_futility: self.reverse_futility,
+            late_move_pruning: self.late_move_pruning,
+            iir: self.iir,
+            vcf: self.vcf,
+            vct: self.vct,
+            params: self.params,
         }
     }
 
     fn validate(&self, family: &str) -> Result<(), String> {
-        if self.depth == 0 && self.nodes == 0 && self.movetime_ms == 0 {
-            return Err("[search] needs a limit: set depth, nodes or movetime_ms".into());
+        let tc = self.tc.trim();
+        if !tc.is_empty() {
+            tc.parse::<TimeControl>()
+                .map_err(|e| format!("search.tc: {e}"))?;
+            if self.movetime_ms > 0 {
+                return Err("search: give movetime_ms or tc, not both".into());
+            }
+        }
+        if self.depth == 0 && self.nodes == 0 && self.movetime_ms == 0 && tc.is_empty() {
+            return Err("[search] needs a limit: set depth, nodes, movetime_ms or tc".into());
+        }
+        self.params.validate()?;
+        let mnk_only = [
+            ("forced", self.forced),
+            ("vcf", self.vcf),
+            ("vct", self.vct),
+        ];
+        if family != "mnk"
+            && let Some((key, _)) = mnk_only.iter().find(|(_, on)| *on)
+        {
+            return Err(format!(
+                "search.{key} is gomoku's threat knowledge: it does not apply to {family} games"
+            ));
+        }
+        if self.extensions && !self.forced {
+            return Err("search.extensions extends forced blocks: it needs search.forced".into());
         }
         if self.depth as usize >= crate::search::score::MAX_PLY {
             return Err(format!(

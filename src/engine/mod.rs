@@ -22,7 +22,7 @@ pub use self::{
 use crate::{
     eval::{AtaxxTable, Evaluator, MnkTable, Table, ataxx::AtaxxEval, mnk::MnkEval},
     game::{Ataxx, Game, Mnk},
-    search::{Iteration, Limits, SearchResult, Searcher},
+    search::{Iteration, Limits, SearchResult, Searcher, time::clock_limits},
 };
 
 /// A clock for games played with a time control (per side, the remaining time).
@@ -128,7 +128,10 @@ impl EngineGame for Mnk {
                 ));
             }
         };
-        Ok(MnkEval::new(config, &table, search.radius as usize))
+        let mut eval = MnkEval::new(config, &table, search.radius as usize);
+        // Threat sets cost time at every move: keep them only for what reads them.
+        eval.set_tracking(search.forced || search.vcf || search.vct);
+        Ok(eval)
     }
 }
 
@@ -207,13 +210,15 @@ impl<G: EngineGame> Player<G> for Engine<G> {
 
     fn play(&mut self, turn: &Turn<'_, G>) -> Result<MoveReport<G::Move>, PlayerError> {
         let limits = match turn.clock {
-            // The built-in engine plays by its own limits; with a clock it also keeps to
-            // a share of its remaining time.
+            // The built-in engine plays by its own limits; with a clock its time manager
+            // also keeps to soft and hard limits drawn from the remaining time.
             Some(clock) => {
                 let left = clock.remaining[turn.position.side_to_move().index()];
-                let budget = left / 20 + clock.increment / 2;
+                let (soft, hard) = clock_limits(left, clock.increment, None);
+                let min = |a: Option<Duration>, b: Duration| Some(a.map_or(b, |a| a.min(b)));
                 Limits {
-                    movetime: Some(self.limits.movetime.map_or(budget, |t| t.min(budget))),
+                    movetime: min(self.limits.movetime, hard),
+                    soft_time: min(self.limits.soft_time, soft),
                     ..self.limits
                 }
             }

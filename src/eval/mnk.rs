@@ -11,7 +11,9 @@
 use std::sync::Arc;
 
 use super::{
-    Evaluator, MoveKey, OrderFlags, PRUNED, clamp_eval,
+    Evaluator, Forcing, MoveKey, NodeBudget, OrderFlags, PRUNED, ThreatKind, ThreatWin,
+    cells::CellSet,
+    clamp_eval,
     patterns::{KEY_WALL, PATTERN_COUNT, Pattern, PatternTable},
     table::{MnkEvaluation, MnkTable},
 };
@@ -27,6 +29,21 @@ struct Link {
     cell: u16,
     dir: u8,
     shift: u8,
+}
+
+/// What the evaluator keeps per cell, in one cache line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct CellState {
+    /// The line keys of the four directions.
+    keys: [u32; 4],
+    /// Tracking only: both sides' patterns of each key (the table's raw entry), so a move
+    /// looks each changed key up once.
+    raw: [u16; 4],
+    /// Tracking only: per side, the point counts ([`COUNTS`] summed over the directions).
+    counts: [u32; 2],
+    /// Tracking only: per side, the point weights summed over the directions plus the
+    /// centre bonus (the point score before combination bonuses).
+    sums: [i64; 2],
 }
 
 /// A per-pattern table padded to 256 entries (indexed by a raw pattern byte).
@@ -62,6 +79,33 @@ const COUNTS: [u32; 256] = {
     c
 };
 
+/// The threat levels kept per side as cell sets ([`MnkEval::threat_cells`]): the empty
+/// cells where a stone of that side would make ...
+pub mod level {
+    /// ... a winning line (a "five point").
+    pub const FIVE: usize = 0;
+    /// ... an open four (two cells then complete a line).
+    pub const OPEN_FOUR: usize = 1;
+    /// ... a four of either kind (at least one cell then completes a line).
+    pub const FOUR: usize = 2;
+    /// ... an open three.
+    pub const THREE: usize = 3;
+    /// Number of levels.
+    pub const COUNT: usize = 4;
+}
+
+/// The field of packed counts that each [`level`] reads.
+const LEVEL_MASKS: [u32; level::COUNT] = [0xFF, 0xFF00, 0xFF_0000, 0x0F00_0000];
+
+/// The [`level`]s packed counts reach, one bit each.
+#[inline]
+fn level_bits(counts: u32) -> u8 {
+    u8::from(counts & 0xFF != 0)
+        | u8::from(counts & 0xFF00 != 0) << 1
+        | u8::from(counts & 0xFF_0000 != 0) << 2
+        | u8::from(counts & 0x0F00_0000 != 0) << 3
+}
+
 /// What a stone of one side would make on an empty cell, over its four lines.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PointInfo {
@@ -90,6 +134,17 @@ impl PointInfo {
     pub fn is_decisive(&self) -> bool {
         self.open_fours > 0 || self.fours >= 2 || (self.fours >= 1 && self.open_threes >= 1)
     }
+
+    /// Whether the point reaches a [`level`].
+    #[inline]
+    pub fn at_level(&self, level: usize) -> bool {
+        match level {
+            level::FIVE => self.fives > 0,
+            level::OPEN_FOUR => self.open_fours > 0,
+            level::FOUR => self.fours > 0,
+            _ => self.open_threes > 0,
+        }
+    }
 }
 
 /// The evaluator for m,n,k-games built from an [`MnkTable`].
@@ -114,13 +169,23 @@ pub struct MnkEval {
     links: Arc<Vec<Vec<Link>>>,
     /// The square of cells within `radius` of each cell.
     near_cells: Arc<Vec<Vec<u16>>>,
-    keys: Vec<[u32; 4]>,
+    /// Per cell: line keys and, when `track` is on, what they mean.
+    cells: Vec<CellState>,
     board: Vec<u8>,
     /// Per side: the sum of the line weights of its stones plus their centre bonus.
     sums: [i64; 2],
     /// Stones within `radius` of each cell.
     near: Vec<u16>,
     stones: usize,
+    /// Whether every cell's point and the threat sets are kept (see
+    /// [`MnkEval::set_tracking`]).
+    track: bool,
+    /// Per side and [`level`], the empty cells whose point reaches it.
+    threats: [[CellSet; level::COUNT]; 2],
+    /// Empty cells within `radius` of a stone (the candidates when `radius` > 0).
+    near_empty: CellSet,
+    /// Positions known to have no VCF for the side to move within some number of fours.
+    pub(super) vcf_memo: super::threats::Memo,
 }
 
 impl MnkEval {
@@ -174,11 +239,15 @@ impl MnkEval {
             radius,
             links: Arc::new(links),
             near_cells: Arc::new(near_cells),
-            keys: Vec::new(),
+            cells: Vec::new(),
             board: Vec::new(),
             sums: [0; 2],
             near: Vec::new(),
             stones: 0,
+            track: true,
+            threats: [[CellSet::EMPTY; level::COUNT]; 2],
+            near_empty: CellSet::EMPTY,
+            vcf_memo: super::threats::Memo::default(),
         };
         eval.clear();
         eval
@@ -188,13 +257,13 @@ impl MnkEval {
     fn clear(&mut self) {
         let cells = self.config.cells();
         let r = self.patterns.radius() as i32;
-        self.keys = vec![[0; 4]; cells];
+        self.cells = vec![CellState::default(); cells];
         for c in 0..cells {
             let (x, y) = self.config.xy(MnkMove(c as u16));
             for (dir, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
                 for d in (-r..=r).filter(|&d| d != 0) {
                     if self.config.at(x + d * dx, y + d * dy).is_none() {
-                        self.keys[c][dir] |= KEY_WALL << self.patterns.shift(d);
+                        self.cells[c].keys[dir] |= KEY_WALL << self.patterns.shift(d);
                     }
                 }
             }
@@ -203,104 +272,207 @@ impl MnkEval {
         self.sums = [0; 2];
         self.near = vec![0; cells];
         self.stones = 0;
+        self.threats = [[CellSet::EMPTY; level::COUNT]; 2];
+        self.near_empty = CellSet::EMPTY;
+        if self.track {
+            for c in 0..cells {
+                let st = &mut self.cells[c];
+                st.sums = [self.centre[c]; 2];
+                for dir in 0..4 {
+                    let raw = self.patterns.raw(st.keys[dir]);
+                    st.raw[dir] = raw;
+                    for side in 0..2 {
+                        let p = usize::from((raw >> (8 * side)) as u8);
+                        st.counts[side] += COUNTS[p];
+                        st.sums[side] += self.point_weights[p];
+                    }
+                }
+                self.set_threats(c, true);
+            }
+        }
+    }
+
+    /// Whether to keep every empty cell's point and the threat sets as stones come and
+    /// go (on by default). Forced-move knowledge and threat search need them; engines
+    /// that only order by point scores are faster without (the points are then computed
+    /// when asked for). Resets the evaluator to the empty board.
+    pub fn set_tracking(&mut self, on: bool) {
+        self.track = on;
+        self.clear();
+    }
+
+    /// Adds the empty cell `c` to (or, `on` false, removes it from) the threat sets its
+    /// point reaches (tracking only).
+    #[inline]
+    fn set_threats(&mut self, c: usize, on: bool) {
+        if !self.track {
+            return;
+        }
+        for side in 0..2 {
+            let bits = level_bits(self.cells[c].counts[side]);
+            for lvl in 0..level::COUNT {
+                if bits & (1 << lvl) != 0 {
+                    self.threats[side][lvl].set(c, on);
+                }
+            }
+        }
+    }
+
+    /// The key of cell `n` along `dir` became `key`: updates its stone's line weight
+    /// and, when tracking, its cached patterns, its point and its threat sets.
+    #[inline]
+    fn key_changed(&mut self, n: usize, dir: usize, key: u32) {
+        let owner = self.board[n];
+        let st = &mut self.cells[n];
+        let old_key = st.keys[dir];
+        st.keys[dir] = key;
+        if !self.track {
+            if owner != EMPTY {
+                let s = usize::from(owner - 1);
+                let new = self.patterns.raw(key);
+                let old = self.patterns.raw(old_key);
+                self.sums[s] += self.line_weights[usize::from((new >> (8 * s)) as u8)]
+                    - self.line_weights[usize::from((old >> (8 * s)) as u8)];
+            }
+            return;
+        }
+        let old = st.raw[dir];
+        let new = self.patterns.raw(key);
+        if old == new {
+            return;
+        }
+        st.raw[dir] = new;
+        if owner != EMPTY {
+            let s = usize::from(owner - 1);
+            self.sums[s] += self.line_weights[usize::from((new >> (8 * s)) as u8)]
+                - self.line_weights[usize::from((old >> (8 * s)) as u8)];
+        }
+        for side in 0..2 {
+            let (o, w) = (
+                usize::from((old >> (8 * side)) as u8),
+                usize::from((new >> (8 * side)) as u8),
+            );
+            if o == w {
+                continue;
+            }
+            st.sums[side] += self.point_weights[w] - self.point_weights[o];
+            let (co, cw) = (COUNTS[o], COUNTS[w]);
+            if co == cw {
+                continue;
+            }
+            let before = st.counts[side];
+            let after = before.wrapping_sub(co).wrapping_add(cw);
+            st.counts[side] = after;
+            if owner == EMPTY {
+                let changed = level_bits(before) ^ level_bits(after);
+                for (lvl, mask) in LEVEL_MASKS.iter().enumerate() {
+                    if changed & (1 << lvl) != 0 {
+                        self.threats[side][lvl].set(n, after & mask != 0);
+                    }
+                }
+            }
+        }
     }
 
     #[inline]
     fn stone_value(&self, c: usize, side: usize) -> i64 {
-        let keys = &self.keys[c];
         let mut v = self.centre[c];
-        for key in keys {
-            v += self.line_weights[usize::from((self.patterns.raw(*key) >> (8 * side)) as u8)];
+        let st = &self.cells[c];
+        for dir in 0..4 {
+            let raw = if self.track {
+                st.raw[dir]
+            } else {
+                self.patterns.raw(st.keys[dir])
+            };
+            v += self.line_weights[usize::from((raw >> (8 * side)) as u8)];
         }
         v
     }
 
     /// Puts a stone of `side` (0 or 1) on the empty cell `c`.
     #[inline]
-    fn place(&mut self, c: usize, side: usize) {
+    pub(super) fn place(&mut self, c: usize, side: usize) {
         let bits = side as u32 + 1;
-        for link in &self.links[c] {
+        // The cell leaves the threat sets before the keys around it change.
+        self.set_threats(c, false);
+        self.board[c] = bits as u8;
+        for i in 0..self.links[c].len() {
+            let link = self.links[c][i];
             let n = usize::from(link.cell);
             let dir = usize::from(link.dir);
-            let owner = self.board[n];
-            let old = self.keys[n][dir];
-            let new = old | (bits << link.shift);
-            self.keys[n][dir] = new;
-            if owner != EMPTY {
-                let s = usize::from(owner - 1);
-                self.sums[s] += self.line_weights
-                    [usize::from((self.patterns.raw(new) >> (8 * s)) as u8)]
-                    - self.line_weights[usize::from((self.patterns.raw(old) >> (8 * s)) as u8)];
-            }
+            let key = self.cells[n].keys[dir] | (bits << link.shift);
+            self.key_changed(n, dir, key);
         }
-        self.board[c] = bits as u8;
         self.sums[side] += self.stone_value(c, side);
         self.stones += 1;
         if self.radius > 0 {
             for &n in &self.near_cells[c] {
-                self.near[usize::from(n)] += 1;
+                let n = usize::from(n);
+                self.near[n] += 1;
+                if self.near[n] == 1 && self.board[n] == EMPTY {
+                    self.near_empty.insert(n);
+                }
             }
         }
+        self.near_empty.remove(c);
     }
 
     /// Takes the stone off cell `c`.
     #[inline]
-    fn remove(&mut self, c: usize) {
+    pub(super) fn remove(&mut self, c: usize) {
         let side = usize::from(self.board[c] - 1);
         self.sums[side] -= self.stone_value(c, side);
         self.board[c] = EMPTY;
-        for link in &self.links[c] {
+        for i in 0..self.links[c].len() {
+            let link = self.links[c][i];
             let n = usize::from(link.cell);
             let dir = usize::from(link.dir);
-            let owner = self.board[n];
-            let old = self.keys[n][dir];
-            let new = old & !(3 << link.shift);
-            self.keys[n][dir] = new;
-            if owner != EMPTY {
-                let s = usize::from(owner - 1);
-                self.sums[s] += self.line_weights
-                    [usize::from((self.patterns.raw(new) >> (8 * s)) as u8)]
-                    - self.line_weights[usize::from((self.patterns.raw(old) >> (8 * s)) as u8)];
-            }
+            let key = self.cells[n].keys[dir] & !(3 << link.shift);
+            self.key_changed(n, dir, key);
         }
         self.stones -= 1;
         if self.radius > 0 {
             for &n in &self.near_cells[c] {
-                self.near[usize::from(n)] -= 1;
+                let n = usize::from(n);
+                self.near[n] -= 1;
+                if self.near[n] == 0 {
+                    self.near_empty.remove(n);
+                }
+            }
+            if self.near[c] > 0 {
+                self.near_empty.insert(c);
             }
         }
+        // Its point was kept up to date while it was occupied.
+        self.set_threats(c, true);
     }
 
     /// What a stone of `side` would make on the empty cell `c`.
     #[inline]
     pub fn point(&self, c: usize, side: usize) -> PointInfo {
+        if !self.track {
+            return self.point_from_scratch(c, side);
+        }
+        let st = &self.cells[c];
+        self.finish_point(st.sums[side], st.counts[side])
+    }
+
+    /// [`MnkEval::point`] for both sides at once.
+    #[inline]
+    pub fn point_pair(&self, c: usize) -> [PointInfo; 2] {
+        [self.point(c, 0), self.point(c, 1)]
+    }
+
+    /// [`MnkEval::point`] computed from the keys, not from the kept sums (for tests).
+    pub fn point_from_scratch(&self, c: usize, side: usize) -> PointInfo {
         let mut score = self.centre[c];
         let mut counts = 0u32;
-        for key in &self.keys[c] {
+        for key in &self.cells[c].keys {
             let p = self.patterns.pattern(*key, side) as usize;
             score += self.point_weights[p];
             counts += COUNTS[p];
         }
         self.finish_point(score, counts)
-    }
-
-    /// [`MnkEval::point`] for both sides at once (each key read once).
-    #[inline]
-    pub fn point_pair(&self, c: usize) -> [PointInfo; 2] {
-        let mut score = [self.centre[c]; 2];
-        let mut counts = [0u32; 2];
-        for key in &self.keys[c] {
-            let both = self.patterns.raw(*key);
-            let (b, w) = (usize::from(both as u8), usize::from((both >> 8) as u8));
-            score[0] += self.point_weights[b];
-            score[1] += self.point_weights[w];
-            counts[0] += COUNTS[b];
-            counts[1] += COUNTS[w];
-        }
-        [
-            self.finish_point(score[0], counts[0]),
-            self.finish_point(score[1], counts[1]),
-        ]
     }
 
     #[inline]
@@ -327,7 +499,7 @@ impl MnkEval {
 
     /// The pattern the stone (or a would-be stone of `side`) on `c` has along `dir`.
     pub fn pattern_at(&self, c: usize, dir: usize, side: usize) -> Pattern {
-        self.patterns.pattern(self.keys[c][dir], side)
+        self.patterns.pattern(self.cells[c].keys[dir], side)
     }
 
     /// The position score from scratch (the sum of every stone's line weights and centre
@@ -349,8 +521,71 @@ impl MnkEval {
     }
 
     /// The line keys (for tests comparing incremental with from-scratch state).
-    pub fn keys(&self) -> &[[u32; 4]] {
-        &self.keys
+    pub fn keys(&self) -> Vec<[u32; 4]> {
+        self.cells.iter().map(|st| st.keys).collect()
+    }
+
+    /// The empty cells where a stone of `side` (0 first player, 1 second) would reach
+    /// `level` (see [`level`]), kept incrementally.
+    #[inline]
+    pub fn threat_cells(&self, side: usize, level: usize) -> &CellSet {
+        &self.threats[side][level]
+    }
+
+    /// Whether cell `c` is empty in the evaluator's board.
+    #[inline]
+    pub fn is_empty_cell(&self, c: usize) -> bool {
+        self.board[c] == EMPTY
+    }
+
+    /// Checks every incrementally kept set and point against a recomputation from the
+    /// keys (for tests): `Err` names the first difference.
+    pub fn check_kept_state(&self) -> Result<(), String> {
+        if !self.track {
+            return Ok(());
+        }
+        let mut near_empty = CellSet::EMPTY;
+        let mut threats = [[CellSet::EMPTY; level::COUNT]; 2];
+        for c in 0..self.config.cells() {
+            if self.board[c] != EMPTY {
+                continue;
+            }
+            if self.radius > 0 && self.near[c] > 0 {
+                near_empty.insert(c);
+            }
+            for (side, sets) in threats.iter_mut().enumerate() {
+                let kept = &self.point(c, side);
+                let want = &self.point_from_scratch(c, side);
+                if (
+                    kept.score,
+                    kept.fives,
+                    kept.open_fours,
+                    kept.fours,
+                    kept.open_threes,
+                ) != (
+                    want.score,
+                    want.fives,
+                    want.open_fours,
+                    want.fours,
+                    want.open_threes,
+                ) || kept.open_twos != want.open_twos
+                {
+                    return Err(format!(
+                        "cell {c} side {side}: kept {kept:?}, fresh {want:?}"
+                    ));
+                }
+                for (lvl, set) in sets.iter_mut().enumerate() {
+                    set.set(c, want.at_level(lvl));
+                }
+            }
+        }
+        if self.radius > 0 && near_empty != self.near_empty {
+            return Err("the candidate set differs from a scan".into());
+        }
+        if threats != self.threats {
+            return Err("a threat set differs from a scan".into());
+        }
+        Ok(())
     }
 
     #[inline]
@@ -374,6 +609,7 @@ impl MnkEval {
 impl Evaluator<Mnk> for MnkEval {
     fn reset(&mut self, pos: &Mnk) {
         self.clear();
+        self.vcf_memo.clear();
         for (i, &mv) in pos.history().iter().enumerate() {
             self.place(mv.cell(), i % 2);
         }
@@ -413,11 +649,7 @@ impl Evaluator<Mnk> for MnkEval {
             out.push(self.config.at(x, y).expect("the centre is on the board"));
             return;
         }
-        out.extend(
-            (0..self.config.cells())
-                .filter(|&c| self.board[c] == EMPTY && self.near[c] > 0)
-                .map(|c| MnkMove(c as u16)),
-        );
+        out.extend(self.near_empty.iter().map(|c| MnkMove(c as u16)));
         if out.is_empty() {
             pos.legal_moves(out);
         }
@@ -435,11 +667,12 @@ impl Evaluator<Mnk> for MnkEval {
         let mut best_class = 0;
         for (mv, key) in moves.iter().zip(keys.iter_mut()) {
             *key = MoveKey::default();
+            let (mine, theirs) = (self.point(mv.cell(), me), self.point(mv.cell(), op));
+            key.tactical =
+                mine.fours > 0 || mine.open_threes > 0 || theirs.fives > 0 || theirs.open_fours > 0;
             if !flags.static_score && !flags.threat {
                 continue;
             }
-            let pair = self.point_pair(mv.cell());
-            let (mine, theirs) = (pair[me], pair[op]);
             if flags.static_score {
                 key.score = clamp_eval(mine.score + ((self.defence_q8 * theirs.score) >> 8));
             }
@@ -495,5 +728,89 @@ impl Evaluator<Mnk> for MnkEval {
                 }
             }
         }
+    }
+
+    fn unit(&self) -> i32 {
+        let w = match self.mode {
+            MnkEvaluation::Lines => self.line_weights[Pattern::OpenThree as usize],
+            MnkEvaluation::Points => self.point_weights[Pattern::OpenThree as usize],
+        };
+        clamp_eval(w).max(1)
+    }
+
+    fn forcing(&mut self, pos: &Mnk) -> Forcing<MnkMove> {
+        if !self.track {
+            return Forcing::Quiet;
+        }
+        let me = pos.side_to_move().index();
+        let op = 1 - me;
+        if let Some(c) = self.threats[me][level::FIVE].first() {
+            return Forcing::Win {
+                mv: MnkMove(c as u16),
+                plies: 1,
+            };
+        }
+        let op_fives = &self.threats[op][level::FIVE];
+        match op_fives.len() {
+            0 => {}
+            1 => return Forcing::Defend { plies: 2 },
+            _ => {
+                return Forcing::Loss {
+                    mv: MnkMove(op_fives.first().expect("two cells") as u16),
+                    plies: 2,
+                };
+            }
+        }
+        if let Some(c) = self.threats[me][level::OPEN_FOUR].first() {
+            return Forcing::Win {
+                mv: MnkMove(c as u16),
+                plies: 3,
+            };
+        }
+        if !self.threats[op][level::OPEN_FOUR].is_empty() {
+            return Forcing::Defend { plies: 4 };
+        }
+        Forcing::Quiet
+    }
+
+    fn forced_moves(&mut self, pos: &Mnk, out: &mut Vec<MnkMove>) -> bool {
+        let me = pos.side_to_move().index();
+        let op_fives = self.threats[1 - me][level::FIVE];
+        if let Some(c) = op_fives.first() {
+            out.clear();
+            out.push(MnkMove(c as u16));
+        } else {
+            self.open_three_defences(me, out);
+        }
+        out.len() < self.config.cells() - self.stones
+    }
+
+    #[inline]
+    fn is_candidate(&self, _pos: &Mnk, mv: MnkMove) -> bool {
+        self.radius == 0 || self.stones == 0 || self.near_empty.contains(mv.cell())
+    }
+
+    #[inline]
+    fn null_move_safe(&mut self, pos: &Mnk) -> bool {
+        // Passing is never better than a move in gomoku (no zugzwang), but it is blind to
+        // threats: only when the opponent has neither a four nor an open three.
+        if !self.track {
+            return true;
+        }
+        let op = pos.side_to_move().other().index();
+        self.threats[op][level::FIVE].is_empty() && self.threats[op][level::OPEN_FOUR].is_empty()
+    }
+
+    fn threat_search(
+        &mut self,
+        pos: &mut Mnk,
+        kind: ThreatKind,
+        max_moves: u32,
+        budget: &mut NodeBudget,
+    ) -> Option<ThreatWin<MnkMove>> {
+        if !self.track || pos.outcome().is_some() {
+            return None;
+        }
+        self.find_threat_win(pos, kind, max_moves, budget)
     }
 }

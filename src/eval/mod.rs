@@ -8,9 +8,11 @@
 //! but nothing about search, engines or tournaments.
 
 pub mod ataxx;
+pub mod cells;
 pub mod mnk;
 pub mod patterns;
 pub mod table;
+pub mod threats;
 
 use crate::game::Game;
 pub use table::{AtaxxTable, MnkTable, Table};
@@ -48,6 +50,80 @@ pub struct MoveKey {
     pub class: i32,
     /// Static score (point score, stones gained); 0 when not used.
     pub score: i32,
+    /// A forcing or game-changing move (gomoku: makes a four or an open three, or stops
+    /// the opponent's): late-move reductions and pruning leave it alone.
+    pub tactical: bool,
+}
+
+/// What the evaluator knows about forcing play at a node, for the side to move (gomoku's
+/// fives, fours and open threes; other games know nothing and say `Quiet`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Forcing<M> {
+    /// Nothing forcing: every candidate may be searched.
+    Quiet,
+    /// The side to move wins in `plies` plies (from this node to the winning move
+    /// included) starting with `mv`, whatever the opponent does.
+    Win {
+        /// The first move of the win.
+        mv: M,
+        /// Plies to the end of the game.
+        plies: u32,
+    },
+    /// The side to move loses in `plies` plies whatever it plays (`mv` is one move).
+    Loss {
+        /// A move to play anyway.
+        mv: M,
+        /// Plies to the end of the game.
+        plies: u32,
+    },
+    /// Only the moves of [`Evaluator::forced_moves`] can avoid defeat: every other move
+    /// loses in exactly `plies` plies (a four must be blocked, an open three stopped).
+    Defend {
+        /// Plies to the loss after any other move.
+        plies: u32,
+    },
+}
+
+/// Which threat-space search [`Evaluator::threat_search`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreatKind {
+    /// Victory by continuous fours: the attacker plays only fours, every reply is forced.
+    Vcf,
+    /// Victory by continuous threats: fours and open threes (the defender then has every
+    /// move that stops the three, and its own fours).
+    Vct,
+}
+
+/// A node budget for a threat-space search: positions visited count as search nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeBudget {
+    /// Positions visited so far.
+    pub used: u64,
+    /// Stop (and report no win) past this many.
+    pub limit: u64,
+}
+
+impl NodeBudget {
+    /// A fresh budget of `limit` nodes.
+    pub fn new(limit: u64) -> NodeBudget {
+        NodeBudget { used: 0, limit }
+    }
+
+    /// Whether the budget is spent.
+    #[inline]
+    pub fn exhausted(&self) -> bool {
+        self.used >= self.limit
+    }
+}
+
+/// A forced win found by a threat-space search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreatWin<M> {
+    /// The attacker's moves and the defender's replies, from the first move to the win
+    /// (for a VCT, the defender's longest defence at each branch).
+    pub line: Vec<M>,
+    /// Plies to the winning move, included (at least the line's length).
+    pub plies: u32,
 }
 
 /// Judgement of positions and moves for one game, kept in step with the position by the
@@ -75,6 +151,53 @@ pub trait Evaluator<G: Game>: Send {
     /// Fills `keys[i]` for `moves[i]` as `flags` ask; may prune by setting a class to
     /// [`PRUNED`] (never all of them).
     fn order_keys(&mut self, pos: &G, moves: &[G::Move], keys: &mut [MoveKey], flags: OrderFlags);
+
+    /// One unit of evaluation (a stone in Ataxx, a stone's share of an open three in
+    /// gomoku): the search's pruning margins are given in hundredths of it, so they mean
+    /// the same with any table.
+    fn unit(&self) -> i32 {
+        100
+    }
+
+    /// What is forced at this unfinished position for the side to move.
+    fn forcing(&mut self, _pos: &G) -> Forcing<G::Move> {
+        Forcing::Quiet
+    }
+
+    /// After [`Forcing::Defend`]: every move that may avoid the loss, in generation
+    /// order (empty when none does). Returns whether some legal move was left out (and
+    /// so loses as `Defend` says).
+    fn forced_moves(&mut self, pos: &G, out: &mut Vec<G::Move>) -> bool {
+        pos.legal_moves(out);
+        false
+    }
+
+    /// Whether `mv` is among [`Evaluator::candidates`] here (a killer tried before the
+    /// list is generated must be one). `mv` is legal.
+    fn is_candidate(&self, _pos: &G, _mv: G::Move) -> bool {
+        true
+    }
+
+    /// Whether letting the side to move pass (null-move pruning) is sound enough here:
+    /// false where passing could be better than every move (zugzwang) or where the side
+    /// to move faces a threat.
+    fn null_move_safe(&mut self, _pos: &G) -> bool {
+        true
+    }
+
+    /// A threat-space search for a forced win of the side to move within `max_moves` of
+    /// its moves, keeping the evaluator in step with every move it tries and leaving
+    /// `pos` as it was. `None`: no such win (or the budget ran out). Games without
+    /// threats find nothing.
+    fn threat_search(
+        &mut self,
+        _pos: &mut G,
+        _kind: ThreatKind,
+        _max_moves: u32,
+        _budget: &mut NodeBudget,
+    ) -> Option<ThreatWin<G::Move>> {
+        None
+    }
 }
 
 /// Clamps a wide score into ±[`EVAL_LIMIT`].

@@ -547,6 +547,20 @@ impl Game for Ataxx {
         *self = undo;
     }
 
+    /// A pass whether or not the side to move has moves (it counts towards the
+    /// half-move clock, as a real pass does).
+    #[inline]
+    fn play_null(&mut self) -> Ataxx {
+        let before = *self;
+        self.make::<true>(AtaxxMove::Pass);
+        before
+    }
+
+    #[inline]
+    fn undo_null(&mut self, undo: Ataxx) {
+        *self = undo;
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         if !self.is_over() {
             return None;

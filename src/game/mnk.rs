@@ -168,6 +168,8 @@ pub struct Mnk {
     hash: u64,
     /// The last move made k in a row (so its player won).
     won: bool,
+    /// Null moves in effect (the search's passes): each one flips the side to move.
+    nulls: u32,
 }
 
 impl Mnk {
@@ -361,6 +363,7 @@ impl Game for Mnk {
             history: Vec::with_capacity(config.cells()),
             hash: 0,
             won: false,
+            nulls: 0,
         }
     }
 
@@ -381,7 +384,7 @@ impl Game for Mnk {
 
     #[inline]
     fn side_to_move(&self) -> Side {
-        if self.history.len().is_multiple_of(2) {
+        if (self.history.len() + self.nulls as usize).is_multiple_of(2) {
             Side::First
         } else {
             Side::Second
@@ -443,6 +446,18 @@ impl Game for Mnk {
         self.hash ^= KEYS[2 * c + side.index()] ^ KEYS[2 * MAX_CELLS];
         // A move is only played in an unfinished game, so undoing it reopens the game.
         self.won = false;
+    }
+
+    #[inline]
+    fn play_null(&mut self) {
+        self.nulls += 1;
+        self.hash ^= KEYS[2 * MAX_CELLS];
+    }
+
+    #[inline]
+    fn undo_null(&mut self, _undo: ()) {
+        self.nulls -= 1;
+        self.hash ^= KEYS[2 * MAX_CELLS];
     }
 
     fn outcome(&self) -> Option<Outcome> {

@@ -226,6 +226,15 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     /// Takes back `mv`, which must be the last move played, with what `play` returned.
     fn undo(&mut self, mv: Self::Move, undo: Self::Undo);
 
+    /// Gives the turn to the other side without changing the board: the search's "null
+    /// move" (not a move of the game: Ataxx's pass is only legal when nothing else is).
+    /// The hash changes as for any move. Only for unfinished positions; take it back with
+    /// [`Game::undo_null`].
+    fn play_null(&mut self) -> Self::Undo;
+
+    /// Takes back the null move [`Game::play_null`] made.
+    fn undo_null(&mut self, undo: Self::Undo);
+
     /// `None` while the game goes on, else how it ended.
     fn outcome(&self) -> Option<Outcome>;
 

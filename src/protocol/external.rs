@@ -26,7 +26,7 @@ use crate::{
 };
 
 /// Default time past a move's limit before the engine counts as hung (Piskvork's).
-pub const DEFAULT_TOLERANCE_MS: u64 = 1000;
+pub const DEFAULT_TOLERANCE_MS: u64 = crate::engine::clock::MOVE_TOLERANCE_MS;
 /// Default wait for replies without a time limit: the start-up handshake, moves limited
 /// only by depth or nodes.
 pub const DEFAULT_REPLY_TIMEOUT_MS: u64 = 60_000;

@@ -1,7 +1,7 @@
 //! One engine of a match: the built-in engine made from a config, or an outside program
 //! over a protocol; and how to build its [`Player`].
 
-use std::path::PathBuf;
+use std::{path::PathBuf, time::Duration};
 
 use super::{ExternalGame, client::process::Log, external::ExternalEngine};
 use crate::engine::{Engine, EngineConfig, Player, TimeControl};
@@ -80,7 +80,7 @@ impl EngineSpec {
     /// Whether its games can be replayed exactly (no time limit).
     pub fn is_reproducible(&self) -> bool {
         match self {
-            EngineSpec::Builtin(c) => c.search.movetime_ms == 0,
+            EngineSpec::Builtin(c) => !c.search.is_timed(),
             EngineSpec::External(e) => e.is_reproducible(),
         }
     }
@@ -88,8 +88,18 @@ impl EngineSpec {
     /// The game time control the harness keeps for it, if any.
     pub fn time_control(&self) -> Option<TimeControl> {
         match self {
-            EngineSpec::Builtin(_) => None,
+            EngineSpec::Builtin(c) => c.search.time_control(),
             EngineSpec::External(e) => e.tc,
+        }
+    }
+
+    /// The longest one move may take before the harness calls it lost on time: a
+    /// built-in engine's move time plus the tolerance an outside engine gets (outside
+    /// engines are timed by their protocol client).
+    pub fn move_limit(&self) -> Option<Duration> {
+        match self {
+            EngineSpec::Builtin(c) => c.search.move_limit(),
+            EngineSpec::External(_) => None,
         }
     }
 

@@ -469,7 +469,7 @@ fn resolve_engine(
     if let Some((key, _)) = external_keys.iter().find(|(_, given)| *given) {
         return Err(format!(
             "key `{key}` is for external engines (give `command`); a built-in engine's \
-             limits are `search.depth`, `search.nodes` and `search.movetime_ms`"
+             limits are `search.depth`, `search.nodes`, `search.movetime_ms` and `search.tc`"
         ));
     }
     resolve_builtin(source, base, config, entry).map(EngineSpec::Builtin)

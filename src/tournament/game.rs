@@ -40,6 +40,11 @@ pub struct GameSetup<'a, G: Game> {
     /// clock). The harness keeps the clocks: a move made after its clock ran out loses
     /// on time (`time-forfeit`).
     pub time_controls: [Option<TimeControl>; 2],
+    /// The longest a move of the first and of the other player may take (a built-in
+    /// engine's move time plus the tolerance an outside engine gets): a move that takes
+    /// longer loses on time (`time-forfeit`). Outside engines are timed by their protocol
+    /// client instead.
+    pub move_limits: [Option<Duration>; 2],
 }
 
 /// Plays a game: `players[0]` moves first. Player faults (no move, an illegal move, an
@@ -112,8 +117,8 @@ pub fn play_game<G: Game>(
             ));
         }
         let side = pos.side_to_move();
-        // Only a player with a time control sees a clock (a built-in engine given one
-        // would start managing time and stop being reproducible).
+        // Only a player with a time control sees a clock (a built-in engine manages its
+        // time from it, with soft and hard limits, and is then not reproducible).
         let clock = setup.time_controls[side.index()].and_then(|tc| {
             let own = remaining[side.index()]?;
             let other = remaining[side.other().index()].unwrap_or(own);
@@ -179,6 +184,18 @@ pub fn play_game<G: Game>(
                 stats,
                 lose(side),
                 "illegal-move",
+                started,
+            ));
+        }
+        if setup.move_limits[side.index()].is_some_and(|limit| took > limit) {
+            texts.push(pos.format_move(report.mv));
+            stats.push(stat(&report));
+            return Ok(finish(
+                setup,
+                texts,
+                stats,
+                lose(side),
+                "time-forfeit",
                 started,
             ));
         }
@@ -265,5 +282,107 @@ fn finish<G: Game>(
         seed: setup.seed,
         reproducible: setup.reproducible,
         duration_ms: started.elapsed().as_millis().min(u128::from(u64::MAX)) as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::{
+        engine::MoveReport,
+        game::{Mnk, MnkConfig},
+    };
+
+    /// Plays the first legal move after sleeping `delay`.
+    struct Slow {
+        delay: Duration,
+    }
+
+    impl Player<Mnk> for Slow {
+        fn name(&self) -> &str {
+            "slow"
+        }
+
+        fn new_game(&mut self, _seed: u64) -> Result<(), PlayerError> {
+            Ok(())
+        }
+
+        fn play(
+            &mut self,
+            turn: &Turn<'_, Mnk>,
+        ) -> Result<MoveReport<crate::game::MnkMove>, PlayerError> {
+            std::thread::sleep(self.delay);
+            let mut moves = Vec::new();
+            turn.position.legal_moves(&mut moves);
+            Ok(MoveReport {
+                mv: moves[0],
+                depth: 1,
+                nodes: 1,
+                time: self.delay,
+                score: None,
+                pv: Vec::new(),
+                iterations: Vec::new(),
+            })
+        }
+    }
+
+    fn play(setup_limits: [Option<Duration>; 2], tcs: [Option<TimeControl>; 2]) -> GameRecord {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let start = Mnk::new(&MnkConfig::tictactoe());
+        let stop = AtomicBool::new(false);
+        let setup = GameSetup {
+            scheduled: ScheduledGame {
+                game: 0,
+                pair: 0,
+                round: 0,
+                pairing: 0,
+                black: 0,
+                white: 1,
+            },
+            names: &names,
+            start: &start,
+            seed: 1,
+            adjudication: &Adjudication::default(),
+            reproducible: false,
+            stop: &stop,
+            time_controls: tcs,
+            move_limits: setup_limits,
+        };
+        let (mut fast, mut slow) = (
+            Slow {
+                delay: Duration::ZERO,
+            },
+            Slow {
+                delay: Duration::from_millis(30),
+            },
+        );
+        play_game(&setup, [&mut fast, &mut slow]).expect("not abandoned")
+    }
+
+    #[test]
+    fn a_move_past_its_limit_or_its_clock_loses_on_time() {
+        // Past the move limit: the second player's first move loses.
+        let r = play([None, Some(Duration::from_millis(10))], [None, None]);
+        assert_eq!(
+            (r.result, r.reason.as_str()),
+            (GameResult::FirstWins, "time-forfeit")
+        );
+        assert_eq!(r.moves.len(), 2, "the late move is recorded");
+        // Within the limit: the game is played out.
+        let r = play([None, Some(Duration::from_secs(60))], [None, None]);
+        assert_ne!(r.reason, "time-forfeit");
+        // A clock of 50 ms runs out on the second 30 ms move.
+        let tc = TimeControl {
+            base: Duration::from_millis(50),
+            increment: Duration::ZERO,
+        };
+        let r = play([None, None], [None, Some(tc)]);
+        assert_eq!(
+            (r.result, r.reason.as_str()),
+            (GameResult::FirstWins, "time-forfeit")
+        );
+        assert_eq!(r.moves.len(), 3);
     }
 }

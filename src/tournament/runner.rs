@@ -482,6 +482,10 @@ fn run_game<G: OpeningGame + ExternalGame>(
                             t.engines[s.black].time_control(),
                             t.engines[s.white].time_control(),
                         ],
+                        move_limits: [
+                            t.engines[s.black].move_limit(),
+                            t.engines[s.white].move_limit(),
+                        ],
                     };
                     let record = {
                         let (lo, hi) = (s.black.min(s.white), s.black.max(s.white));

@@ -349,7 +349,7 @@ impl TuneReport {
             } else {
                 0.0
             },
-            reproducible: tune.base.search.movetime_ms == 0,
+            reproducible: !tune.base.search.is_timed(),
             files,
             verification,
         }

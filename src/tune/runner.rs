@@ -263,7 +263,7 @@ fn run_game<G: OpeningGame>(
         .num_threads(jobs)
         .build()
         .map_err(|e| TuneError::Input(format!("cannot start {jobs} worker threads: {e}")))?;
-    let reproducible = tune.base.search.movetime_ms == 0;
+    let reproducible = !tune.base.search.is_timed();
     let mut played = 0;
     let mut ending = TuneEnding::Complete;
     while !spsa.finished(&state) {
@@ -449,7 +449,8 @@ fn play_pair<G: OpeningGame>(
             seed: derive_seed(cx.tune.config.seed, Stream::Game, index),
             adjudication: &cx.tune.config.adjudication,
             reproducible: cx.reproducible,
-            time_controls: [None, None],
+            time_controls: [black, white].map(|e| cx.engines[i][e].search.time_control()),
+            move_limits: [black, white].map(|e| cx.engines[i][e].search.move_limit()),
             stop,
         };
         let players: [&mut dyn Player<G>; 2] = if g == 0 {

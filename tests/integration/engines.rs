@@ -59,7 +59,32 @@ fn value(pos: &mut Mnk, memo: &mut HashMap<u64, i32>) -> i32 {
 
 #[test]
 fn tictactoe_engine_plays_perfectly_from_every_reachable_position() {
-    let config = engine("tictactoe-perfect", &[]);
+    perfect_from_every_position(engine("tictactoe-perfect", &[]));
+}
+
+/// The sound parts of the modern search (forced-move knowledge, VCF, PVS, staged
+/// picking, mate-distance pruning; nothing that prunes by a margin) keep tic-tac-toe
+/// perfect: its threats are the smallest case of gomoku's.
+#[test]
+fn tictactoe_with_forced_moves_and_vcf_plays_perfectly_too() {
+    let mut config = engine("tictactoe-perfect", &[]);
+    for key in [
+        "forced",
+        "extensions",
+        "vcf",
+        "vct",
+        "pvs",
+        "staged",
+        "mate_distance",
+    ] {
+        config
+            .set(&format!("search.{key}"), toml::Value::Boolean(true))
+            .unwrap();
+    }
+    perfect_from_every_position(config);
+}
+
+fn perfect_from_every_position(config: EngineConfig) {
     let mut e = Engine::<Mnk>::new(&config, &MnkConfig::tictactoe()).unwrap();
     let mut memo = HashMap::new();
     let mut seen = std::collections::HashSet::new();
@@ -121,6 +146,7 @@ fn gomoku_finds_a_win_in_one() {
         "gomoku-seed003-threat",
         "gomoku-seed003-none",
         "gomoku-seed000-threat",
+        "gomoku-modern",
     ] {
         let (mv, score, _) = best(&engine(name, &[]), &pos, 4);
         assert!(mv == "g8" || mv == "l8", "{name} played {mv}");
@@ -136,6 +162,7 @@ fn gomoku_blocks_a_four() {
         "gomoku-seed003-threat",
         "gomoku-seed001-topk",
         "gomoku-seed000-threat",
+        "gomoku-modern",
     ] {
         let (mv, _, _) = best(&engine(name, &[]), &pos, 4);
         assert_eq!(mv, "l7", "{name}");
@@ -146,7 +173,11 @@ fn gomoku_blocks_a_four() {
 fn gomoku_blocks_an_open_three_when_it_has_nothing_better() {
     // White's open three h7 i7 j7; black's stones are scattered on the edge.
     let pos = gomoku("a1h7a3i7a15j7c15o15");
-    for name in ["gomoku-seed003-threat", "gomoku-seed000-threat"] {
+    for name in [
+        "gomoku-seed003-threat",
+        "gomoku-seed000-threat",
+        "gomoku-modern",
+    ] {
         let (mv, _, _) = best(&engine(name, &[]), &pos, 4);
         assert!(
             ["g7", "k7", "f7", "l7"].contains(&mv.as_str()),
@@ -169,6 +200,13 @@ fn gomoku_finds_a_four_three() {
     // At depth 3 the four-three is already the choice.
     let (mv, _, _) = best(&engine("gomoku-seed003-threat", &[]), &pos, 3);
     assert_eq!(mv, "k8");
+    // The modern engine proves it before searching (a VCF: four-three, block, four,
+    // block, five), at any depth, and says so in a single iteration.
+    for d in [1, 3, 5] {
+        let (mv, score, _) = best(&engine("gomoku-modern", &[]), &pos, d);
+        assert_eq!(mv, "k8", "depth {d}");
+        assert_eq!(plies_to_end(score), Some(5), "depth {d}");
+    }
 }
 
 #[test]

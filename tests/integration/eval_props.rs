@@ -1,5 +1,6 @@
 //! The incremental m,n,k evaluator equals the evaluator built from scratch, after any
-//! sequence of moves and take-backs, on every rule and k.
+//! sequence of moves and take-backs, on every rule and k: keys, sums, candidates, and
+//! (with tracking) every empty cell's point and the threat sets.
 
 use std::path::Path;
 
@@ -19,9 +20,20 @@ fn table() -> MnkTable {
 }
 
 fn check(config: MnkConfig, steps: &[(bool, usize)]) -> Result<(), TestCaseError> {
+    check_tracking(config, steps, true)?;
+    check_tracking(config, steps, false)
+}
+
+/// With `tracking`, the kept points and threat sets are checked too.
+fn check_tracking(
+    config: MnkConfig,
+    steps: &[(bool, usize)],
+    tracking: bool,
+) -> Result<(), TestCaseError> {
     let t = table();
     let mut pos = Mnk::new(&config);
     let mut eval = MnkEval::new(&config, &t, 2);
+    eval.set_tracking(tracking);
     eval.reset(&pos);
     let mut played = Vec::new();
     let mut moves = Vec::new();
@@ -45,6 +57,9 @@ fn check(config: MnkConfig, steps: &[(bool, usize)]) -> Result<(), TestCaseError
         prop_assert_eq!(eval.keys(), fresh.keys(), "keys after {}", pos.to_text());
         prop_assert_eq!(eval.sums(), fresh.sums(), "sums after {}", pos.to_text());
         prop_assert_eq!(eval.sums(), eval.sums_from_scratch());
+        if let Err(e) = eval.check_kept_state() {
+            return Err(TestCaseError::fail(format!("{e} after {}", pos.to_text())));
+        }
         if pos.outcome().is_none() {
             prop_assert_eq!(eval.evaluate(&pos), fresh.evaluate(&pos));
             let (mut a, mut b) = (Vec::new(), Vec::new());

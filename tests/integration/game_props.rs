@@ -1,6 +1,6 @@
-//! Properties of the rules layer on random games: play then undo restores the position
-//! and its hash, the incremental hash equals the hash from scratch, and position text
-//! (FEN, move list) round-trips.
+//! Properties of the rules layer on random games: play then undo (and a null move then
+//! its undo) restores the position and its hash, the incremental hash equals the hash
+//! from scratch, and position text (FEN, move list) round-trips.
 
 use arena::game::{Ataxx, Game, Mnk, MnkConfig, MnkRule};
 use proptest::prelude::*;
@@ -25,6 +25,29 @@ fn walk<G: Game + PartialEq>(mut pos: G, choices: &[usize]) -> Result<(), TestCa
         let after = pos.clone();
         pos.undo(mv, undo);
         prop_assert!(pos == before, "undo restores the position");
+        prop_assert_eq!(pos.hash(), before.hash());
+        // A null move (the search's pass) flips the side to move and the hash, and its
+        // undo restores both; a move played after it is the other side's.
+        let null = pos.play_null();
+        prop_assert_eq!(
+            pos.hash(),
+            pos.hash_from_scratch(),
+            "hash after a null move"
+        );
+        prop_assert_ne!(pos.hash(), before.hash());
+        prop_assert_eq!(pos.side_to_move(), before.side_to_move().other());
+        pos.legal_moves(&mut moves);
+        if let Some(&reply) = moves.first() {
+            let u = pos.play(reply);
+            prop_assert_eq!(
+                pos.hash(),
+                pos.hash_from_scratch(),
+                "a move after a null move"
+            );
+            pos.undo(reply, u);
+        }
+        pos.undo_null(null);
+        prop_assert!(pos == before, "undo_null restores the position");
         prop_assert_eq!(pos.hash(), before.hash());
         pos = after;
         // Text round trip.

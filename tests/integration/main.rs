@@ -12,5 +12,6 @@ mod report;
 mod search_props;
 mod shards;
 mod support;
+mod threats;
 mod tournament;
 mod tune;

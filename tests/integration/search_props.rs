@@ -88,6 +88,32 @@ fn settings(mnk: bool) -> Vec<(&'static str, SearchSettings)> {
                 ..SearchSettings::default()
             },
         ),
+        (
+            "pvs",
+            SearchSettings {
+                pvs: true,
+                ..SearchSettings::default()
+            },
+        ),
+        (
+            "mate distance",
+            SearchSettings {
+                mate_distance: true,
+                ..SearchSettings::default()
+            },
+        ),
+        (
+            "pvs + staged killers + history + mate distance + aspiration",
+            SearchSettings {
+                pvs: true,
+                staged: true,
+                killers: true,
+                history: true,
+                mate_distance: true,
+                aspiration: 50,
+                ..SearchSettings::default()
+            },
+        ),
     ];
     if mnk {
         out.push((
@@ -118,6 +144,23 @@ fn settings(mnk: bool) -> Vec<(&'static str, SearchSettings)> {
                 ..SearchSettings::default()
             },
         ));
+        out.push((
+            "everything exact, staged with PVS",
+            SearchSettings {
+                order: OrderFlags {
+                    static_score: true,
+                    threat: true,
+                    ..OrderFlags::default()
+                },
+                killers: true,
+                history: true,
+                aspiration: 100,
+                pvs: true,
+                staged: true,
+                mate_distance: true,
+                ..SearchSettings::default()
+            },
+        ));
     } else {
         out.push((
             "captures",
@@ -143,6 +186,23 @@ fn settings(mnk: bool) -> Vec<(&'static str, SearchSettings)> {
                 },
                 killers: true,
                 history: true,
+                ..SearchSettings::default()
+            },
+        ));
+        out.push((
+            "everything exact, staged with PVS",
+            SearchSettings {
+                order: OrderFlags {
+                    captures: true,
+                    singles_first: true,
+                    ..OrderFlags::default()
+                },
+                killers: true,
+                history: true,
+                pvs: true,
+                staged: true,
+                mate_distance: true,
+                aspiration: 50,
                 ..SearchSettings::default()
             },
         ));

@@ -448,3 +448,27 @@ fn replayed_pairs_are_counted_and_warned_about() {
     ]);
     assert!(!out.contains("repeat an earlier pair"), "{out}");
 }
+
+#[test]
+fn builtin_engines_on_a_clock_manage_their_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = out_dir(&tmp, "clock");
+    run_ok(&[
+        "run",
+        &config("clock"),
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let games = games(&dir);
+    assert_eq!(games.len(), 4);
+    for g in games.values() {
+        assert!(
+            !g.reproducible,
+            "a clock makes a game depend on the machine"
+        );
+        assert_ne!(g.reason, "time-forfeit", "game {}: {g:?}", g.game);
+        // Each move searched to some depth within its share of the clock.
+        assert!(g.stats.iter().all(|s| s.depth >= 1), "game {}", g.game);
+    }
+}

@@ -24,13 +24,14 @@ use std::{
 use super::{Commands, Output, ServeError, check, split_command};
 use crate::{
     config,
-    engine::{
-        Engine, EngineConfig,
-        clock::{move_budget, turn_budget},
-    },
+    engine::{Engine, EngineConfig},
     game::{Game, GameSpec, Mnk, MnkConfig, MnkMove, MnkRule},
     protocol::info::{format_iteration, format_total},
-    search::{Limits, score::MAX_PLY},
+    search::{
+        Limits,
+        score::MAX_PLY,
+        time::{clock_limits, movetime_limits},
+    },
 };
 
 /// Board sides Gomocup engines are asked to play.
@@ -454,6 +455,8 @@ impl State {
         if let Some(n) = self.max_node {
             l.nodes = (n > 0).then_some(n);
         }
+        // The built-in engine's time manager: soft and hard limits per turn (less a
+        // safety margin) and from the match clock.
         let per_turn = match self.timeout_turn {
             Some(0) => {
                 if self.max_depth.is_none() && self.max_node.is_none() {
@@ -461,19 +464,20 @@ impl State {
                 }
                 None
             }
-            Some(t) => Some(turn_budget(Duration::from_millis(t))),
+            Some(t) => Some(movetime_limits(Duration::from_millis(t))),
             None => None,
         };
         let per_match = match (self.timeout_match, self.time_left) {
-            (Some(m), Some(left)) if m > 0 => Some(move_budget(
+            (Some(m), Some(left)) if m > 0 => Some(clock_limits(
                 Duration::from_millis(left),
                 Duration::ZERO,
                 None,
             )),
             _ => None,
         };
-        for budget in [per_turn, per_match].into_iter().flatten() {
-            l.movetime = Some(l.movetime.map_or(budget, |t| t.min(budget)));
+        for (soft, hard) in [per_turn, per_match].into_iter().flatten() {
+            l.movetime = Some(l.movetime.map_or(hard, |t| t.min(hard)));
+            l.soft_time = Some(l.soft_time.map_or(soft, |t| t.min(soft)));
         }
         if l.depth.is_none() && l.nodes.is_none() && l.movetime.is_none() {
             // Every limit was lifted: keep the config's rather than search forever.

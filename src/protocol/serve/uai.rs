@@ -23,13 +23,13 @@ use std::{
 use super::{Commands, Output, ServeError, check, split_command};
 use crate::{
     config,
-    engine::{
-        Engine, EngineConfig,
-        clock::{move_budget, turn_budget},
-    },
+    engine::{Engine, EngineConfig},
     game::{Ataxx, Game, GameSpec, Side},
     protocol::info::{format_iteration, format_total},
-    search::Limits,
+    search::{
+        Limits,
+        time::{clock_limits, movetime_limits},
+    },
 };
 
 /// Serves `config` (an Ataxx engine) over UAI: reads commands from `input` until `quit`
@@ -298,25 +298,21 @@ impl State {
     }
 
     fn limits(&self, go: &Go, side: Side) -> Limits {
-        let clock = go.time[side.index()].map(|t| {
-            move_budget(
-                Duration::from_millis(t),
-                Duration::from_millis(go.inc[side.index()].unwrap_or(0)),
-                go.moves_to_go,
-            )
-        });
-        // The move must be back within movetime: the search stops a margin earlier.
-        let movetime = match (
-            go.movetime.map(|t| turn_budget(Duration::from_millis(t))),
-            clock,
-        ) {
-            (Some(a), Some(b)) => Some(a.min(b)),
+        let ms = Duration::from_millis;
+        // The built-in engine's time manager: soft and hard limits from the clock, or
+        // from the move time less a safety margin.
+        let clock = go.time[side.index()]
+            .map(|t| clock_limits(ms(t), ms(go.inc[side.index()].unwrap_or(0)), go.moves_to_go));
+        let fixed = go.movetime.map(|t| movetime_limits(ms(t)));
+        let time = match (fixed, clock) {
+            (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.min(b.1))),
             (a, b) => a.or(b),
         };
         let limits = Limits {
             depth: go.depth,
             nodes: go.nodes,
-            movetime,
+            movetime: time.map(|t| t.1),
+            soft_time: time.map(|t| t.0),
         };
         if limits == Limits::default() {
             self.config.search.limits()
@@ -438,26 +434,6 @@ mod tests {
         assert!(
             first_ready < stop_answer,
             "isready is answered mid-search: {r:?}"
-        );
-    }
-
-    /// Regression: `go movetime 100` searched for the whole 100 ms, and the reply came
-    /// after it.
-    #[test]
-    fn movetime_keeps_a_margin() {
-        let state = State {
-            config: engine(),
-            engine: None,
-            position: Ok(Ataxx::default()),
-            abort: Arc::new(AtomicBool::new(false)),
-        };
-        let go = parse_go("movetime 100").unwrap();
-        let limits = state.limits(&go, Side::First);
-        assert_eq!(limits.movetime, Some(Duration::from_millis(90)));
-        let go = parse_go("movetime 1000").unwrap();
-        assert_eq!(
-            state.limits(&go, Side::First).movetime,
-            Some(Duration::from_millis(950))
         );
     }
 

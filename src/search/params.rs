@@ -1,0 +1,155 @@
+//! Every number the search's selective rules use, in one struct with defaults (as
+//! viridithas keeps them): listable and settable by name (`search.lmr_divisor`), so a
+//! tuner can move them like any table weight. Margins are in hundredths of the
+//! evaluator's unit ([`crate::eval::Evaluator::unit`]: a stone in Ataxx, a stone's share
+//! of an open three in gomoku), so they mean the same with any table.
+
+use serde::{Deserialize, Serialize};
+
+/// Margins, reductions and depth limits of the selective search rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchParams {
+    /// Null move: least remaining depth.
+    pub nmp_min_depth: u32,
+    /// Null move: reduction `R = nmp_base + depth / nmp_divisor`.
+    pub nmp_base: u32,
+    /// Null move: depth divisor of the reduction.
+    pub nmp_divisor: u32,
+    /// LMR: least remaining depth.
+    pub lmr_min_depth: u32,
+    /// LMR: moves searched at full depth before reductions start.
+    pub lmr_min_moves: u32,
+    /// LMR: `r = (lmr_base + 100 · ln(depth) · ln(moves) / (lmr_divisor / 100)) / 100`
+    /// plies, in hundredths.
+    pub lmr_base: u32,
+    /// LMR: the divisor of the log-log term, in hundredths.
+    pub lmr_divisor: u32,
+    /// Reverse futility: deepest remaining depth.
+    pub rfp_depth: u32,
+    /// Reverse futility: margin per ply, hundredths of a unit.
+    pub rfp_margin: u32,
+    /// Futility: deepest remaining depth.
+    pub futility_depth: u32,
+    /// Futility: margin per ply, hundredths of a unit.
+    pub futility_margin: u32,
+    /// Late-move pruning: deepest remaining depth.
+    pub lmp_depth: u32,
+    /// Late-move pruning: quiet moves searched at depth d: `lmp_base + lmp_scale · d² /
+    /// 100`.
+    pub lmp_base: u32,
+    /// Late-move pruning: growth with depth (see `lmp_base`).
+    pub lmp_scale: u32,
+    /// Internal iterative reduction: least remaining depth.
+    pub iir_depth: u32,
+    /// VCF at a leaf: the attacker's moves at most (the winning one included).
+    pub vcf_moves: u32,
+    /// VCF at a leaf: positions at most.
+    pub vcf_nodes: u32,
+    /// VCF at the root: the attacker's moves at most.
+    pub vcf_root_moves: u32,
+    /// VCF at the root: positions at most.
+    pub vcf_root_nodes: u32,
+    /// VCT at the root: the attacker's moves at most.
+    pub vct_moves: u32,
+    /// VCT at the root: positions at most.
+    pub vct_nodes: u32,
+}
+
+impl Default for SearchParams {
+    fn default() -> SearchParams {
+        SearchParams {
+            nmp_min_depth: 3,
+            nmp_base: 2,
+            nmp_divisor: 4,
+            lmr_min_depth: 3,
+            lmr_min_moves: 2,
+            lmr_base: 50,
+            lmr_divisor: 200,
+            rfp_depth: 4,
+            rfp_margin: 100,
+            futility_depth: 2,
+            futility_margin: 100,
+            lmp_depth: 4,
+            lmp_base: 3,
+            lmp_scale: 100,
+            iir_depth: 4,
+            vcf_moves: 10,
+            vcf_nodes: 500,
+            vcf_root_moves: 30,
+            vcf_root_nodes: 200_000,
+            vct_moves: 6,
+            vct_nodes: 50_000,
+        }
+    }
+}
+
+impl SearchParams {
+    /// Reductions by remaining depth (0..64) and moves searched (0..64), in plies.
+    pub fn lmr_table(&self) -> Vec<[u8; 64]> {
+        let base = f64::from(self.lmr_base) / 100.0;
+        let divisor = f64::from(self.lmr_divisor.max(1)) / 100.0;
+        (0..64)
+            .map(|d| {
+                std::array::from_fn(|m| {
+                    if d == 0 || m == 0 {
+                        0
+                    } else {
+                        let r = base + (d as f64).ln() * (m as f64).ln() / divisor;
+                        r.clamp(0.0, 63.0) as u8
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// Quiet moves late-move pruning keeps at remaining depth `depth`.
+    #[inline]
+    pub fn lmp_count(&self, depth: i32) -> u32 {
+        let d = depth.max(0) as u32;
+        self.lmp_base + self.lmp_scale * d * d / 100
+    }
+
+    /// Checks the values that would make a rule meaningless.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.nmp_divisor == 0 {
+            return Err("search.nmp_divisor must be at least 1".into());
+        }
+        if self.lmr_divisor == 0 {
+            return Err("search.lmr_divisor must be at least 1".into());
+        }
+        if self.lmp_base == 0 && self.lmp_scale == 0 {
+            return Err("search.lmp_base and search.lmp_scale cannot both be 0".into());
+        }
+        for (name, v) in [
+            ("vcf_moves", self.vcf_moves),
+            ("vcf_root_moves", self.vcf_root_moves),
+            ("vct_moves", self.vct_moves),
+        ] {
+            if v > 100 {
+                return Err(format!("search.{name} = {v} is more than 100"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reductions_grow_with_depth_and_move_number() {
+        let t = SearchParams::default().lmr_table();
+        assert_eq!(t[1][1], 0);
+        assert!(t[10][30] > t[3][3]);
+        for d in 1..64 {
+            for m in 1..64 {
+                assert!(t[d][m] >= t[d][m - 1] && t[d][m] >= t[d - 1][m]);
+            }
+        }
+        let p = SearchParams::default();
+        assert_eq!(p.lmp_count(1), 4);
+        assert_eq!(p.lmp_count(3), 12);
+    }
+}

@@ -1,0 +1,216 @@
+//! The move picker of a node, in stages: the transposition table's move before anything
+//! is generated; with `staged`, the killers next (legal candidates only), still before
+//! generation; then the generated list (the evaluator's candidates, or only the moves a
+//! threat forces), ordered by packed keys and picked lazily (see [`super::ordering`]).
+//! A cutoff in an early stage saves generating and ordering the list.
+
+use super::{Ordered, Ply, Searcher, ordering};
+use crate::{
+    eval::{Evaluator, MoveKey, PRUNED},
+    game::Game,
+};
+
+/// Where an interior node is in producing its moves.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Stage<M> {
+    /// The table's move comes first; nothing generated yet.
+    TableMove(Option<M>),
+    /// Killer `next` (0 or 1) is tried next; `tt` was already searched.
+    Killers {
+        /// Next killer slot.
+        next: usize,
+        /// The table's move, if it was searched.
+        tt: Option<M>,
+    },
+    /// Generate and order the candidates; `skip` holds the moves already searched.
+    Generate {
+        /// Moves already searched (the table's move, the killers).
+        skip: [Option<M>; 3],
+    },
+    /// Picking from the ordered list.
+    List {
+        /// Next index to pick.
+        next: usize,
+        /// Moves that may be searched (pruned ones and those past top_k excluded).
+        len: usize,
+        /// Moves already searched.
+        skip: Option<[Option<M>; 3]>,
+    },
+}
+
+/// The forced moves of a node, as [`Searcher::prepare_forced_list`] put them in order.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ForcedList {
+    /// How many.
+    pub len: usize,
+    /// Whether some legal move was left out (it loses as the threat says).
+    pub left_out: bool,
+}
+
+impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
+    /// The next move to search at an interior node and whether it is tactical (the
+    /// table's move and the killers count as tactical: they are never reduced).
+    #[inline]
+    pub(super) fn next_move(
+        &mut self,
+        pos: &G,
+        ply: usize,
+        stage: &mut Stage<G::Move>,
+    ) -> Option<(G::Move, bool)> {
+        loop {
+            match *stage {
+                Stage::TableMove(tt) => {
+                    *stage = if self.settings.staged && self.settings.killers {
+                        Stage::Killers { next: 0, tt }
+                    } else {
+                        Stage::Generate {
+                            skip: [tt, None, None],
+                        }
+                    };
+                    if let Some(mv) = tt {
+                        return Some((mv, true));
+                    }
+                }
+                Stage::Killers { next, tt } => {
+                    let killers = self.plies[ply].killers;
+                    if next >= 2 {
+                        *stage = Stage::Generate {
+                            skip: [tt, killers[0], killers[1]],
+                        };
+                        continue;
+                    }
+                    *stage = Stage::Killers { next: next + 1, tt };
+                    if let Some(k) = killers[next]
+                        && Some(k) != tt
+                        && pos.is_legal(k)
+                        && self.eval.is_candidate(pos, k)
+                    {
+                        return Some((k, true));
+                    }
+                }
+                Stage::Generate { skip } => {
+                    let len = self.prepare_moves_with_tt(pos, ply, None);
+                    *stage = Stage::List {
+                        next: 0,
+                        len,
+                        skip: Some(skip),
+                    };
+                }
+                Stage::List { next, len, skip } => {
+                    if next >= len {
+                        return None;
+                    }
+                    *stage = Stage::List {
+                        next: next + 1,
+                        len,
+                        skip,
+                    };
+                    let (mv, tactical) = self.pick(ply, next)?;
+                    if skip.is_none_or(|s| !s.contains(&Some(mv))) {
+                        return Some((mv, tactical));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Generates the root's candidates with the table's move first.
+    pub(super) fn prepare_moves(&mut self, pos: &G, ply: usize) -> usize {
+        let tt_move = if self.settings.tt_move {
+            self.tt.probe(pos.hash(), ply).and_then(|h| h.mv)
+        } else {
+            None
+        };
+        self.prepare_moves_with_tt(pos, ply, tt_move)
+    }
+
+    /// Generates the candidates of `ply` with their sort keys; returns how many may be
+    /// searched (pruned moves excluded, at most `top_k`).
+    pub(super) fn prepare_moves_with_tt(
+        &mut self,
+        pos: &G,
+        ply: usize,
+        tt_move: Option<G::Move>,
+    ) -> usize {
+        let mut moves = std::mem::take(&mut self.plies[ply].moves);
+        self.eval.candidates(pos, &mut moves);
+        let n = self.order(pos, ply, &moves, tt_move);
+        self.plies[ply].moves = moves;
+        let top_k = self.settings.top_k;
+        if top_k > 0 { n.min(top_k) } else { n }
+    }
+
+    /// Puts the moves a threat forces (the evaluator's [`Evaluator::forced_moves`]) in
+    /// order at `ply`, the table's move first if it is one of them.
+    pub(super) fn prepare_forced_list(
+        &mut self,
+        pos: &G,
+        ply: usize,
+        tt_move: Option<G::Move>,
+    ) -> ForcedList {
+        let mut moves = std::mem::take(&mut self.plies[ply].moves);
+        let left_out = self.eval.forced_moves(pos, &mut moves);
+        let len = self.order(pos, ply, &moves, tt_move);
+        self.plies[ply].moves = moves;
+        ForcedList { len, left_out }
+    }
+
+    /// Fills the ordered list of `ply` from `moves`; returns how many are not pruned.
+    fn order(&mut self, pos: &G, ply: usize, moves: &[G::Move], tt_move: Option<G::Move>) -> usize {
+        let settings = self.settings;
+        let tt_move = if settings.tt_move { tt_move } else { None };
+        let n = moves.len();
+        // The evaluator's keys, then the search's own.
+        let eval_keys = &mut self.scratch_keys;
+        eval_keys.clear();
+        eval_keys.resize(n, MoveKey::default());
+        self.eval.order_keys(pos, moves, eval_keys, settings.order);
+        let Ply {
+            ordered, killers, ..
+        } = &mut self.plies[ply];
+        ordered.clear();
+        let mut pruned = 0;
+        let side = pos.side_to_move().index();
+        let history = &self.history;
+        // One pass, one reservation (`extend` over slices knows its length).
+        ordered.extend(moves.iter().zip(eval_keys.iter()).enumerate().map(
+            |(i, (&mv, ek))| -> Ordered<G::Move> {
+                if ek.class == PRUNED {
+                    pruned += 1;
+                    return (0, (mv, ek.tactical));
+                }
+                let killer = if !settings.killers {
+                    0
+                } else if killers[0] == Some(mv) {
+                    2
+                } else if killers[1] == Some(mv) {
+                    1
+                } else {
+                    0
+                };
+                let history = if settings.history {
+                    history.get(side, pos.move_index(mv))
+                } else {
+                    0
+                };
+                // The table's move goes first (a pruned move never: handled above).
+                if tt_move.is_some() && tt_move == Some(mv) {
+                    (u64::MAX, (mv, true))
+                } else {
+                    (
+                        ordering::sort_key(ek.class, killer, ek.score, history, i),
+                        (mv, ek.tactical || killer > 0),
+                    )
+                }
+            },
+        ));
+        n - pruned
+    }
+
+    /// The `i`-th move of `ply` in order and whether it is tactical (see
+    /// [`ordering::pick`]).
+    #[inline]
+    pub(super) fn pick(&mut self, ply: usize, i: usize) -> Option<(G::Move, bool)> {
+        ordering::pick(&mut self.plies[ply].ordered, i)
+    }
+}
