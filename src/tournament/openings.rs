@@ -189,6 +189,8 @@ struct RandomOpenings<G: OpeningGame> {
     judge: Option<EngineConfig>,
     seed: u64,
     window: usize,
+    /// Draw in batches on the global thread pool (only outside any pool's worker).
+    parallel: bool,
     drawn: std::sync::Mutex<Drawn>,
 }
 
@@ -211,45 +213,66 @@ impl<G: OpeningGame> RandomOpenings<G> {
         d.exhausted || d.list.len() >= window
     }
 
-    /// Draws candidates until `list` holds `round + 1` openings or no more are coming.
-    fn extend(&self, d: &mut Drawn, round: u64) -> Result<(), String> {
-        while d.list.len() as u64 <= round && !Self::settled(d, self.window) {
-            let missing = (round + 1 - d.list.len() as u64).min(self.window as u64);
-            let batch = missing.clamp(16, 4096);
-            let drawn: Result<Vec<Opening>, String> = (d.next..d.next + batch)
-                .into_par_iter()
-                .map(|i| {
-                    random_balanced::<G>(
-                        &self.game,
-                        &self.config,
-                        self.judge.as_ref(),
-                        self.seed,
-                        i,
-                    )
-                })
-                .collect();
-            for opening in drawn? {
-                if Self::settled(d, self.window) {
-                    break;
-                }
-                d.next += 1;
-                if d.seen.insert(opening.position.clone()) {
-                    d.list.push(opening);
-                    d.fruitless = 0;
-                } else {
-                    d.fruitless += 1;
-                    if d.fruitless >= (2 * d.list.len() as u64).max(64) {
-                        d.exhausted = true;
-                    }
+    /// Candidates `from..from + count`, in index order: in parallel when the book may
+    /// use the global pool (drawing a file's worth up front), else on this thread.
+    fn draw(&self, from: u64, count: u64) -> Result<Vec<Opening>, String> {
+        let one =
+            |i| random_balanced::<G>(&self.game, &self.config, self.judge.as_ref(), self.seed, i);
+        if self.parallel {
+            (from..from + count).into_par_iter().map(one).collect()
+        } else {
+            (from..from + count).map(one).collect()
+        }
+    }
+
+    /// Takes drawn candidates (those from `d.next` on) in index order: new ones join the
+    /// list, repeats count towards exhaustion.
+    fn take(&self, d: &mut Drawn, drawn: Vec<Opening>) {
+        for opening in drawn {
+            if Self::settled(d, self.window) {
+                break;
+            }
+            d.next += 1;
+            if d.seen.insert(opening.position.clone()) {
+                d.list.push(opening);
+                d.fruitless = 0;
+            } else {
+                d.fruitless += 1;
+                if d.fruitless >= (2 * d.list.len() as u64).max(64) {
+                    d.exhausted = true;
                 }
             }
         }
-        Ok(())
+    }
+
+    /// The list with at least `round + 1` openings, or settled. Candidates are drawn
+    /// without holding the lock: a worker that waited on it inside a thread pool could
+    /// otherwise be handed another game that needs the same lock (a deadlock); two
+    /// workers may then draw the same candidates, and the second's are dropped.
+    fn extended(&self, round: u64) -> Result<std::sync::MutexGuard<'_, Drawn>, String> {
+        loop {
+            let d = self.drawn.lock().unwrap_or_else(|p| p.into_inner());
+            if d.list.len() as u64 > round || Self::settled(&d, self.window) {
+                return Ok(d);
+            }
+            let from = d.next;
+            let missing = (round + 1 - d.list.len() as u64).min(self.window as u64);
+            let count = if self.parallel {
+                missing.clamp(16, 4096)
+            } else {
+                missing.clamp(1, 64)
+            };
+            drop(d);
+            let drawn = self.draw(from, count)?;
+            let mut d = self.drawn.lock().unwrap_or_else(|p| p.into_inner());
+            if d.next == from {
+                self.take(&mut d, drawn);
+            }
+        }
     }
 
     fn get(&self, round: u64) -> Result<Opening, String> {
-        let mut d = self.drawn.lock().unwrap_or_else(|p| p.into_inner());
-        self.extend(&mut d, round)?;
+        let d = self.extended(round)?;
         if (round as usize) < d.list.len() {
             return Ok(d.list[round as usize].clone());
         }
@@ -264,6 +287,7 @@ impl<G: OpeningGame> RandomOpenings<G> {
             return Ok(o.clone());
         }
         let index = d.next + (round - self.window as u64);
+        drop(d);
         let opening = random_balanced::<G>(
             &self.game,
             &self.config,
@@ -271,6 +295,7 @@ impl<G: OpeningGame> RandomOpenings<G> {
             self.seed,
             index,
         )?;
+        let mut d = self.drawn.lock().unwrap_or_else(|p| p.into_inner());
         if d.recent.len() >= 256 {
             d.recent.pop_front();
         }
@@ -304,7 +329,7 @@ impl<G: OpeningGame> OpeningBook<G> {
                     }
                     _ => None,
                 };
-                OpeningBook::random(game, o, judge, seed, DISTINCT_WINDOW)
+                OpeningBook::random(game, o, judge, seed, DISTINCT_WINDOW, false)
             }
             OpeningKind::File => {
                 let file = o
@@ -336,6 +361,7 @@ impl<G: OpeningGame> OpeningBook<G> {
         judge: Option<EngineConfig>,
         seed: u64,
         window: usize,
+        parallel: bool,
     ) -> OpeningBook<G> {
         OpeningBook {
             source: Source::Random(Box::new(RandomOpenings {
@@ -344,6 +370,7 @@ impl<G: OpeningGame> OpeningBook<G> {
                 judge,
                 seed,
                 window: window.max(1),
+                parallel,
                 drawn: std::sync::Mutex::new(Drawn::default()),
             })),
         }
@@ -480,8 +507,90 @@ pub fn generate<G: OpeningGame>(
     count: u64,
 ) -> Result<Vec<String>, String> {
     let window = usize::try_from(count).map_err(|_| format!("{count} openings are too many"))?;
-    let book = OpeningBook::<G>::random(game, o, judge.cloned(), seed, window);
+    // Called from the command line, outside any pool: draw in parallel.
+    let book = OpeningBook::<G>::random(game, o, judge.cloned(), seed, window, true);
     (0..count)
         .map(|round| book.get(round).map(|o| o.position))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{MnkConfig, MnkRule};
+
+    fn book(game: &MnkConfig, plies: u32, window: usize) -> OpeningBook<Mnk> {
+        let o = OpeningsConfig {
+            plies,
+            radius: 2,
+            ..OpeningsConfig::default()
+        };
+        OpeningBook::random(game, &o, None, 7, window, false)
+    }
+
+    #[test]
+    fn random_openings_do_not_depend_on_the_order_rounds_are_asked_in() {
+        let game = MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap();
+        let ahead = book(&game, 2, 100);
+        let in_order: Vec<String> = (0..150).map(|r| ahead.get(r).unwrap().position).collect();
+        let back = book(&game, 2, 100);
+        for r in (0..150).rev() {
+            assert_eq!(
+                back.get(r).unwrap().position,
+                in_order[r as usize],
+                "round {r}"
+            );
+        }
+        // Distinct within the window; fresh draws after it.
+        let distinct: std::collections::HashSet<&String> = in_order[..100].iter().collect();
+        assert_eq!(distinct.len(), 100);
+        // The generator of `arena openings` draws the same sequence.
+        let o = OpeningsConfig {
+            plies: 2,
+            radius: 2,
+            ..OpeningsConfig::default()
+        };
+        assert_eq!(
+            generate::<Mnk>(&game, &o, None, 7, 100).unwrap(),
+            in_order[..100]
+        );
+    }
+
+    #[test]
+    fn a_small_space_is_cycled() {
+        let game = MnkConfig::new(3, 3, 3, MnkRule::Freestyle).unwrap();
+        let b = book(&game, 1, DISTINCT_WINDOW);
+        let list: Vec<String> = (0..20).map(|r| b.get(r).unwrap().position).collect();
+        let distinct: std::collections::HashSet<&String> = list.iter().collect();
+        assert_eq!(distinct.len(), 9, "{list:?}");
+        assert_eq!(list[0], list[9]);
+    }
+
+    /// Regression: a worker that drew openings under the book's lock with the pool's
+    /// threads could be handed another game needing that lock, and a tune hung.
+    #[test]
+    fn workers_of_a_pool_share_a_book_without_deadlock() {
+        let game = MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap();
+        let b = book(&game, 3, 500);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let got = std::sync::Mutex::new(Vec::new());
+        pool.scope(|s| {
+            for r in 0..400u64 {
+                let (b, got) = (&b, &got);
+                s.spawn(move |_| {
+                    let o = b.get(r).unwrap();
+                    got.lock().unwrap().push((r, o.position));
+                });
+            }
+        });
+        let mut got = got.into_inner().unwrap();
+        got.sort();
+        let alone = book(&game, 3, 500);
+        for (r, position) in got {
+            assert_eq!(position, alone.get(r).unwrap().position);
+        }
+    }
 }
