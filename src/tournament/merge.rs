@@ -62,6 +62,8 @@ pub fn merge(dir: &Path) -> Result<MergeOutcome, RunError> {
     let t = Tournament::from_resolved(&run_toml)?;
     // One writer per folder: no shard may be at work, nor another merge.
     let _lock = lock::lock_exclusive(dir, "arena merge")?;
+    // What a killed writer left half-written (no writer can be at work now).
+    crate::files::remove_stale_temporaries(dir);
     if t.config.sprt.is_some() {
         return Err(RunError::Input(format!(
             "{}: the run has [sprt], which cannot be split into shards",
