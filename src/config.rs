@@ -293,3 +293,77 @@ mod tests {
         assert!(parse_assignment("depth").is_err());
     }
 }
+
+/// The kinds of file arena reads, for messages when a file of one kind is given where
+/// another is expected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A tournament (`arena run`): `engines` and `rounds`.
+    Tournament,
+    /// A tuning run (`arena tune`): `engine`, `pairs`, `[[params]]`.
+    Tune,
+    /// An engine (`arena analyse`, `serve`, `bench`, `match`): `game` and `[search]` or
+    /// `table`, no `engines`.
+    Engine,
+    /// A weight table (engines point to it with `table = ...`): `family`.
+    Table,
+}
+
+impl Kind {
+    /// What it is and what reads it: `a tuning config, for arena tune`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::Tournament => "a tournament config, for arena run",
+            Kind::Tune => "a tuning config, for arena tune",
+            Kind::Engine => {
+                "an engine config, for arena analyse, bench, serve and match (or a \
+                 tournament's `file = ...`)"
+            }
+            Kind::Table => "a weight table, which an engine config names in `table = ...`",
+        }
+    }
+}
+
+/// What kind of config `text` looks like, by its top-level keys (`None`: not TOML, or
+/// none of ours).
+pub fn kind_of(text: &str) -> Option<Kind> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    let has = |k: &str| table.contains_key(k);
+    if has("family") {
+        Some(Kind::Table)
+    } else if has("params") || (has("engine") && has("pairs")) {
+        Some(Kind::Tune)
+    } else if has("engines") || has("rounds") {
+        Some(Kind::Tournament)
+    } else if has("game") && (has("search") || has("table")) {
+        Some(Kind::Engine)
+    } else {
+        None
+    }
+}
+
+/// `error`, with a word on what the file is when it is a config of another kind than
+/// `expected` (a tune config given to `arena run` fails on its first unknown key, which
+/// says nothing of the real mistake).
+pub fn with_kind_hint(error: ConfigError, path: &Path, expected: Kind) -> ConfigError {
+    let kind = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| kind_of(&text));
+    match kind {
+        Some(kind) if kind != expected => ConfigError {
+            message: format!(
+                "{} (this file looks like {}, not {})",
+                error.message,
+                kind.describe(),
+                match expected {
+                    Kind::Tournament => "a tournament config",
+                    Kind::Tune => "a tuning config",
+                    Kind::Engine => "an engine config",
+                    Kind::Table => "a weight table",
+                }
+            ),
+            ..error
+        },
+        _ => error,
+    }
+}

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod eval;
 pub mod files;
 pub mod game;
+pub mod invocation;
 pub mod protocol;
 pub mod report;
 pub mod search;

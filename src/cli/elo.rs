@@ -197,7 +197,7 @@ fn parse_penta(text: &str) -> Result<Penta, String> {
 }
 
 /// Parses and validates the bounds and error rates; the model is set from `--model`.
-fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
+pub(crate) fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
     let values = numbers::<f64>(text, "number")?;
     let (elo0, elo1, alpha, beta) = match values[..] {
         [elo0, elo1] => (elo0, elo1, DEFAULT_ERROR_RATE, DEFAULT_ERROR_RATE),

@@ -29,13 +29,15 @@ pub struct AnalyseArgs {
     engine: PathBuf,
     #[command(flatten)]
     position: PositionArgs,
-    /// Search to this depth (overrides the config's limits).
+    /// Search to this depth (replaces the config's limits; 0 = no depth limit, as
+    /// `search.depth = 0` means in a config).
     #[arg(long)]
     depth: Option<u32>,
-    /// Stop after this many nodes (overrides the config's limits).
+    /// Stop after this many nodes (replaces the config's limits; 0 = no node limit).
     #[arg(long)]
     nodes: Option<u64>,
-    /// Stop after this many milliseconds (overrides the config's limits).
+    /// Stop after this many milliseconds (replaces the config's limits; 0 = no time
+    /// limit).
     #[arg(long, value_name = "MS")]
     movetime: Option<u64>,
     /// Set a named parameter first, e.g. --set search.top_k=5 --set table.defence=2
@@ -50,24 +52,46 @@ pub struct AnalyseArgs {
 pub struct BenchArgs {
     /// An engine config (TOML); default: the built-in engines.
     engine: Option<PathBuf>,
-    /// Depth (default: 5 for gomoku and Ataxx, 9 for small boards).
-    #[arg(long)]
+    /// Depth, at least 1 (default: 5 for gomoku and Ataxx, 9 for small boards).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     depth: Option<u32>,
+    /// Other positions: a file with one move list or FEN a line (`#` comments), instead
+    /// of the fixed bench positions (then the total is no fingerprint).
+    #[arg(long, value_name = "FILE")]
+    positions: Option<PathBuf>,
+    /// Set a named parameter of the engine first (needs ENGINE.toml), e.g. --set
+    /// search.lmr=false
+    #[arg(long, value_name = "NAME=VALUE")]
+    set: Vec<String>,
 }
 
 /// Loads an engine config and applies `--set` assignments.
 pub fn load_engine(path: &std::path::Path, set: &[String]) -> Result<EngineConfig> {
     let mut engine = EngineConfig::load(path)?;
+    apply_sets(&mut engine, set, "--set")?;
+    Ok(engine)
+}
+
+/// Applies `NAME=VALUE` assignments given as `flag` on the command line, all at once:
+/// the engine is checked after the last one, so their order does not matter.
+pub fn apply_sets(engine: &mut EngineConfig, set: &[String], flag: &str) -> Result<()> {
+    let mut assignments = Vec::new();
     for assignment in set {
         let (name, value) = config::parse_assignment(assignment)
             .map_err(anyhow::Error::msg)
-            .with_context(|| format!("--set {assignment}"))?;
-        engine
-            .set(&name, value)
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("--set {assignment}"))?;
+            .with_context(|| format!("{flag} {assignment}"))?;
+        assignments.push((name, value));
     }
-    Ok(engine)
+    engine.set_all(assignments).map_err(|e| {
+        let at = match &e.key {
+            Some(key) => set
+                .iter()
+                .find(|a| a.split('=').next().is_some_and(|n| n.trim() == key))
+                .map_or_else(|| format!("{flag} {key}"), |a| format!("{flag} {a}")),
+            None => flag.to_string(),
+        };
+        anyhow::anyhow!("{at}: {}", e.message)
+    })
 }
 
 pub fn analyse(args: AnalyseArgs) -> Result<()> {
@@ -88,12 +112,28 @@ fn analyse_game<G: EngineGame>(
     }
     let mut limits = config.search.limits();
     if args.depth.is_some() || args.nodes.is_some() || args.movetime.is_some() {
+        // 0 is no limit, as in a config's [search].
         limits = Limits {
-            depth: args.depth,
-            nodes: args.nodes,
-            movetime: args.movetime.map(Duration::from_millis),
+            depth: args.depth.filter(|&d| d > 0),
+            nodes: args.nodes.filter(|&n| n > 0),
+            movetime: args
+                .movetime
+                .filter(|&ms| ms > 0)
+                .map(Duration::from_millis),
             soft_time: None,
         };
+        if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
+            bail!(
+                "--depth, --nodes and --movetime: 0 means no limit (as in a config's \
+                 [search]), so this search would never end: give one of them a value of \
+                 at least 1"
+            );
+        }
+        if let Some(d) = limits.depth
+            && d as usize >= score::MAX_PLY
+        {
+            bail!("--depth {d} is too deep (at most {})", score::MAX_PLY - 1);
+        }
     }
     let mut engine = Engine::<G>::new(config, game).map_err(anyhow::Error::msg)?;
     engine.searcher().new_game(0);
@@ -147,18 +187,46 @@ fn pos_format<G: Game>(pos: &G, mv: G::Move) -> String {
 }
 
 pub fn bench(args: BenchArgs) -> Result<()> {
+    if args.engine.is_none() && !args.set.is_empty() {
+        bail!("--set needs an engine config (arena bench ENGINE.toml --set NAME=VALUE)");
+    }
     let engines = match &args.engine {
-        Some(path) => vec![EngineConfig::load(path)?],
+        Some(path) => vec![load_engine(path, &args.set)?],
         None => ["gomoku-seed003-threat", "ataxx-rich", "tictactoe-perfect"]
             .iter()
             .map(|name| builtin::engine(name))
             .collect::<Result<Vec<_>, _>>()?,
     };
     let mut out = io::stdout().lock();
+    let positions = match &args.positions {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let list: Vec<String> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(str::to_string)
+                .collect();
+            if list.is_empty() {
+                bail!(
+                    "{}: no positions (one move list or FEN a line)",
+                    path.display()
+                );
+            }
+            Some(list)
+        }
+        None => None,
+    };
     let mut total_nodes = 0;
     let mut total_secs = 0.0;
     for engine in &engines {
-        let report = bench::run(engine, args.depth).map_err(anyhow::Error::msg)?;
+        let report = bench::run_on(engine, args.depth, positions.as_deref())
+            .map_err(anyhow::Error::msg)
+            .with_context(|| match &args.positions {
+                Some(p) => p.display().to_string(),
+                None => "the bench positions".to_string(),
+            })?;
         writeln!(
             out,
             "{} ({}), depth {}",
@@ -175,6 +243,17 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 line.time.as_secs_f64() * 1e3
             )?;
         }
+        let per_depth: Vec<String> = report
+            .nodes_by_depth
+            .iter()
+            .map(|&(d, _, n)| format!("{d}:{n:.0}"))
+            .collect();
+        writeln!(
+            out,
+            "  mean nodes by depth {}  ebf {}",
+            per_depth.join(" "),
+            report.ebf.map_or("n/a".to_string(), |e| format!("{e:.2}"))
+        )?;
         let secs = report.time.as_secs_f64();
         writeln!(
             out,

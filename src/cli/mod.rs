@@ -3,6 +3,7 @@
 
 mod elo;
 mod engine;
+mod matchup;
 mod merge;
 mod openings;
 mod report;
@@ -59,6 +60,7 @@ enum Command {
     Bench(engine::BenchArgs),
     Elo(elo::EloArgs),
     Run(tournament::RunArgs),
+    Match(Box<matchup::MatchArgs>),
     Stats(tournament::StatsArgs),
     Export(tournament::ExportArgs),
     Merge(merge::MergeArgs),
@@ -70,6 +72,7 @@ enum Command {
 
 /// Runs the command line and maps errors to a message and an exit code.
 pub fn main() -> ExitCode {
+    arena::invocation::set_program(program());
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(args) => rules::perft(args),
@@ -78,6 +81,7 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => engine::bench(args),
         Command::Elo(args) => elo::elo(args),
         Command::Run(args) => tournament::run(args),
+        Command::Match(args) => matchup::matchup(*args),
         Command::Stats(args) => tournament::stats(args),
         Command::Export(args) => tournament::export(args),
         Command::Merge(args) => merge::merge(args),
@@ -151,6 +155,57 @@ pub(crate) fn install_ctrlc(
     if let Err(e) = result {
         eprintln!("arena: warning: cannot catch Ctrl-C: {e}");
     }
+}
+
+/// How the user started arena, as a command prefix to paste: `cargo run --release --`
+/// under `cargo run` (cargo replaces itself with arena and leaves `CARGO`,
+/// `CARGO_MANIFEST_DIR` and `CARGO_PKG_NAME` = arena in the environment; the profile is
+/// the folder the binary is in), else the program as typed (`arena`,
+/// `./target/release/arena`).
+fn program() -> String {
+    let typed = std::env::args_os()
+        .next()
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| !a.is_empty())
+        .unwrap_or_else(|| "arena".into());
+    // CARGO_PKG_NAME: not some other package's `cargo run` that starts arena.
+    let under_cargo = std::env::var_os("CARGO").is_some()
+        && std::env::var_os("CARGO_MANIFEST_DIR").is_some()
+        && std::env::var("CARGO_PKG_NAME").is_ok_and(|n| n == env!("CARGO_PKG_NAME"));
+    if under_cargo {
+        let profile = std::env::current_exe().ok().and_then(|exe| {
+            exe.parent()
+                .and_then(|d| d.file_name())
+                .map(|d| d.to_string_lossy().into_owned())
+        });
+        return match profile.as_deref() {
+            Some("release") => "cargo run --release --".into(),
+            Some("debug") | None => "cargo run --".into(),
+            Some(other) => format!(
+                "cargo run --profile {} --",
+                arena::invocation::shell_word(other)
+            ),
+        };
+    }
+    arena::invocation::shell_word(&typed)
+}
+
+/// The command the user typed (program and every argument), with `flag` added unless
+/// it is there already: the exact command to continue a run (`... --resume`), keeping
+/// every override (`--rounds`, `--pairs`, `--verify-pairs`, `--out`, ...) that must be
+/// given again.
+pub(crate) fn again_with(flag: &str) -> String {
+    let mut words = vec![arena::invocation::program().to_string()];
+    let mut has_flag = false;
+    for arg in std::env::args_os().skip(1) {
+        let arg = arg.to_string_lossy();
+        has_flag |= arg == flag;
+        words.push(arena::invocation::shell_word(&arg));
+    }
+    if !has_flag {
+        words.push(flag.to_string());
+    }
+    words.join(" ")
 }
 
 /// A closed pipe (`arena ... | head`) is not an error.

@@ -73,8 +73,11 @@ pub fn after(dir: &Path, threads: Option<usize>) {
     match write_report_with(dir, &options) {
         Ok(files) => eprintln!("arena: report: {}", files.html.display()),
         Err(e) => eprintln!(
-            "arena: warning: no report ({e}); the results are complete: retry with  arena report {}",
-            dir.display()
+            "arena: warning: no report ({e}); the results are complete: retry with  {}",
+            arena::invocation::command(&format!(
+                "report {}",
+                arena::invocation::shell_word(&dir.display().to_string())
+            ))
         ),
     }
 }

@@ -28,7 +28,23 @@ impl PositionArgs {
     /// Builds the position, naming the bad part of the input on error.
     pub fn position<G: Game>(&self, config: &G::Config) -> Result<G> {
         let mut pos = match &self.fen {
-            Some(fen) => G::from_text(config, fen).context("--fen")?,
+            Some(fen) => {
+                // An m,n,k position text without '/' is a move list; --fen means a board.
+                let any: &dyn std::any::Any = config;
+                if let Some(mnk) = any.downcast_ref::<arena::game::MnkConfig>()
+                    && !fen.contains('/')
+                {
+                    bail!(
+                        "--fen: '{fen}' is not an m,n,k board: write its {} rows from the top \
+                         separated by '/' (x, o, '.' or a count of empty cells, like \
+                         {}/{}/...); moves from the start go in --moves",
+                        mnk.height(),
+                        mnk.width(),
+                        mnk.width()
+                    );
+                }
+                G::from_text(config, fen).context("--fen")?
+            }
             None => G::new(config),
         };
         if let Some(moves) = &self.moves {

@@ -4,14 +4,14 @@ use std::{
     io::{self, IsTerminal, Write},
     path::{Path, PathBuf},
     sync::{Arc, atomic::AtomicBool},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use anyhow::{Context, Result, bail};
 use arena::{
     stats::EloEstimate,
     tournament::{
-        Ending, Event, RunError, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn,
+        Ending, Event, RunError, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf,
         summary::{self, ranked},
         validate::{RunShape, read_checked},
     },
@@ -25,8 +25,10 @@ use super::{Interrupted, rules::rate};
 #[derive(Args, Debug)]
 #[command(
     after_help = "Results go to results/<name>/: games.jsonl (one game a line), run.toml \
-                        (the exact config), summary.json, standings.csv, and the report: \
-                        report.html, report.md, plots/.\n\
+                        (the exact config), summary.json, standings.csv, pairings.csv, and \
+                        the report: report.html (with a game viewer), report.md, plots/.\n\
+                        Without a terminal (nohup, CI) a line per finished game and the \
+                        score every 10 games are logged to standard error.\n\
                         Example: arena run configs/gomoku-tables.toml --jobs 2\n\
                         Across machines: arena run CONFIG --shard I/N (or --shards N inside a \
                         Slurm array, Kubernetes Indexed Job or GNU parallel) into \
@@ -35,8 +37,8 @@ use super::{Interrupted, rules::rate};
 pub struct RunArgs {
     /// The tournament config (TOML).
     config: PathBuf,
-    /// Worker threads (default: the config's `concurrency`, or all cores).
-    #[arg(long, short)]
+    /// Worker threads (default: the config's `jobs`, or all cores).
+    #[arg(long, short, visible_alias = "concurrency")]
     jobs: Option<usize>,
     /// Continue a run whose results exist: play only the missing games.
     #[arg(long)]
@@ -50,7 +52,8 @@ pub struct RunArgs {
     /// Override the master seed.
     #[arg(long)]
     seed: Option<u64>,
-    /// No progress bar; print only the final standings.
+    /// No progress (the bar on a terminal, a line per game without one); print only the
+    /// final standings.
     #[arg(long, short)]
     quiet: bool,
     /// Play only shard I of N (game pairs with index % N == I), into shards/; `arena
@@ -77,17 +80,25 @@ pub struct StatsArgs {
     dir: PathBuf,
 }
 
-/// Export a run's games.
+/// Export a run's games: SGF for m,n,k games (gomoku), PGN for Ataxx, by default.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Example: arena export results/gomoku-tables --pgn > games.pgn && ordo -p games.pgn"
+    after_help = "Without --pgn or --sgf: SGF for m,n,k games (every move, for Piskvork-era viewers, Renlib and SGF editors), PGN for Ataxx (FEN, SetUp and every move, as cuteataxx writes them). --pgn on m,n,k games writes headers only, which is all Ordo and BayesElo read. Black is the first player in both games; PGN's Result is from White's side (1-0: White won).
+
+Examples:
+  arena export results/ataxx -o ataxx.pgn && ordo -p ataxx.pgn
+  arena export results/gomoku-tables -o games.sgf
+  arena export results/gomoku-tables --pgn | bayeselo"
 )]
 pub struct ExportArgs {
     /// The run's results folder.
     dir: PathBuf,
-    /// Header-only PGN (White = the first player), for Ordo and BayesElo.
-    #[arg(long, required = true)]
+    /// PGN: every move for Ataxx; headers only for m,n,k games (for Ordo and BayesElo).
+    #[arg(long, conflicts_with = "sgf")]
     pgn: bool,
+    /// SGF (m,n,k games only): every move, one game tree per game.
+    #[arg(long)]
+    sgf: bool,
     /// Write to this file instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -122,11 +133,43 @@ pub fn run(args: RunArgs) -> Result<()> {
     if let Some(s) = args.seed {
         t.config.seed = s;
     }
+    let shard = choose_shard(&args)?;
+    play(
+        &t,
+        Play {
+            jobs: args.jobs,
+            resume: args.resume,
+            out: args.out,
+            quiet: args.quiet,
+            no_report: args.no_report,
+            shard,
+        },
+    )
+}
+
+/// How `arena run` and `arena match` play a tournament.
+pub(crate) struct Play {
+    /// Worker threads (default: the config's `jobs`, or all cores).
+    pub jobs: Option<usize>,
+    /// Continue the results that exist.
+    pub resume: bool,
+    /// Results folder (default: results/<name>).
+    pub out: Option<PathBuf>,
+    /// No progress at all.
+    pub quiet: bool,
+    /// No report at the end.
+    pub no_report: bool,
+    /// The shard to play, and why.
+    pub shard: Option<(Shard, String)>,
+}
+
+/// Plays (or resumes) `t` and prints the standings, then writes the report.
+pub(crate) fn play(t: &Tournament, args: Play) -> Result<()> {
     let out_dir = args
         .out
         .clone()
         .unwrap_or_else(|| Path::new("results").join(&t.config.name));
-    let shard = choose_shard(&args)?;
+    let shard = args.shard.clone();
     // Said once the run's checks passed (on stderr, even with --quiet: a cluster job's
     // log must tell which shard it played and why).
     let shard_note = shard.as_ref().map(|(s, why)| {
@@ -157,6 +200,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         stop,
     };
     let show_bar = !args.quiet && io::stderr().is_terminal();
+    let mut log = (!args.quiet && !show_bar).then(GameLog::new);
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     if !show_bar {
         bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -198,12 +242,21 @@ pub fn run(args: RunArgs) -> Result<()> {
                 ));
             }
             bar.set_message(format!("{jobs} worker(s)"));
+            if let Some(log) = log.as_mut() {
+                log.started(*total, *done, *jobs);
+            }
         }
         Event::Game {
-            done, standings, ..
+            record,
+            done,
+            total,
+            standings,
         } => {
             bar.set_position(*done);
             bar.set_message(standings.clone());
+            if let Some(log) = log.as_mut() {
+                log.game(record, *done, *total, standings);
+            }
         }
         Event::Tick => bar.tick(),
         Event::SprtDecided {
@@ -217,11 +270,11 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
     };
     bar.enable_steady_tick(Duration::from_millis(500));
-    let outcome = arena::tournament::run(&t, &options, &mut sink);
+    let outcome = arena::tournament::run(t, &options, &mut sink);
     bar.finish_and_clear();
     let outcome = outcome?;
     if let Some(s) = options.shard {
-        return finish_shard(&args, s, &outcome);
+        return finish_shard(s, &outcome);
     }
     let mut out = io::stdout().lock();
     print_summary(&mut out, &outcome.summary)?;
@@ -236,7 +289,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         ),
         outcome.out_dir.display()
     )?;
-    if args.shard.is_none() && !args.no_report {
+    if !args.no_report {
         super::report::after(&outcome.out_dir, workers.get());
     }
     match outcome.ending {
@@ -248,14 +301,99 @@ pub fn run(args: RunArgs) -> Result<()> {
         Ending::Interrupted => {
             writeln!(
                 out,
-                "interrupted: continue with  arena run {} --resume{}",
-                args.config.display(),
-                args.out
-                    .as_ref()
-                    .map_or(String::new(), |o| format!(" --out {}", o.display()))
+                "interrupted: continue with  {}",
+                super::again_with("--resume")
             )?;
             Err(Interrupted.into())
         }
+    }
+}
+
+/// Progress for a log when there is no terminal (nohup, CI, a pipe), as cutechess-cli
+/// and fastchess print it: a line per finished game and, every [`GameLog::SCORE_EVERY`]
+/// games or [`GameLog::SCORE_INTERVAL`] (whichever comes first) and after the last
+/// game, the score so far. On standard error, like the progress bar it replaces.
+pub(crate) struct GameLog {
+    started: Instant,
+    last_score: Instant,
+    since_score: u64,
+    done_at_start: u64,
+}
+
+impl GameLog {
+    /// Games between two score lines.
+    const SCORE_EVERY: u64 = 10;
+    /// Time between two score lines while games keep finishing.
+    const SCORE_INTERVAL: Duration = Duration::from_secs(60);
+
+    pub(crate) fn new() -> GameLog {
+        let now = Instant::now();
+        GameLog {
+            started: now,
+            last_score: now,
+            since_score: 0,
+            done_at_start: 0,
+        }
+    }
+
+    /// The run starts: `done` of `total` games are already in the results.
+    pub(crate) fn started(&mut self, total: u64, done: u64, jobs: usize) {
+        self.done_at_start = done;
+        let resumed = if done > 0 {
+            format!(" ({done} already played)")
+        } else {
+            String::new()
+        };
+        eprintln!("Started: {total} games{resumed}, {jobs} worker(s)");
+    }
+
+    /// A game was written: its line, and the score when one is due.
+    pub(crate) fn game(
+        &mut self,
+        r: &arena::tournament::GameRecord,
+        done: u64,
+        total: u64,
+        standings: &str,
+    ) {
+        eprintln!(
+            "Finished game {} ({} vs {}): {} {{{}}}",
+            r.game,
+            r.black_name,
+            r.white_name,
+            r.result.as_str(),
+            r.reason
+        );
+        self.since_score += 1;
+        if self.since_score >= Self::SCORE_EVERY
+            || self.last_score.elapsed() >= Self::SCORE_INTERVAL
+            || done == total
+        {
+            let elapsed = self.started.elapsed().as_secs_f64();
+            let played = done.saturating_sub(self.done_at_start);
+            let per_sec = played as f64 / elapsed.max(1e-9);
+            let eta = if per_sec > 0.0 && done < total {
+                format!(", ETA {}", clock((total - done) as f64 / per_sec))
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "Score after {done} of {total} games ({}, {}{eta}): {standings}",
+                clock(elapsed),
+                rate(per_sec, "games/s")
+            );
+            self.since_score = 0;
+            self.last_score = Instant::now();
+        }
+    }
+}
+
+/// Seconds as `h:mm:ss` (or `m:ss`).
+fn clock(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
     }
 }
 
@@ -276,36 +414,33 @@ fn choose_shard(args: &RunArgs) -> Result<Option<(Shard, String)>> {
 
 /// A shard's ending: where its games are and what comes next. Its statistics are not
 /// printed: they are a slice of the run's, and `arena merge` computes the real ones.
-fn finish_shard(args: &RunArgs, s: Shard, outcome: &arena::tournament::RunOutcome) -> Result<()> {
+fn finish_shard(s: Shard, outcome: &arena::tournament::RunOutcome) -> Result<()> {
     let mut out = io::stdout().lock();
     let games = outcome.summary.games;
-    let config = args.config.display();
-    let out_flag = args
-        .out
-        .as_ref()
-        .map_or(String::new(), |o| format!(" --out {}", o.display()));
     match outcome.ending {
         Ending::Complete => {
             writeln!(
                 out,
                 "shard {} complete: {games} games ({} this run, {:.1} s) in {}\n\
-                 when every shard is complete:  arena merge {}",
+                 when every shard is complete:  {}",
                 s.label(),
                 outcome.played,
                 outcome.elapsed.as_secs_f64(),
                 outcome.results.display(),
-                outcome.out_dir.display()
+                arena::invocation::command(&format!(
+                    "merge {}",
+                    arena::invocation::shell_word(&outcome.out_dir.display().to_string())
+                ))
             )?;
             Ok(())
         }
         Ending::Interrupted => {
             writeln!(
                 out,
-                "shard {} interrupted: {games} games in {}; continue with  arena run {config} \
-                 --shard {} --resume{out_flag}",
+                "shard {} interrupted: {games} games in {}; continue with  {}",
                 s.label(),
                 outcome.results.display(),
-                s.label()
+                super::again_with("--resume")
             )?;
             Err(Interrupted.into())
         }
@@ -317,10 +452,28 @@ fn finish_shard(args: &RunArgs, s: Shard, outcome: &arena::tournament::RunOutcom
     }
 }
 
+/// The tournament whose results are in `dir`, with a word on what `dir` is when it is
+/// not a tournament's results folder.
+fn tournament_folder(dir: &Path) -> Result<Tournament> {
+    Tournament::from_resolved(&dir.join("run.toml")).map_err(|e| {
+        if dir.join("tune.json").exists() || dir.join("state.json").exists() {
+            let shown = arena::invocation::shell_word(&dir.display().to_string());
+            anyhow::anyhow!(
+                "{} is a tuning run's folder, not a tournament's: `{}` writes its report, and \
+                 its verification match is the tournament folder {}",
+                dir.display(),
+                arena::invocation::command(&format!("report {shown}")),
+                dir.join("verification").display()
+            )
+        } else {
+            anyhow::Error::new(e)
+                .context(format!("{} is not a run's results folder", dir.display()))
+        }
+    })
+}
+
 pub fn stats(args: StatsArgs) -> Result<()> {
-    let run_toml = args.dir.join("run.toml");
-    let t = Tournament::from_resolved(&run_toml)
-        .with_context(|| format!("{} is not a run's results folder", args.dir.display()))?;
+    let t = tournament_folder(&args.dir)?;
     let shape = RunShape::of(&t, None);
     let records = read_checked(&args.dir.join("games.jsonl"), &shape)?;
     if records.torn_tail {
@@ -387,16 +540,44 @@ fn sprt_cut(
 }
 
 pub fn export(args: ExportArgs) -> Result<()> {
-    let t = Tournament::from_resolved(&args.dir.join("run.toml"))
-        .with_context(|| format!("{} is not a run's results folder", args.dir.display()))?;
+    let t = tournament_folder(&args.dir)?;
     let records = read_checked(&args.dir.join("games.jsonl"), &RunShape::of(&t, None))?;
-    let text = pgn::export(&t.config.name, &records.records);
+    let date = run_date(&args.dir);
+    let info = pgn::ExportInfo {
+        event: &t.config.name,
+        game: t.config.game,
+        date: date.as_deref(),
+    };
+    let sgf_config = match t.config.game {
+        arena::game::GameSpec::Mnk(config) => Some(config),
+        arena::game::GameSpec::Ataxx => None,
+    };
+    let text = match (args.pgn, args.sgf, sgf_config) {
+        (true, _, _) | (false, false, None) => pgn::export(&info, &records.records),
+        (_, _, Some(config)) => sgf::export(&info, &config, &records.records),
+        (false, true, None) => bail!(
+            "--sgf: SGF is for m,n,k games; {} is {}: export it as PGN (the default)",
+            args.dir.display(),
+            t.config.game
+        ),
+    }
+    .map_err(|e| anyhow::anyhow!("{}: {e}", args.dir.join("games.jsonl").display()))?;
     match &args.output {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => io::stdout().lock().write_all(text.as_bytes())?,
     }
     Ok(())
+}
+
+/// The day the run was played (`YYYY.MM.DD`), from the `environment.json` its report
+/// recorded; `None` when there is none.
+fn run_date(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("environment.json")).ok()?;
+    let env: arena::report::Environment = serde_json::from_str(&text).ok()?;
+    let day = env.date.get(..10)?;
+    let ok = day.len() == 10 && day.as_bytes()[4] == b'-' && day.as_bytes()[7] == b'-';
+    ok.then(|| day.replace('-', "."))
 }
 
 fn fmt_elo(v: Option<f64>) -> String {
@@ -478,6 +659,20 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
     }
     if let Some(note) = &s.ratings_note {
         writeln!(out, "ratings: {note}")?;
+    }
+    let tiny: Vec<&str> = s
+        .engines
+        .iter()
+        .filter(|e| e.moves > 0 && e.nodes_mean < 1000.0)
+        .map(|e| e.name.as_str())
+        .collect();
+    if !tiny.is_empty() {
+        writeln!(
+            out,
+            "nodes/s: {} search under 1000 nodes a move; their rates are mostly timer \
+             overhead, not speed",
+            tiny.join(", ")
+        )?;
     }
     writeln!(
         out,

@@ -46,9 +46,9 @@ pub struct TuneArgs {
     /// Continue from the checkpoint (state.json) in the results folder.
     #[arg(long)]
     resume: bool,
-    /// Worker threads (default: the config's `concurrency`, or all cores). Results do
-    /// not depend on it.
-    #[arg(long, short)]
+    /// Worker threads (default: the config's `jobs`, or all cores). Results do not
+    /// depend on it.
+    #[arg(long, short, visible_alias = "concurrency")]
     jobs: Option<usize>,
     /// Override the total number of game pairs N (a quick try; changes every gain).
     #[arg(long, value_name = "N")]
@@ -185,13 +185,8 @@ pub fn tune(args: TuneArgs) -> Result<()> {
     if outcome.ending == TuneEnding::Interrupted {
         writeln!(
             out,
-            "interrupted: continue with  arena tune {} --resume{}{}",
-            args.config.display(),
-            args.pairs
-                .map_or(String::new(), |p| format!(" --pairs {p}")),
-            args.out
-                .as_ref()
-                .map_or(String::new(), |o| format!(" --out {}", o.display()))
+            "interrupted: continue with  {}",
+            super::again_with("--resume")
         )?;
         return Err(Interrupted.into());
     }
@@ -200,17 +195,29 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         show,
         "verification {elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}\n{msg}",
     );
+    let mut game_log = (!args.quiet && !show).then(super::tournament::GameLog::new);
     let mut sink = |event: &Event<'_>| match event {
-        Event::Started { total, done, .. } => {
+        Event::Started {
+            total, done, jobs, ..
+        } => {
             games.set_length(*total);
             games.set_position(*done);
             games.reset_eta();
+            if let Some(log) = game_log.as_mut() {
+                log.started(*total, *done, *jobs);
+            }
         }
         Event::Game {
-            done, standings, ..
+            record,
+            done,
+            total,
+            standings,
         } => {
             games.set_position(*done);
             games.set_message(standings.clone());
+            if let Some(log) = game_log.as_mut() {
+                log.game(record, *done, *total, standings);
+            }
         }
         Event::Tick => games.tick(),
         Event::SprtDecided {
@@ -261,8 +268,8 @@ pub fn tune(args: TuneArgs) -> Result<()> {
             if run.ending == Ending::Interrupted {
                 writeln!(
                     out,
-                    "interrupted: continue with  arena tune {} --resume",
-                    args.config.display()
+                    "interrupted: continue with  {}",
+                    super::again_with("--resume")
                 )?;
                 return Err(Interrupted.into());
             }

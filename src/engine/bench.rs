@@ -1,11 +1,14 @@
 //! The engine fingerprint: search fixed positions of the engine's game to a fixed depth
-//! and total the nodes. The total changes only when the search's behaviour changes; the
+//! and total the nodes; with the mean nodes per completed depth, the effective branching
+//! factor. The total changes only when the search's behaviour changes; the
 //! speed (nodes per second) is what `arena bench` and `benches/search.rs` measure.
 
 use std::time::{Duration, Instant};
 
 use super::{Engine, EngineConfig, EngineGame};
-use crate::{game::GameSpec, search::Limits, with_game};
+use crate::{
+    game::GameSpec, search::Limits, stats::branching::effective_branching_factor, with_game,
+};
 
 /// Fixed positions per game family (move lists for m,n,k from the empty board, FENs for
 /// Ataxx), and the depth each is searched to.
@@ -47,6 +50,8 @@ pub struct BenchLine {
     pub nodes: u64,
     /// Time taken.
     pub time: Duration,
+    /// Cumulative nodes when each iteration completed: (depth, nodes).
+    pub iterations: Vec<(u32, u64)>,
 }
 
 /// The whole bench.
@@ -60,20 +65,40 @@ pub struct BenchReport {
     pub nodes: u64,
     /// Total time.
     pub time: Duration,
+    /// Per completed depth: (depth, positions that completed it, mean cumulative nodes).
+    pub nodes_by_depth: Vec<(u32, u64, f64)>,
+    /// The effective branching factor over those depths.
+    pub ebf: Option<f64>,
 }
 
 /// Runs the bench for `config` (its game's positions, `depth` or the game's bench depth;
 /// the config's own limits are replaced by the depth).
 pub fn run(config: &EngineConfig, depth: Option<u32>) -> Result<BenchReport, String> {
-    with_game!(config.game, |G, game| run_game::<G>(config, &game, depth))
+    run_on(config, depth, None)
+}
+
+/// [`run`] on other positions (move lists or FENs, one each), if given.
+pub fn run_on(
+    config: &EngineConfig,
+    depth: Option<u32>,
+    positions: Option<&[String]>,
+) -> Result<BenchReport, String> {
+    with_game!(config.game, |G, game| run_game::<G>(
+        config, &game, depth, positions
+    ))
 }
 
 fn run_game<G: EngineGame>(
     config: &EngineConfig,
     game: &G::Config,
     depth: Option<u32>,
+    given: Option<&[String]>,
 ) -> Result<BenchReport, String> {
-    let (texts, default_depth) = positions(&config.game);
+    let (fixed, default_depth) = positions(&config.game);
+    let texts: Vec<&str> = match given {
+        Some(list) => list.iter().map(String::as_str).collect(),
+        None => fixed.to_vec(),
+    };
     let depth = depth.unwrap_or(default_depth);
     let mut engine = Engine::<G>::new(config, game)?;
     let mut report = BenchReport {
@@ -81,10 +106,12 @@ fn run_game<G: EngineGame>(
         lines: Vec::new(),
         nodes: 0,
         time: Duration::ZERO,
+        nodes_by_depth: Vec::new(),
+        ebf: None,
     };
     let start = Instant::now();
-    for text in texts {
-        let pos = G::from_text(game, text).map_err(|e| e.to_string())?;
+    for (i, text) in texts.iter().enumerate() {
+        let pos = G::from_text(game, text).map_err(|e| format!("position {}: {e}", i + 1))?;
         engine.searcher().new_game(0);
         let limits = Limits {
             depth: Some(depth),
@@ -104,8 +131,26 @@ fn run_game<G: EngineGame>(
             score: result.score,
             nodes: result.nodes,
             time: result.time,
+            iterations: result
+                .iterations
+                .iter()
+                .map(|it| (it.depth, it.nodes))
+                .collect(),
         });
     }
     report.time = start.elapsed();
+    report.nodes_by_depth = (1..=depth)
+        .map(|d| {
+            let at: Vec<u64> = report
+                .lines
+                .iter()
+                .filter_map(|l| l.iterations.iter().find(|&&(id, _)| id == d).map(|x| x.1))
+                .collect();
+            let mean = at.iter().sum::<u64>() as f64 / at.len().max(1) as f64;
+            (d, at.len() as u64, mean)
+        })
+        .take_while(|&(_, n, _)| n > 0)
+        .collect();
+    report.ebf = effective_branching_factor(&report.nodes_by_depth);
     Ok(report)
 }

@@ -309,6 +309,17 @@ impl SearchConfig {
     }
 }
 
+/// Why [`EngineConfig::set_all`] refused its assignments.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SetError {
+    /// The assignment at fault, or `None` when every one was accepted but the
+    /// resulting config is not valid.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
 /// The file form of an engine config.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -341,6 +352,7 @@ impl EngineConfig {
     pub fn load(path: &Path) -> Result<EngineConfig, ConfigError> {
         let text = config::read(path)?;
         EngineConfig::parse(&path.display().to_string(), path, &text)
+            .map_err(|e| config::with_kind_hint(e, path, config::Kind::Engine))
     }
 
     /// Reads an engine config from text; `base` is the file the text came from (table
@@ -383,6 +395,7 @@ impl EngineConfig {
                 let path = config::resolve(base, rel);
                 let table = read(&path)
                     .and_then(|text| Table::parse(&path.display().to_string(), &text))
+                    .map_err(|e| config::with_kind_hint(e, &path, config::Kind::Table))
                     .map_err(|e| ConfigError::new(source, format!("key `table`: {e}")))?;
                 (Some(path), Some(table))
             }
@@ -491,12 +504,55 @@ impl EngineConfig {
     /// Sets a named parameter (`search.depth`, `table.open_three`, `name`), checking the
     /// result.
     pub fn set(&mut self, name: &str, value: toml::Value) -> Result<(), String> {
+        let updated = self.with_param(name, value)?;
+        updated.validate()?;
+        *self = updated;
+        Ok(())
+    }
+
+    /// Sets several named parameters, then checks the result once: overrides that only
+    /// make sense together (`search.depth = 0` with `search.movetime_ms = 20`) are
+    /// accepted in any order. Each value's name and type are checked as it is set; the
+    /// error says which assignment failed ([`SetError::key`]), or none when the final
+    /// combination is refused. Nothing changes on error.
+    pub fn set_all<K: AsRef<str>>(
+        &mut self,
+        assignments: impl IntoIterator<Item = (K, toml::Value)>,
+    ) -> Result<(), SetError> {
+        let mut updated = self.clone();
+        let mut keys = Vec::new();
+        for (key, value) in assignments {
+            let key = key.as_ref();
+            updated = updated.with_param(key, value).map_err(|message| SetError {
+                key: Some(key.to_string()),
+                message,
+            })?;
+            keys.push(key.to_string());
+        }
+        updated.validate().map_err(|message| SetError {
+            key: None,
+            message: if keys.is_empty() {
+                message
+            } else {
+                format!("{message} (after setting {})", keys.join(", "))
+            },
+        })?;
+        *self = updated;
+        Ok(())
+    }
+
+    /// This config with one parameter changed, its name and type checked but the whole
+    /// not yet validated.
+    fn with_param(&self, name: &str, value: toml::Value) -> Result<EngineConfig, String> {
         if name == "name" {
-            self.name = value
+            let name = value
                 .as_str()
                 .ok_or_else(|| "parameter `name` must be a string".to_string())?
                 .to_string();
-            return Ok(());
+            return Ok(EngineConfig {
+                name,
+                ..self.clone()
+            });
         }
         let mut tree = self.params();
         config::set_path(&mut tree, name, value)?;
@@ -512,14 +568,11 @@ impl EngineConfig {
             }
             _ => None,
         };
-        let updated = EngineConfig {
+        Ok(EngineConfig {
             search,
             table,
             ..self.clone()
-        };
-        updated.validate()?;
-        *self = updated;
-        Ok(())
+        })
     }
 
     /// A short description: table and ordering, for reports.

@@ -17,7 +17,7 @@ use std::{
 
 pub use self::{
     clock::TimeControl,
-    config::{EngineConfig, OrderingKind, SearchConfig},
+    config::{EngineConfig, OrderingKind, SearchConfig, SetError},
 };
 use crate::{
     eval::{AtaxxTable, Evaluator, MnkTable, Table, ataxx::AtaxxEval, mnk::MnkEval},

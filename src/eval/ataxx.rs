@@ -126,6 +126,38 @@ impl Evaluator<Ataxx> for AtaxxEval {
         clamp_eval(self.side_terms(pos, me) - self.side_terms(pos, me.other()))
     }
 
+    fn unit(&self) -> i32 {
+        // A stone.
+        clamp_eval(self.table.material).max(1)
+    }
+
+    fn candidates_batch(&mut self, pos: &Ataxx, batch: usize, out: &mut Vec<AtaxxMove>) -> bool {
+        match batch {
+            0 => {
+                pos.singles(out);
+                if out.is_empty() && pos.outcome().is_none() && !pos.has_jump() {
+                    out.push(AtaxxMove::Pass);
+                    return false;
+                }
+                true
+            }
+            1 => {
+                pos.jumps(out);
+                false
+            }
+            _ => {
+                out.clear();
+                false
+            }
+        }
+    }
+
+    fn null_move_safe(&mut self, pos: &Ataxx) -> bool {
+        // A pass is only ever forced, never chosen: passing instead of moving is sound
+        // unless moving hurts (zugzwang), which happens when the board is nearly full.
+        pos.empty().count_ones() > 6 && (pos.has_single() || pos.has_jump())
+    }
+
     fn order_keys(
         &mut self,
         pos: &Ataxx,
@@ -136,6 +168,8 @@ impl Evaluator<Ataxx> for AtaxxEval {
         for (mv, key) in moves.iter().zip(keys.iter_mut()) {
             *key = MoveKey::default();
             let single = matches!(mv, AtaxxMove::Single(_));
+            // Big captures change the game: never reduced or pruned.
+            key.tactical = mv.to().is_some_and(|to| pos.captures_at(to) >= 3);
             if flags.singles_first {
                 key.class = i32::from(single);
             }

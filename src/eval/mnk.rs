@@ -785,6 +785,31 @@ impl Evaluator<Mnk> for MnkEval {
         out.len() < self.config.cells() - self.stones
     }
 
+    /// Tracking: the threat candidates first (cells where either side would make a four
+    /// or an open three: the threat ordering's upper classes), then the rest.
+    fn candidates_batch(&mut self, pos: &Mnk, batch: usize, out: &mut Vec<MnkMove>) -> bool {
+        if batch > 1 || (batch == 1 && !self.track) {
+            out.clear();
+            return false;
+        }
+        self.candidates(pos, out);
+        if !self.track {
+            return false;
+        }
+        let me = pos.side_to_move().index();
+        let op = 1 - me;
+        let t = &self.threats;
+        let tactical = t[me][level::FIVE]
+            .or(&t[me][level::FOUR])
+            .or(&t[me][level::THREE])
+            .or(&t[op][level::FIVE])
+            .or(&t[op][level::FOUR])
+            .or(&t[op][level::THREE]);
+        let first = batch == 0;
+        out.retain(|m| tactical.contains(m.cell()) == first);
+        first
+    }
+
     #[inline]
     fn is_candidate(&self, _pos: &Mnk, mv: MnkMove) -> bool {
         self.radius == 0 || self.stones == 0 || self.near_empty.contains(mv.cell())

@@ -172,6 +172,19 @@ pub trait Evaluator<G: Game>: Send {
         false
     }
 
+    /// Staged generation: the candidates in batches, the likeliest refutations first
+    /// (Ataxx: singles, then jumps). Fills `out` with batch `batch` (0, 1, ...) and returns
+    /// whether a later batch may follow. The batches together are
+    /// [`Evaluator::candidates`]. By default one batch holds them all.
+    fn candidates_batch(&mut self, pos: &G, batch: usize, out: &mut Vec<G::Move>) -> bool {
+        if batch == 0 {
+            self.candidates(pos, out);
+        } else {
+            out.clear();
+        }
+        false
+    }
+
     /// Whether `mv` is among [`Evaluator::candidates`] here (a killer tried before the
     /// list is generated must be one). `mv` is legal.
     fn is_candidate(&self, _pos: &G, _mv: G::Move) -> bool {

@@ -303,6 +303,45 @@ impl Ataxx {
         self.fullmoves
     }
 
+    /// The single moves of the side to move, by destination (none if the game is over).
+    pub fn singles(&self, out: &mut Vec<AtaxxMove>) {
+        out.clear();
+        if self.is_over() {
+            return;
+        }
+        let targets = dilate(self.stones[self.side.index()]) & self.empty();
+        out.extend(squares(targets).map(|t| AtaxxMove::Single(t as u8)));
+    }
+
+    /// The jumps of the side to move, by source then destination (none if the game is
+    /// over).
+    pub fn jumps(&self, out: &mut Vec<AtaxxMove>) {
+        out.clear();
+        if self.is_over() {
+            return;
+        }
+        let empty = self.empty();
+        for from in squares(self.stones[self.side.index()]) {
+            for t in squares(DOUBLES[from] & empty) {
+                out.push(AtaxxMove::Jump(from as u8, t as u8));
+            }
+        }
+    }
+
+    /// Whether the side to move has a single move.
+    #[inline]
+    pub fn has_single(&self) -> bool {
+        dilate(self.stones[self.side.index()]) & self.empty() != 0
+    }
+
+    /// Whether the side to move has a jump.
+    #[inline]
+    pub fn has_jump(&self) -> bool {
+        let us = self.stones[self.side.index()];
+        dilate(dilate(us)) & !dilate(us) & self.empty() != 0
+            || squares(us).any(|f| DOUBLES[f] & self.empty() != 0)
+    }
+
     /// Stones `side` would gain by moving to `to` (captures only, not the new stone).
     #[inline]
     pub fn captures_at(&self, to: usize) -> u32 {

@@ -27,11 +27,14 @@ use rayon::prelude::*;
 
 use super::{
     ReportError,
-    load::{Tour, depths_for_ebf, effective_branching_factor, quantile},
+    load::{Tour, quantile},
     text,
     tuning::Tune,
 };
-use crate::stats::Wdl;
+use crate::stats::{
+    Wdl,
+    branching::{depths_for_ebf, effective_branching_factor},
+};
 
 /// A drawn plot: its SVG text and PNG bytes, and what the pages say about it.
 #[derive(Debug)]
@@ -97,12 +100,13 @@ fn font(size: f64) -> TextStyle<'static> {
     ("sans-serif", size).into_font().color(&INK)
 }
 
-/// Width in pixels of `s` drawn at `size`.
+/// Width in pixels of `s` drawn at `size` (as the SVG's viewer and the PNG draw it).
 fn text_width(s: &str, size: f64) -> u32 {
-    ("sans-serif", size)
-        .into_font()
-        .box_size(s)
-        .map_or((s.chars().count() as f64 * size * 0.6) as u32, |(w, _)| w)
+    static FONT: OnceLock<ab_glyph::FontRef<'static>> = OnceLock::new();
+    let font = FONT.get_or_init(|| {
+        ab_glyph::FontRef::try_from_slice(ttf_noto_sans::REGULAR).expect("the bundled font parses")
+    });
+    super::raster::text_width(font, s, size).ceil() as u32
 }
 
 /// `s`, shortened with an ellipsis to at most `max` pixels at `size`.
@@ -698,7 +702,11 @@ fn render(spec: Spec<'_>) -> Result<Rendered, ReportError> {
     }
     let mut rgb = vec![0u8; w as usize * h as usize * 3];
     {
-        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        let backend = super::raster::Kerned::new(
+            BitMapBackend::with_buffer(&mut rgb, (w, h)),
+            ttf_noto_sans::REGULAR,
+        );
+        let root = backend.into_drawing_area();
         draw(&spec, &root).map_err(|e| fail(e.to_string()))?;
         root.present().map_err(|e| fail(e.to_string()))?;
     }
@@ -1297,13 +1305,18 @@ fn convergence<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Tour) -> D
             })
             .collect();
         let gmax = pts.iter().map(|p| p.0).fold(1.0f64, f64::max);
-        // The y range follows the later estimates: the first pairs' intervals are huge.
+        // The y range holds every estimate, and the later ones' intervals: the first
+        // pairs' intervals are huge (their bands run off the plot), their estimates not.
         let late: Vec<&(f64, f64, f64)> = pts.iter().filter(|p| p.0 >= 0.25 * gmax).collect();
         let (mut lo, mut hi) = (0.0f64, 0.0f64);
         for &&(_, e, err) in &late {
             let err = if err.is_finite() { err } else { 0.0 };
             lo = lo.min(e - err);
             hi = hi.max(e + err);
+        }
+        for &(_, e, _) in pts.iter().filter(|p| p.1.is_finite()) {
+            lo = lo.min(e);
+            hi = hi.max(e);
         }
         if hi - lo < 100.0 {
             let mid = (hi + lo) / 2.0;

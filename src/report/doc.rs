@@ -7,8 +7,9 @@ use super::{
     load::Tour,
     text::{elo, err, pct, si},
     tuning::Tune,
+    viewer::Viewer,
 };
-use crate::report::load::effective_branching_factor;
+use crate::stats::branching::effective_branching_factor;
 
 /// A table: a heading row and rows of cells; the first `left` columns are text
 /// (left-aligned), the rest numbers.
@@ -38,6 +39,8 @@ pub(crate) enum Block {
         text: String,
         link: String,
     },
+    /// The game viewer (HTML only; Markdown says where it is), with a line about it.
+    Viewer { viewer: Box<Viewer>, note: String },
 }
 
 /// A report: title and blocks; `contents` lists the section headings for navigation.
@@ -110,11 +113,12 @@ pub(crate) fn tuning(tune: &Tune, verification: Option<&Tour>, env: &Environment
     }
     doc.blocks.push(Block::Title(doc.title.clone()));
     let last = tune.rows.last().map_or(0.0, |r| r.0);
+    // trajectory.csv starts with θ before the first batch (at 0 pairs).
+    let batches = tune.rows.iter().filter(|r| r.0 > 0.0).count();
     let mut line = format!(
-        "{} parameters tuned over {} game pairs ({} batches recorded).",
+        "{} parameters tuned over {} game pairs ({batches} batches recorded).",
         tune.params.len(),
         last,
-        tune.rows.len()
     );
     match verification.and_then(|v| v.summary.pairings.first().map(|p| (v, p))) {
         Some((_, p)) => match &p.estimate {
@@ -413,6 +417,22 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
         );
     }
     doc.figure(&id("nps"));
+    let tiny: Vec<&str> = t
+        .order
+        .iter()
+        .map(|&i| &s.engines[i])
+        .filter(|e| e.moves > 0 && e.nodes_mean < TINY_SEARCH_NODES)
+        .map(|e| e.name.as_str())
+        .collect();
+    if !tiny.is_empty() {
+        doc.para(format!(
+            "Nodes per second of {}: these searches average under {} nodes a move, so the \
+             time measured is mostly the clock's and the search's set-up: the rate says \
+             little about speed (time a deeper search, or arena bench).",
+            tiny.join(", "),
+            TINY_SEARCH_NODES
+        ));
+    }
     doc.heading(&id("games"), "Games");
     doc.figure(&id("game-length"));
     doc.figure(&id("first-player"));
@@ -425,6 +445,23 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
                 .map(|(k, v)| vec![k.clone(), v.to_string()])
                 .collect(),
         );
+    }
+    if let Some(v) = &t.viewer {
+        doc.heading(&id("viewer"), "Game viewer");
+        let held = if v.shown < v.total {
+            format!(
+                "{} of the {} games (the first ones; every game: arena export)",
+                v.shown, v.total
+            )
+        } else {
+            format!("all {} games", v.total)
+        };
+        doc.blocks.push(Block::Viewer {
+            viewer: Box::new(v.clone()),
+            note: format!(
+                "Pick a game, then step through it (buttons, the slider, the arrow keys, or                  a click on a move); each move shows the mover's depth, nodes, score (in its                  evaluation's units, or a forced win or loss) and time. The viewer holds                  {held}; the last move is ringed, an Ataxx jump's origin and the stones it                  turned are shaded. Link to a position with report.html#game=N&ply=P."
+            ),
+        });
     }
     doc.heading(&id("config"), "Config");
     doc.para(format!(
@@ -448,6 +485,9 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
     }
 }
 
+/// Below this mean of nodes per move a search is too short to time (tic-tac-toe).
+pub(crate) const TINY_SEARCH_NODES: f64 = 1000.0;
+
 fn environment(doc: &mut Doc, env: &Environment, t: Option<&Tour>) {
     doc.heading("environment", "Environment");
     let mut rows = vec![
@@ -461,8 +501,8 @@ fn environment(doc: &mut Doc, env: &Environment, t: Option<&Tour>) {
     ];
     let threads = match (env.threads, t.and_then(|t| t.concurrency)) {
         (Some(n), _) => n.to_string(),
-        (None, Some(0)) => "not recorded (config: concurrency = 0, all cores)".into(),
-        (None, Some(c)) => format!("not recorded (config: concurrency = {c})"),
+        (None, Some(0)) => "not recorded (config: jobs = 0, all cores)".into(),
+        (None, Some(c)) => format!("not recorded (config: jobs = {c})"),
         (None, None) => "not recorded".into(),
     };
     rows.push(vec!["worker threads".into(), threads]);

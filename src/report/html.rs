@@ -1,7 +1,8 @@
 //! `report.html`: one self-contained page. Plots are inline SVG, the style sheet is inline,
 //! the plots' font (the bundled Noto Sans, the one their layout was measured with) is
-//! embedded as a `data:` URL, there are no scripts and no references to anything outside
-//! the file (links are `#section` anchors only). Every user string is escaped. The markup is also
+//! embedded as a `data:` URL, the one script is the game viewer's (inline, see
+//! [`super::viewer`]), and nothing refers to anything outside the file (links are
+//! `#section` anchors only). Every user string is escaped. The markup is also
 //! well-formed XML (every element closed, only XML's five entities), so any XML parser
 //! can check it.
 
@@ -50,9 +51,10 @@ pub(crate) fn render(doc: &Doc, plots: &[Rendered]) -> String {
     let _ = writeln!(
         out,
         "<style>@font-face {{ font-family: arena-noto-sans; \
-         src: url(data:font/ttf;base64,{}) format('truetype'); }}{STYLE}</style>\n\
+         src: url(data:font/ttf;base64,{}) format('truetype'); }}{STYLE}{}</style>\n\
          </head>\n<body>\n<main>",
-        base64(ttf_noto_sans::REGULAR)
+        base64(ttf_noto_sans::REGULAR),
+        super::viewer::STYLE
     );
     let mut nav_done = false;
     for block in &doc.blocks {
@@ -104,6 +106,10 @@ pub(crate) fn render(doc: &Doc, plots: &[Rendered]) -> String {
                         html(&p.caption)
                     );
                 }
+            }
+            Block::Viewer { viewer, note } => {
+                out.push_str(&super::viewer::html(viewer, &html(note)));
+                out.push('\n');
             }
             Block::File { summary, text, .. } => {
                 let _ = writeln!(

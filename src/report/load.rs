@@ -41,6 +41,8 @@ pub(crate) struct Tour {
     pub first_player_all: Option<FirstPlayer>,
     /// Whether `games.jsonl` ended in a torn line (left out).
     pub torn_tail: bool,
+    /// The game viewer's data (none without games).
+    pub viewer: Option<super::viewer::Viewer>,
 }
 
 impl Tour {
@@ -54,8 +56,8 @@ impl Tour {
                     &summary_path,
                     format!(
                         "missing: not a run's results folder (if it holds run.toml and \
-                         games.jsonl, `arena stats {}` writes it)",
-                        dir.display()
+                         games.jsonl, `{}` writes it)",
+                        crate::invocation::command(&format!("stats {}", dir.display()))
                     ),
                 ));
             }
@@ -64,7 +66,10 @@ impl Tour {
         let summary: Summary = serde_json::from_str(&text).map_err(|e| {
             ReportError::input(
                 format!("{}:{}", summary_path.display(), e.line()),
-                format!("not a run summary ({e}); `arena stats` rewrites it"),
+                format!(
+                    "not a run summary ({e}); `{}` rewrites it",
+                    crate::invocation::command(&format!("stats {}", dir.display()))
+                ),
             )
         })?;
         let run_toml = dir.join("run.toml");
@@ -90,8 +95,8 @@ impl Tour {
                 &games_path,
                 format!(
                     "{what}, which summary.json does not have: the summary is stale \
-                     (`arena stats {}` rewrites it)",
-                    dir.display()
+                     (`{}` rewrites it)",
+                    crate::invocation::command(&format!("stats {}", dir.display()))
                 ),
             )
         };
@@ -128,6 +133,7 @@ impl Tour {
             .collect();
         let per_pairing = first_points.iter().map(|p| first_player(p)).collect();
         let all: Vec<f64> = first_points.concat();
+        let viewer = super::viewer::build(&summary, &records.records);
         Ok(Tour {
             config_text,
             summary,
@@ -137,6 +143,7 @@ impl Tour {
             first_player: per_pairing,
             first_player_all: first_player(&all),
             torn_tail: records.torn_tail,
+            viewer,
         })
     }
 
@@ -176,55 +183,9 @@ pub(crate) fn quantile(sorted: &[u64], q: f64) -> f64 {
     sorted[lo] as f64 * (1.0 - frac) + sorted[hi] as f64 * frac
 }
 
-/// The depths an effective branching factor is measured over: from the shallowest depth,
-/// each following depth while at least half as many moves completed it as completed the
-/// shallowest one (deeper iterations reached by a few moves only would bias the mean).
-pub(crate) fn depths_for_ebf(nodes_by_depth: &[(u32, u64, f64)]) -> &[(u32, u64, f64)] {
-    let Some(&(d0, m0, _)) = nodes_by_depth.first() else {
-        return nodes_by_depth;
-    };
-    let mut end = 1;
-    while end < nodes_by_depth.len() {
-        let (d, m, _) = nodes_by_depth[end];
-        if d != d0 + end as u32 || 2 * m < m0 {
-            break;
-        }
-        end += 1;
-    }
-    &nodes_by_depth[..end]
-}
-
-/// The effective branching factor of a search from its mean cumulative nodes per depth
-/// (`(depth, moves, mean nodes)` as in `summary.json`'s `nodes_by_depth`): the geometric
-/// mean of `N_d / N_(d-1)` over consecutive depths, which is `(N_D / N_1)^(1 / (D - 1))`
-/// from the shallowest depth 1 to the deepest depth D that at least half the moves
-/// completed. None with fewer than two such depths.
-pub fn effective_branching_factor(nodes_by_depth: &[(u32, u64, f64)]) -> Option<f64> {
-    let used = depths_for_ebf(nodes_by_depth);
-    let (&(d1, _, n1), &(dd, _, nd)) = (used.first()?, used.last()?);
-    if dd <= d1 || n1 <= 0.0 || nd <= 0.0 {
-        return None;
-    }
-    Some((nd / n1).powf(1.0 / f64::from(dd - d1)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ebf_known_answers() {
-        // 10, 40, 160 nodes: each depth costs four times the one before.
-        let by_depth = [(1, 10, 10.0), (2, 10, 40.0), (3, 10, 160.0)];
-        let ebf = effective_branching_factor(&by_depth).unwrap();
-        assert!((ebf - 4.0).abs() < 1e-12, "{ebf}");
-        // A depth only 2 of 10 moves reached is left out.
-        let by_depth = [(1, 10, 10.0), (2, 10, 90.0), (3, 2, 5000.0)];
-        let ebf = effective_branching_factor(&by_depth).unwrap();
-        assert!((ebf - 9.0).abs() < 1e-12, "{ebf}");
-        assert_eq!(effective_branching_factor(&[(1, 5, 30.0)]), None);
-        assert_eq!(effective_branching_factor(&[]), None);
-    }
 
     #[test]
     fn first_player_interval() {

@@ -53,6 +53,14 @@ pub(crate) fn render(doc: &Doc, plots: &[Rendered]) -> String {
             Block::File { summary, link, .. } => {
                 let _ = writeln!(out, "{}: [{}]({})\n", md(summary), md(link), link);
             }
+            Block::Viewer { viewer, .. } => {
+                let _ = writeln!(
+                    out,
+                    "The game viewer (every move of {} games on a board, with depth, nodes \
+                     and score) is in [report.html](report.html).\n",
+                    viewer.shown
+                );
+            }
         }
     }
     let _ = writeln!(

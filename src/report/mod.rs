@@ -16,16 +16,19 @@ mod env;
 mod html;
 mod load;
 mod markdown;
+mod raster;
 mod text;
 mod tuning;
+mod viewer;
 
 use std::{
     fs,
     path::{Path, PathBuf},
 };
 
+pub use self::env::Environment;
 use self::{charts::Rendered, load::Tour, tuning::Tune};
-pub use self::{env::Environment, load::effective_branching_factor};
+pub use crate::stats::branching::effective_branching_factor;
 
 /// Why a report could not be written.
 #[derive(Debug, thiserror::Error)]

@@ -84,7 +84,7 @@ impl Tune {
                     .filter_map(|(k, v)| {
                         let text = match v {
                             serde_json::Value::String(s) => s.clone(),
-                            serde_json::Value::Number(n) => n.to_string(),
+                            serde_json::Value::Number(n) => number_text(k, n),
                             serde_json::Value::Bool(b) => b.to_string(),
                             _ => return None,
                         };
@@ -106,6 +106,23 @@ impl Tune {
             facts,
             json_text,
         })
+    }
+}
+
+/// A number of `tune.json` for people: whole numbers as they are, seconds (`*_s`) to a
+/// tenth, other fractions to four decimals without trailing zeros (no float noise such
+/// as `95.68240296999998`).
+fn number_text(key: &str, n: &serde_json::Number) -> String {
+    match (n.as_i64(), n.as_u64(), n.as_f64()) {
+        (Some(i), _, _) => i.to_string(),
+        (_, Some(u), _) => u.to_string(),
+        (_, _, Some(f)) if key.ends_with("_s") => format!("{f:.1}"),
+        (_, _, Some(f)) => {
+            let text = format!("{f:.4}");
+            let text = text.trim_end_matches('0').trim_end_matches('.');
+            text.to_string()
+        }
+        _ => n.to_string(),
     }
 }
 
@@ -207,6 +224,22 @@ mod tests {
         assert_eq!(cols, vec![1, 0]);
         assert_eq!(rows, vec![(0.0, vec![1.0, 2.0]), (8.0, vec![3.5, 4.0])]);
         assert_eq!(params()[0].fraction(2.5), 0.25);
+    }
+
+    #[test]
+    fn numbers_have_no_float_noise() {
+        let n = |v: serde_json::Value| match v {
+            serde_json::Value::Number(n) => n,
+            _ => unreachable!("numbers only"),
+        };
+        assert_eq!(
+            number_text("elapsed_s", &n(95.68240296999998.into())),
+            "95.7"
+        );
+        assert_eq!(number_text("pairs_per_s", &n(2.5.into())), "2.5");
+        assert_eq!(number_text("c_end", &n(0.123456789.into())), "0.1235");
+        assert_eq!(number_text("value", &n(1.5.into())), "1.5");
+        assert_eq!(number_text("pairs_done", &n(240.into())), "240");
     }
 
     #[test]

@@ -235,6 +235,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 next: 0,
                 len: list.len,
                 skip: None,
+                then: None,
             }
         } else {
             Stage::TableMove(tt_move)

@@ -1,8 +1,10 @@
 //! The move picker of a node, in stages: the transposition table's move before anything
-//! is generated; with `staged`, the killers next (legal candidates only), still before
-//! generation; then the generated list (the evaluator's candidates, or only the moves a
+//! is generated; then the generated list (the evaluator's candidates, or only the moves a
 //! threat forces), ordered by packed keys and picked lazily (see [`super::ordering`]).
-//! A cutoff in an early stage saves generating and ordering the list.
+//! With `staged`, the candidates come in the evaluator's batches (gomoku: fours, threes
+//! and the blocks of the opponent's, then the rest; Ataxx: singles, then jumps), with the
+//! killers tried between the first batch and the rest. A cutoff in an early stage saves
+//! generating and ordering the rest.
 
 use super::{Ordered, Ply, Searcher, ordering};
 use crate::{
@@ -15,17 +17,13 @@ use crate::{
 pub(super) enum Stage<M> {
     /// The table's move comes first; nothing generated yet.
     TableMove(Option<M>),
-    /// Killer `next` (0 or 1) is tried next; `tt` was already searched.
-    Killers {
-        /// Next killer slot.
-        next: usize,
-        /// The table's move, if it was searched.
-        tt: Option<M>,
-    },
-    /// Generate and order the candidates; `skip` holds the moves already searched.
+    /// Generate and order the candidates (with `staged`, batch `batch` of them);
+    /// `skip` holds the moves already searched.
     Generate {
         /// Moves already searched (the table's move, the killers).
         skip: [Option<M>; 3],
+        /// The batch to generate (always 0 without `staged`).
+        batch: usize,
     },
     /// Picking from the ordered list.
     List {
@@ -35,6 +33,17 @@ pub(super) enum Stage<M> {
         len: usize,
         /// Moves already searched.
         skip: Option<[Option<M>; 3]>,
+        /// The batch that follows this list, if any.
+        then: Option<usize>,
+    },
+    /// Between the first batch and the rest: killer `next` (0 or 1) is tried next.
+    Killers {
+        /// Next killer slot.
+        next: usize,
+        /// Moves already searched.
+        skip: [Option<M>; 3],
+        /// The batch that follows.
+        batch: usize,
     },
 }
 
@@ -60,54 +69,84 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         loop {
             match *stage {
                 Stage::TableMove(tt) => {
-                    *stage = if self.settings.staged && self.settings.killers {
-                        Stage::Killers { next: 0, tt }
-                    } else {
-                        Stage::Generate {
-                            skip: [tt, None, None],
-                        }
+                    *stage = Stage::Generate {
+                        skip: [tt, None, None],
+                        batch: 0,
                     };
                     if let Some(mv) = tt {
                         return Some((mv, true));
                     }
                 }
-                Stage::Killers { next, tt } => {
-                    let killers = self.plies[ply].killers;
-                    if next >= 2 {
-                        *stage = Stage::Generate {
-                            skip: [tt, killers[0], killers[1]],
-                        };
-                        continue;
-                    }
-                    *stage = Stage::Killers { next: next + 1, tt };
-                    if let Some(k) = killers[next]
-                        && Some(k) != tt
-                        && pos.is_legal(k)
-                        && self.eval.is_candidate(pos, k)
-                    {
-                        return Some((k, true));
-                    }
-                }
-                Stage::Generate { skip } => {
-                    let len = self.prepare_moves_with_tt(pos, ply, None);
+                Stage::Generate { skip, batch } => {
+                    let (len, more) = if self.settings.staged {
+                        self.prepare_batch(pos, ply, batch)
+                    } else {
+                        (self.prepare_moves_with_tt(pos, ply, None), false)
+                    };
                     *stage = Stage::List {
                         next: 0,
                         len,
                         skip: Some(skip),
+                        then: more.then_some(batch + 1),
                     };
                 }
-                Stage::List { next, len, skip } => {
+                Stage::List {
+                    next,
+                    len,
+                    skip,
+                    then,
+                } => {
                     if next >= len {
-                        return None;
+                        *stage = match (then, skip) {
+                            (Some(batch), Some(skip)) if batch == 1 && self.settings.killers => {
+                                Stage::Killers {
+                                    next: 0,
+                                    skip,
+                                    batch,
+                                }
+                            }
+                            (Some(batch), Some(skip)) => Stage::Generate { skip, batch },
+                            _ => return None,
+                        };
+                        continue;
                     }
                     *stage = Stage::List {
                         next: next + 1,
                         len,
                         skip,
+                        then,
                     };
                     let (mv, tactical) = self.pick(ply, next)?;
                     if skip.is_none_or(|s| !s.contains(&Some(mv))) {
                         return Some((mv, tactical));
+                    }
+                }
+                Stage::Killers {
+                    next,
+                    mut skip,
+                    batch,
+                } => {
+                    if next >= 2 {
+                        *stage = Stage::Generate { skip, batch };
+                        continue;
+                    }
+                    let killer = self.plies[ply].killers[next];
+                    // Not already searched, legal here, a candidate, and not in the first
+                    // batch (whose list is still in place).
+                    let fresh = killer.filter(|&k| {
+                        !skip.contains(&Some(k))
+                            && pos.is_legal(k)
+                            && self.eval.is_candidate(pos, k)
+                            && !self.plies[ply].ordered.iter().any(|&(_, (m, _))| m == k)
+                    });
+                    skip[1 + next] = fresh;
+                    *stage = Stage::Killers {
+                        next: next + 1,
+                        skip,
+                        batch,
+                    };
+                    if let Some(k) = fresh {
+                        return Some((k, true));
                     }
                 }
             }
@@ -138,6 +177,18 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.plies[ply].moves = moves;
         let top_k = self.settings.top_k;
         if top_k > 0 { n.min(top_k) } else { n }
+    }
+
+    /// Generates batch `batch` of the candidates of `ply` with their keys (see
+    /// [`Evaluator::candidates_batch`]); returns how many may be searched and whether a
+    /// later batch may follow. `top_k` counts within the batch.
+    fn prepare_batch(&mut self, pos: &G, ply: usize, batch: usize) -> (usize, bool) {
+        let mut moves = std::mem::take(&mut self.plies[ply].moves);
+        let more = self.eval.candidates_batch(pos, batch, &mut moves);
+        let n = self.order(pos, ply, &moves, None);
+        self.plies[ply].moves = moves;
+        let top_k = self.settings.top_k;
+        (if top_k > 0 { n.min(top_k) } else { n }, more)
     }
 
     /// Puts the moves a threat forces (the evaluator's [`Evaluator::forced_moves`]) in

@@ -1,12 +1,14 @@
 //! Statistics of match results: Elo from a score with its 95 % interval, normalized Elo,
 //! LOS and draw ratio from game results or colour-swapped game pairs ([`elo`]), the
 //! sequential probability ratio test ([`sprt`]), and maximum-likelihood ratings of many
-//! players from their pairwise results ([`ratings`]).
+//! players from their pairwise results ([`ratings`]), and the effective branching factor
+//! of a search from its node counts ([`branching`]).
 //!
 //! This layer owns only numbers. It must not know about tournaments, engines or games:
 //! callers hand it counts of wins, draws and losses (or of game pairs) and get estimates
 //! back, each with its interval and the number of games behind it.
 
+pub mod branching;
 pub mod elo;
 pub mod ratings;
 pub mod sprt;

@@ -7,7 +7,7 @@
 //! format = "round-robin"      # or "gauntlet": the first engine against each other one
 //! rounds = 20                 # game pairs per pairing (each opening, colours swapped)
 //! seed = 1
-//! concurrency = 0             # worker threads; 0 = all cores
+//! jobs = 0                    # worker threads; 0 = all cores
 //!
 //! [openings]
 //! kind = "random"             # "random", "file" or "none"
@@ -204,8 +204,9 @@ pub struct TournamentConfig {
     /// Master seed: every game's seed derives from it and the game index.
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Worker threads (0: all cores).
-    #[serde(default)]
+    /// Worker threads (0: all cores): `jobs` in configs, like `--jobs`; `concurrency`
+    /// (the name `run.toml` keeps, so existing results folders resume) is read too.
+    #[serde(default, alias = "jobs")]
     pub concurrency: u32,
     /// Openings.
     #[serde(default)]
@@ -248,6 +249,7 @@ impl Tournament {
     pub fn load(path: &Path) -> Result<Tournament, ConfigError> {
         let text = config::read(path)?;
         Tournament::parse(&path.display().to_string(), path, &text)
+            .map_err(|e| config::with_kind_hint(e, path, config::Kind::Tournament))
     }
 
     /// Reads a tournament from text; `base` locates relative paths.
@@ -580,10 +582,11 @@ fn resolve_builtin(
                 .map_err(|e| e.message)?
         }
     };
-    for (key, value) in &entry.set {
-        engine
-            .set(key, value.clone())
-            .map_err(|e| format!("set: {e}"))?;
-    }
+    engine
+        .set_all(entry.set.iter().map(|(k, v)| (k, v.clone())))
+        .map_err(|e| match e.key {
+            Some(key) => format!("set `{key}`: {}", e.message),
+            None => format!("set: {}", e.message),
+        })?;
     Ok(engine)
 }

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::{
     engine::{Clock, Player, PlayerError, TimeControl, Turn},
-    game::{Game, Outcome, Side},
+    game::{Game, GameSpec, Outcome, Side},
 };
 
 /// The game was abandoned (Ctrl-C): nothing is recorded, `--resume` replays it.
@@ -22,6 +22,8 @@ pub struct Abandoned;
 
 /// Everything about a game but the players.
 pub struct GameSetup<'a, G: Game> {
+    /// The game played (recorded, so a record names its game).
+    pub variant: GameSpec,
     /// Where it sits in the schedule.
     pub scheduled: ScheduledGame,
     /// Names of the engines, by engine index.
@@ -261,6 +263,7 @@ fn finish<G: Game>(
 ) -> GameRecord {
     let s = setup.scheduled;
     GameRecord {
+        variant: Some(setup.variant),
         game: s.game,
         pair: s.pair,
         round: s.round,
@@ -333,6 +336,7 @@ mod tests {
         let start = Mnk::new(&MnkConfig::tictactoe());
         let stop = AtomicBool::new(false);
         let setup = GameSetup {
+            variant: GameSpec::Mnk(MnkConfig::tictactoe()),
             scheduled: ScheduledGame {
                 game: 0,
                 pair: 0,

@@ -77,10 +77,9 @@ pub fn merge(dir: &Path) -> Result<MergeOutcome, RunError> {
     let shards_dir = dir.join(shard::SHARDS_DIR);
     let Some(first) = files.first() else {
         return Err(RunError::Input(format!(
-            "{}: no shard files (shard-I-of-N.jsonl); play them with `arena run CONFIG \
-             --shard I/N --out {}`",
+            "{}: no shard files (shard-I-of-N.jsonl); play them with `{}`",
             shards_dir.display(),
-            dir.display()
+            crate::invocation::command(&format!("run CONFIG --shard I/N --out {}", dir.display()))
         )));
     };
     // One split only: shards of a 2-way and a 4-way split hold the same games twice.
@@ -337,9 +336,12 @@ impl Problems {
             let ids: Vec<String> = rerun.iter().map(u32::to_string).collect();
             let _ = write!(
                 message,
-                " (play them with `arena run CONFIG --shard I/{count} --resume --out {}`, \
+                " (play them with `{}`, \
                  or on Slurm `sbatch --array={} scripts/slurm/tournament.sbatch CONFIG {} {count}`)",
-                dir.display(),
+                crate::invocation::command(&format!(
+                    "run CONFIG --shard I/{count} --resume --out {}",
+                    dir.display()
+                )),
                 ids.join(","),
                 dir.display()
             );

@@ -1,7 +1,7 @@
 //! Tournaments: configs, the schedule (round robin, gauntlet), openings played as
 //! colour-swapped game pairs, the parallel runner, the results store, resume, shards,
 //! the folder lock (one writer per results folder), the checks every record read must
-//! pass, statistics over the records, and PGN export.
+//! pass, statistics over the records, and PGN and SGF export.
 //!
 //! Contracts: a game is a pure function of (config, master seed, game index) when engines
 //! are limited by depth or nodes; a finished game is written and flushed before it counts;
@@ -18,6 +18,7 @@ pub mod record;
 pub mod runner;
 pub mod schedule;
 pub mod seeds;
+pub mod sgf;
 pub mod shard;
 pub mod summary;
 pub mod validate;

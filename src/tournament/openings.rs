@@ -46,9 +46,26 @@ pub trait OpeningGame: EngineGame {
 
     /// Reads one line of an opening file.
     fn opening_from_line(config: &Self::Config, line: &str) -> Result<Self, String>;
+
+    /// Why no opening of `plies` plies can exist on this board, if that is so (an
+    /// m,n,k board with fewer cells).
+    fn too_many_plies(_config: &Self::Config, _plies: u32) -> Option<String> {
+        None
+    }
 }
 
 impl OpeningGame for Mnk {
+    fn too_many_plies(config: &MnkConfig, plies: u32) -> Option<String> {
+        (plies as usize >= config.cells()).then(|| {
+            format!(
+                "the {}x{} board has {} cells, so {plies} plies leave no game to play",
+                config.width(),
+                config.height(),
+                config.cells()
+            )
+        })
+    }
+
     fn random_opening(
         config: &MnkConfig,
         plies: u32,
@@ -433,6 +450,12 @@ fn random_balanced<G: OpeningGame>(
     seed: u64,
     round: u64,
 ) -> Result<Opening, String> {
+    if let Some(why) = G::too_many_plies(game, o.plies) {
+        return Err(format!(
+            "no opening of {} plies: {why}; use fewer plies",
+            o.plies
+        ));
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, Stream::Opening, round));
     let mut engine = match judge {
         Some(config) => Some(Engine::<G>::new(config, game)?),
@@ -454,10 +477,19 @@ fn random_balanced<G: OpeningGame>(
             position: pos.to_text(),
         });
     }
-    Err(format!(
-        "no opening of {} plies within the balance margin {} after {MAX_ATTEMPTS} tries",
-        o.plies, o.balance_margin
-    ))
+    Err(match engine {
+        Some(_) => format!(
+            "no opening of {} plies within the balance margin {} after {MAX_ATTEMPTS} tries: \
+             widen the margin or use fewer plies",
+            o.plies, o.balance_margin
+        ),
+        None => format!(
+            "no random opening of {} plies leaves the game unfinished after {MAX_ATTEMPTS} \
+             tries: use fewer plies (m,n,k stones go within {} of the centre: a larger \
+             radius leaves more room)",
+            o.plies, o.radius
+        ),
+    })
 }
 
 /// Reads an opening file: one opening a line; blank lines and `#` comments skipped.

@@ -1,28 +1,159 @@
-//! Header-only PGN, so Ordo and BayesElo (which read only `White`, `Black` and `Result`)
-//! can rate our games. The first player is written as White, as PGN readers expect the
-//! first-named side to move first.
+//! PGN export, for rating tools (Ordo, BayesElo) and Ataxx GUIs and tools.
+//!
+//! Every game has the Seven Tag Roster (`Event`, `Site`, `Date`, `Round`, `White`,
+//! `Black`, `Result`). Colours are the records' own: the engine playing black (`x`, the
+//! first player) is `Black`, white (`o`) is `White`, and `Result` is from White's side as
+//! PGN defines it (`1-0` White won, `0-1` Black won), so a rating tool credits the right
+//! engine. (Black moves first in both of our games; a tool's "white advantage" is
+//! therefore the second player's.)
+//!
+//! Ataxx games are complete: `FEN` and `SetUp` give the start position (after the
+//! opening, as libataxx and cuteataxx write it), then every move (`b2`, `a1a3`, `0000`
+//! for a pass) numbered from the FEN's move counter, each with a comment of what the
+//! mover reported (`{depth 5, nodes 1234, score +35, 12.3 ms}`). m,n,k games have no
+//! move notation PGN tools know: their PGN is headers only (their moves go to SGF, see
+//! [`super::sgf`]).
 
 use std::fmt::Write as _;
 
-use super::record::GameRecord;
+use super::record::{GameRecord, GameResult, MoveStat, score_text};
+use crate::game::{Ataxx, Game, GameSpec, Side};
 
-/// PGN text of `records` (in game order): headers only, the moves left out.
-pub fn export(event: &str, records: &[GameRecord]) -> String {
+/// What every exported game shares.
+#[derive(Clone, Copy, Debug)]
+pub struct ExportInfo<'a> {
+    /// The run's name (`Event`).
+    pub event: &'a str,
+    /// The game played.
+    pub game: GameSpec,
+    /// When the run was played, `YYYY.MM.DD` (unknown: `????.??.??`, as PGN writes it).
+    pub date: Option<&'a str>,
+}
+
+/// The PGN result of a record: from White's (the second player's) side.
+pub fn pgn_result(result: GameResult) -> &'static str {
+    match result {
+        GameResult::FirstWins => "0-1",
+        GameResult::SecondWins => "1-0",
+        GameResult::Draw => "1/2-1/2",
+    }
+}
+
+/// PGN text of `records`, in game order. Errors name the game whose opening cannot be
+/// read (a damaged record).
+pub fn export(info: &ExportInfo<'_>, records: &[GameRecord]) -> Result<String, String> {
     let mut sorted: Vec<&GameRecord> = records.iter().collect();
     sorted.sort_by_key(|r| r.game);
     let mut out = String::new();
     for r in sorted {
-        let _ = writeln!(out, "[Event \"{}\"]", escape(event));
-        let _ = writeln!(out, "[Round \"{}\"]", r.game + 1);
-        // Ordo/BayesElo convention: the side that moves first is "White".
-        let _ = writeln!(out, "[White \"{}\"]", escape(&r.black_name));
-        let _ = writeln!(out, "[Black \"{}\"]", escape(&r.white_name));
-        let _ = writeln!(out, "[Result \"{}\"]", r.result.as_str());
-        let _ = writeln!(out, "[Termination \"{}\"]", escape(&r.reason));
-        let _ = writeln!(out, "[PlyCount \"{}\"]", r.plies);
-        let _ = writeln!(out, "\n{}\n", r.result.as_str());
+        write_game(&mut out, info, r)?;
     }
-    out
+    Ok(out)
+}
+
+fn write_game(out: &mut String, info: &ExportInfo<'_>, r: &GameRecord) -> Result<(), String> {
+    let tag = |out: &mut String, name: &str, value: &str| {
+        let _ = writeln!(out, "[{name} \"{}\"]", escape(value));
+    };
+    let result = pgn_result(r.result);
+    tag(out, "Event", info.event);
+    tag(out, "Site", "?");
+    tag(out, "Date", info.date.unwrap_or("????.??.??"));
+    tag(out, "Round", &(r.game + 1).to_string());
+    tag(out, "White", &r.white_name);
+    tag(out, "Black", &r.black_name);
+    tag(out, "Result", result);
+    let is_ataxx = matches!(info.game, GameSpec::Ataxx);
+    if is_ataxx {
+        tag(out, "FEN", &r.opening);
+        tag(out, "SetUp", "1");
+    }
+    tag(out, "Variant", &info.game.to_string());
+    tag(out, "Termination", &r.reason);
+    tag(out, "PlyCount", &r.plies.to_string());
+    tag(out, "GameIndex", &r.game.to_string());
+    tag(out, "Seed", &r.seed.to_string());
+    out.push('\n');
+    let mut text = Vec::new();
+    if is_ataxx {
+        let start = Ataxx::from_fen(&r.opening)
+            .map_err(|e| format!("game {}: its opening: {e}", r.game))?;
+        let mut number = start.fullmoves();
+        let mut side = start.side_to_move();
+        // An illegal last move lost the game: it is said in a comment, not played, so a
+        // reader replaying the moves meets only legal ones.
+        let illegal = (r.reason == "illegal-move")
+            .then(|| r.moves.last())
+            .flatten();
+        let played = &r.moves[..r.moves.len() - usize::from(illegal.is_some())];
+        for (i, mv) in played.iter().enumerate() {
+            // Black (`x`) moves first in a move number, as in libataxx's counter.
+            if side == Side::First {
+                text.push(format!("{number}."));
+            } else if i == 0 {
+                text.push(format!("{number}..."));
+            }
+            text.push(mv.clone());
+            if let Some(s) = r.stats.get(i) {
+                text.push(format!("{{{}}}", move_comment(s)));
+            }
+            if side == Side::Second {
+                number += 1;
+            }
+            side = side.other();
+        }
+        if let Some(mv) = illegal {
+            let by = if side == Side::First {
+                "Black"
+            } else {
+                "White"
+            };
+            text.push(format!(
+                "{{{by} answered with the illegal move '{}' and lost}}",
+                mv.replace(['{', '}'], "")
+            ));
+        }
+    }
+    text.push(result.to_string());
+    wrap(out, &text);
+    out.push('\n');
+    Ok(())
+}
+
+/// What the mover reported: `depth 5, nodes 1234, score +35, 12.3 ms`.
+pub fn move_comment(s: &MoveStat) -> String {
+    let score = match s.score {
+        Some(v) => match score_text::describe(v) {
+            Some(text) => format!(", {text}"),
+            None => format!(", score {v:+}"),
+        },
+        None => String::new(),
+    };
+    format!(
+        "depth {}, nodes {}{score}, {:.1} ms",
+        s.depth,
+        s.nodes,
+        s.time_us as f64 / 1e3
+    )
+}
+
+/// Movetext in lines of at most 79 characters (PGN export format), never breaking a
+/// comment's words apart from its braces.
+fn wrap(out: &mut String, tokens: &[String]) {
+    let mut line = 0;
+    for token in tokens.iter().flat_map(|t| t.split(' ')) {
+        if line > 0 && line + 1 + token.len() > 79 {
+            out.push('\n');
+            line = 0;
+        }
+        if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(token);
+        line += token.len();
+    }
+    out.push('\n');
 }
 
 /// A tag value: backslash and quote escaped as PGN says, and line breaks (and other
@@ -37,12 +168,33 @@ fn escape(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::escape;
+    use super::*;
 
     /// Regression: a line break in an engine's name broke the tag in two.
     #[test]
     fn tags_stay_on_their_line() {
         assert_eq!(escape("a\"b\\c"), "a\\\"b\\\\c");
         assert_eq!(escape("two\nlines\r\tx"), "two lines  x");
+    }
+
+    #[test]
+    fn results_are_from_whites_side() {
+        // The records' `1-0` is black's (the first player's) win: PGN's `0-1`.
+        assert_eq!(pgn_result(GameResult::FirstWins), "0-1");
+        assert_eq!(pgn_result(GameResult::SecondWins), "1-0");
+        assert_eq!(pgn_result(GameResult::Draw), "1/2-1/2");
+    }
+
+    #[test]
+    fn long_movetext_wraps() {
+        let tokens: Vec<String> = (0..60).map(|i| format!("{i}. a1a3")).collect();
+        let mut out = String::new();
+        wrap(&mut out, &tokens);
+        assert!(out.lines().all(|l| l.len() <= 79), "{out}");
+        assert_eq!(
+            out.split_whitespace().count(),
+            120,
+            "no token lost or split"
+        );
     }
 }

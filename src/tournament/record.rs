@@ -1,6 +1,11 @@
 //! Game records and the results store: `games.jsonl`, one finished game a line, appended
 //! and flushed before the game counts. A record is enough to replay the game and to
-//! re-derive every statistic.
+//! re-derive every statistic. The README's "Records" section documents every field.
+//!
+//! The written names say what a field is (`depth`, `nodes`, `time_us`, `first_move_by`);
+//! files written before they did (`d`, `n`, `t`, `s`, `i`, `first_mover`, seeds and
+//! mate scores as plain numbers) still read: every older spelling is accepted here, as
+//! a serde alias or by the field's reader, and nowhere else.
 //!
 //! Reading tolerates exactly one kind of damage, the one a crash can cause: a torn last
 //! line (no newline, or not valid JSON). It is reported and dropped; damage anywhere else
@@ -14,25 +19,136 @@ use std::{
 
 use serde::{Deserialize, Serialize};
 
+use crate::game::GameSpec;
+
 /// What one move cost and what the mover said about it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoveStat {
     /// Depth reached.
-    #[serde(rename = "d")]
+    #[serde(rename = "depth", alias = "d")]
     pub depth: u32,
     /// Nodes searched.
-    #[serde(rename = "n")]
+    #[serde(rename = "nodes", alias = "n")]
     pub nodes: u64,
     /// Time in microseconds (measured: differs between runs).
-    #[serde(rename = "t")]
+    #[serde(rename = "time_us", alias = "t")]
     pub time_us: u64,
-    /// Score for the mover, if reported.
-    #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
+    /// Score for the mover, if reported: in the engine's units, a forced result as
+    /// `"win in 5 plies"` / `"loss in 4 plies"` (see [`score_text`]).
+    #[serde(
+        rename = "score",
+        alias = "s",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "score_text"
+    )]
     pub score: Option<i32>,
     /// Nodes searched when each iteration of iterative deepening completed (depth 1,
     /// 2, ...), cumulative; empty if unknown.
-    #[serde(rename = "i", default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        rename = "nodes_at_depth",
+        alias = "i",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub iterations: Vec<u64>,
+}
+
+/// Scores as records write them: a number for an evaluation, `"win in N plies"` or
+/// `"loss in N plies"` for a forced result (the search's `WIN - N`, which as a number
+/// would read as a huge evaluation). Reads both, and the plain numbers of older files.
+pub mod score_text {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    use crate::search::score::{WIN, plies_to_end};
+
+    /// The text of a decisive score, `None` for an evaluation.
+    pub fn describe(score: i32) -> Option<String> {
+        plies_to_end(score).map(|n| {
+            let what = if score > 0 { "win" } else { "loss" };
+            format!("{what} in {n} {}", if n == 1 { "ply" } else { "plies" })
+        })
+    }
+
+    /// Reads what [`describe`] writes (`win in 5 plies`, `loss in 1 ply`; the unit may
+    /// be left out).
+    pub fn parse(text: &str) -> Option<i32> {
+        let mut words = text.split_whitespace();
+        let sign = match words.next()? {
+            "win" => 1,
+            "loss" => -1,
+            _ => return None,
+        };
+        if words.next()? != "in" {
+            return None;
+        }
+        let n: i32 = words.next()?.parse().ok()?;
+        match words.next() {
+            None | Some("ply" | "plies") if words.next().is_none() => {}
+            _ => return None,
+        }
+        let score = sign * (WIN - n);
+        (plies_to_end(score) == Some(n as u32)).then_some(score)
+    }
+
+    /// Serde: writes a decisive score as text, others as numbers.
+    pub fn serialize<S: Serializer>(score: &Option<i32>, s: S) -> Result<S::Ok, S::Error> {
+        match score {
+            Some(v) => match describe(*v) {
+                Some(text) => s.serialize_str(&text),
+                None => s.serialize_i32(*v),
+            },
+            None => s.serialize_none(),
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Number(i32),
+        Text(String),
+    }
+
+    /// Serde: reads a number or a text written by [`serialize`].
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i32>, D::Error> {
+        match Option::<Raw>::deserialize(d)? {
+            None => Ok(None),
+            Some(Raw::Number(v)) => Ok(Some(v)),
+            Some(Raw::Text(t)) => parse(&t).map(Some).ok_or_else(|| {
+                D::Error::custom(format!(
+                    "score '{t}' is neither a number nor 'win in N plies' / 'loss in N plies'"
+                ))
+            }),
+        }
+    }
+}
+
+/// A `u64` written as a decimal string (JavaScript and jq read JSON numbers as doubles,
+/// which lose seeds above 2^53); reads a string or, as older files hold, a number.
+pub mod u64_text {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    /// Serde: writes the decimal string.
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Number(u64),
+        Text(String),
+    }
+
+    /// Serde: reads a string of digits or a number.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        match Raw::deserialize(d)? {
+            Raw::Number(v) => Ok(v),
+            Raw::Text(t) => t
+                .parse()
+                .map_err(|_| D::Error::custom(format!("'{t}' is not a 64-bit unsigned number"))),
+        }
+    }
 }
 
 /// The result of a game.
@@ -72,6 +188,10 @@ impl GameResult {
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
+    /// The game played (`gomoku`, `ataxx`, `mnk:9,9,5`); `None` in files written
+    /// before records named it (the run's `run.toml` says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<GameSpec>,
     /// Game index in the schedule.
     pub game: u64,
     /// Game pair index (games `2p` and `2p+1`).
@@ -80,30 +200,34 @@ pub struct GameRecord {
     pub round: u64,
     /// Pairing index.
     pub pairing: usize,
-    /// Index of the engine that moved first.
+    /// Index of the engine playing black: the first player (`x`), who moves first
+    /// from the empty board or the standard start.
     pub black: usize,
-    /// Index of the engine that moved second.
+    /// Index of the engine playing white: the second player (`o`).
     pub white: usize,
-    /// Name of the engine that moved first.
+    /// Name of the engine playing black.
     pub black_name: String,
-    /// Name of the engine that moved second.
+    /// Name of the engine playing white.
     pub white_name: String,
     /// The start position (after the opening), as position text (move list or FEN).
     pub opening: String,
-    /// Index of the engine that made the first of `moves` (the side to move in the
-    /// opening position, which is not always the first player).
+    /// Index of the engine that played the first of `moves`: the side to move after the
+    /// opening, which is white after an odd number of opening stones.
+    #[serde(rename = "first_move_by", alias = "first_mover")]
     pub first_mover: usize,
     /// The moves played from the opening.
     pub moves: Vec<String>,
     /// Per move, in order.
     pub stats: Vec<MoveStat>,
-    /// The result.
+    /// The result, from black's (the first player's) side: `1-0` black won.
     pub result: GameResult,
     /// Why it ended (`k-in-a-row`, `max-plies`, `resign`, `illegal-move`, ...).
     pub reason: String,
     /// Plies played from the opening.
     pub plies: u32,
-    /// The game's seed (derived from the master seed and the game index).
+    /// The game's seed (derived from the master seed and the game index), written as
+    /// a string: it uses all 64 bits.
+    #[serde(with = "u64_text")]
     pub seed: u64,
     /// False when a time limit was involved: replaying may give another game.
     pub reproducible: bool,
@@ -323,9 +447,81 @@ pub fn scan_records<E>(
     Ok(out)
 }
 
+/// Rewrites a complete results file in game order (through a temporary file, flushed,
+/// renamed), when its lines are in another order: games finish in whatever order the
+/// workers end them, and a finished run should read the same on any number of threads.
+/// Returns whether it rewrote the file.
+pub fn rewrite_in_game_order(path: &Path, records: &mut [GameRecord]) -> std::io::Result<bool> {
+    if records.is_sorted_by_key(|r| r.game) {
+        return Ok(false);
+    }
+    records.sort_by_key(|r| r.game);
+    let mut text = String::new();
+    for r in records.iter() {
+        text.push_str(&serde_json::to_string(r).map_err(std::io::Error::other)?);
+        text.push('\n');
+    }
+    crate::files::write_atomic(path, text.as_bytes(), true).map_err(|e| e.error)?;
+    Ok(true)
+}
+
 /// Cuts a torn tail off the results file so appending continues on a clean line.
 pub fn truncate_to(path: &Path, len: u64) -> std::io::Result<()> {
     let file = OpenOptions::new().write(true).open(path)?;
     file.set_len(len)?;
     file.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::score::WIN;
+
+    /// A line as `games.jsonl` held it before the fields were renamed: it must still read.
+    const OLD_LINE: &str = r#"{"game":3,"pair":1,"round":1,"pairing":0,"black":1,"white":0,"black_name":"b","white_name":"a","opening":"h8","first_mover":0,"moves":["i9","h9"],"stats":[{"d":3,"n":120,"t":55,"s":-12,"i":[4,30,120]},{"d":2,"n":9,"t":7,"s":999999998}],"result":"0-1","reason":"resign","plies":2,"seed":18446744073709551615,"reproducible":true,"duration_ms":3}"#;
+
+    #[test]
+    fn old_records_still_read() {
+        let r: GameRecord = serde_json::from_str(OLD_LINE).unwrap();
+        assert_eq!(r.variant, None);
+        assert_eq!(r.first_mover, 0);
+        assert_eq!(r.seed, u64::MAX);
+        assert_eq!(r.stats[0].iterations, vec![4, 30, 120]);
+        assert_eq!(r.stats[0].score, Some(-12));
+        assert_eq!(r.stats[1].score, Some(WIN - 2));
+    }
+
+    #[test]
+    fn new_records_use_readable_names_and_round_trip() {
+        let mut r: GameRecord = serde_json::from_str(OLD_LINE).unwrap();
+        r.variant = Some("gomoku".parse().unwrap());
+        r.stats[0].score = Some(-(WIN - 1));
+        let line = serde_json::to_string(&r).unwrap();
+        for key in [
+            r#""variant":"gomoku""#,
+            r#""first_move_by":0"#,
+            r#""seed":"18446744073709551615""#,
+            r#"{"depth":3,"nodes":120,"time_us":55,"score":"loss in 1 ply","nodes_at_depth":[4,30,120]}"#,
+            r#""score":"win in 2 plies""#,
+        ] {
+            assert!(line.contains(key), "{key} in {line}");
+        }
+        let back: GameRecord = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn score_texts() {
+        assert_eq!(score_text::describe(35), None);
+        assert_eq!(
+            score_text::describe(WIN - 5).as_deref(),
+            Some("win in 5 plies")
+        );
+        assert_eq!(score_text::parse("win in 5 plies"), Some(WIN - 5));
+        assert_eq!(score_text::parse("loss in 4"), Some(-(WIN - 4)));
+        assert_eq!(score_text::parse("win in 5 moves"), None);
+        assert_eq!(score_text::parse("draw"), None);
+        // Past the decisive range is not a forced result.
+        assert_eq!(score_text::parse("win in 100000 plies"), None);
+    }
 }

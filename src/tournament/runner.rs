@@ -28,7 +28,7 @@ use super::{
     game::{GameSetup, play_game},
     lock,
     openings::{OpeningBook, OpeningGame},
-    record::{GameRecord, RecordWriter, truncate_to},
+    record::{self, GameRecord, RecordWriter, truncate_to},
     schedule::Schedule,
     seeds::{Stream, derive_seed},
     shard::{self, Shard},
@@ -470,6 +470,7 @@ fn run_game<G: OpeningGame + ExternalGame>(
                         Err(e) => return fail(format!("opening of round {}: {e}", s.round)),
                     };
                     let setup = GameSetup {
+                        variant: t.config.game,
                         scheduled: s,
                         names,
                         start: &start,
@@ -576,7 +577,12 @@ fn run_game<G: OpeningGame + ExternalGame>(
         shard::mark_complete(files)?;
         results = files.complete.clone();
     }
-    let records = read_checked(&results, &shape)?.records;
+    let mut records = read_checked(&results, &shape)?.records;
+    // A finished run's games read in game order, whatever the threads' timing was (a
+    // shard's file is put in order by the merge; an interrupted run keeps appending).
+    if options.shard.is_none() && ending != Ending::Interrupted {
+        record::rewrite_in_game_order(&results, &mut records).map_err(io_err(&results))?;
+    }
     let summary = summary::summarize(t, schedule, &records, sprt_result.map(|s| s.2));
     if options.shard.is_none() {
         summary::write_files(out, &summary)?;

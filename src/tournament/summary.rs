@@ -1,7 +1,8 @@
 //! Statistics of a tournament from its records: per pairing W/D/L, pentanomial counts,
 //! Elo and nElo with 95 % intervals, LOS, draw ratio and SPRT; ratings of every engine by
 //! maximum likelihood; per engine nodes per move (mean, median), depth, nodes per second,
-//! game length and first-player score. Written as `summary.json` and `standings.csv`.
+//! game length and first-player score. Written as `summary.json`, `standings.csv` and
+//! `pairings.csv`.
 //!
 //! Everything here is a pure function of the records (in any order), so `arena stats`,
 //! a finished run and a merged set of shards give the same numbers.
@@ -139,7 +140,8 @@ pub struct Summary {
     pub name: String,
     /// Game.
     pub game: String,
-    /// Master seed.
+    /// Master seed (a string in the file, like the records' seeds).
+    #[serde(with = "super::record::u64_text")]
     pub seed: u64,
     /// Games in the schedule.
     pub scheduled_games: u64,
@@ -541,15 +543,67 @@ fn trajectories(t: &Tournament, records: &[&GameRecord], pairings: &mut [Pairing
     }
 }
 
-/// Writes `summary.json` and `standings.csv` into `dir` (atomically).
+/// Writes `summary.json`, `standings.csv` and `pairings.csv` into `dir` (atomically).
 pub fn write_files(dir: &Path, summary: &Summary) -> Result<(), RunError> {
     let json = serde_json::to_string_pretty(summary).map_err(|e| RunError::Io {
         path: dir.join("summary.json").display().to_string(),
         source: std::io::Error::other(e),
     })?;
-    write_text(&dir.join("summary.json"), &(json + "\n"))?;
+    write_text(
+        &dir.join("summary.json"),
+        &(json
+            + "
+"),
+    )?;
     write_text(&dir.join("standings.csv"), &standings_csv(summary))?;
+    write_text(&dir.join("pairings.csv"), &pairings_csv(summary))?;
     Ok(())
+}
+
+/// One line per pairing, in schedule order, from the first engine's side: what
+/// `standings.csv` is for engines. Elo and its interval come from the game pairs when
+/// there are any (`pentanomial` = true), else from the games.
+pub fn pairings_csv(s: &Summary) -> String {
+    let mut out = String::from(
+        "engine_a,engine_b,games,wins,draws,losses,score,elo,elo_error,nelo,nelo_error,\
+         los,draw_ratio,pentanomial,pairs,penta_ll,penta_ld,penta_dd_wl,penta_wd,penta_ww,\
+         first_player_score,game_length\n",
+    );
+    let f = |v: Option<f64>, digits: usize| {
+        v.filter(|x| x.is_finite())
+            .map_or(String::new(), |x| format!("{x:.digits$}"))
+    };
+    for p in &s.pairings {
+        let e = p.estimate.as_ref();
+        let c = p.penta.counts;
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1}",
+            csv_field(&p.names[0]),
+            csv_field(&p.names[1]),
+            p.wdl.games(),
+            p.wdl.wins,
+            p.wdl.draws,
+            p.wdl.losses,
+            f(e.map(|e| e.score), 4),
+            f(e.map(|e| e.elo), 2),
+            f(e.map(|e| e.elo_error), 2),
+            f(e.map(|e| e.nelo), 2),
+            f(e.map(|e| e.nelo_error), 2),
+            f(e.map(|e| e.los), 4),
+            f(e.map(|e| e.draw_ratio), 4),
+            e.map_or(String::new(), |e| e.pentanomial.to_string()),
+            p.penta.pairs(),
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            c[4],
+            f(p.first_player_score, 4),
+            p.game_length
+        );
+    }
+    out
 }
 
 /// One line per engine, ranked: what a spreadsheet or script reads.
@@ -612,11 +666,6 @@ pub fn ranked(s: &Summary) -> Vec<&EngineSummary> {
         key(b).total_cmp(&key(a))
     });
     v
-}
-
-/// The result as the first player's points: for PGN.
-pub fn pgn_result(r: GameResult) -> &'static str {
-    r.as_str()
 }
 
 #[cfg(test)]

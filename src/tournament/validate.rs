@@ -18,11 +18,14 @@ use super::{
     seeds::{Stream, derive_seed},
     shard::Shard,
 };
+use crate::game::GameSpec;
 
-/// Which games a results file may hold: the run's schedule, names and seed, and the
-/// shard (the whole run when `None`).
+/// Which games a results file may hold: the run's game, schedule, names and seed, and
+/// the shard (the whole run when `None`).
 #[derive(Clone, Debug)]
 pub struct RunShape {
+    /// The game played.
+    pub game: GameSpec,
     /// The schedule.
     pub schedule: Schedule,
     /// The master seed.
@@ -37,6 +40,7 @@ impl RunShape {
     /// The shape of tournament `t` (or of its shard).
     pub fn of(t: &Tournament, shard: Option<Shard>) -> RunShape {
         RunShape {
+            game: t.config.game,
             schedule: Schedule::new(t.config.format, t.engines.len(), u64::from(t.config.rounds)),
             seed: t.config.seed,
             names: t.engines.iter().map(|e| e.name().to_string()).collect(),
@@ -53,6 +57,14 @@ impl RunShape {
                 "game {} is not in the schedule, which has games 0 to {}",
                 r.game,
                 s.games().saturating_sub(1)
+            ));
+        }
+        if let Some(variant) = r.variant
+            && variant != self.game
+        {
+            return Err(format!(
+                "game {}: variant is {variant}, the run plays {}",
+                r.game, self.game
             ));
         }
         let want = s.game(r.game);
@@ -261,6 +273,7 @@ mod tests {
 
     fn shape() -> RunShape {
         RunShape {
+            game: GameSpec::Ataxx,
             schedule: Schedule::new(Format::RoundRobin, 3, 2),
             seed: 7,
             names: vec!["a".into(), "b".into(), "c".into()],
@@ -271,6 +284,7 @@ mod tests {
     fn record(shape: &RunShape, game: u64) -> GameRecord {
         let g = shape.schedule.game(game);
         GameRecord {
+            variant: Some(GameSpec::Ataxx),
             game,
             pair: g.pair,
             round: g.round,
@@ -305,7 +319,10 @@ mod tests {
             s.check(&record(&s, g)).unwrap();
         }
         type Mutation = fn(&mut GameRecord);
-        let cases: [(&str, Mutation); 9] = [
+        let cases: [(&str, Mutation); 10] = [
+            ("variant is tictactoe", |r| {
+                r.variant = Some("tictactoe".parse().unwrap())
+            }),
             ("not in the schedule", |r| r.game = 99),
             ("pairing is 99", |r| r.pairing = 99),
             ("colours", |r| r.black = 99),

@@ -111,8 +111,9 @@ pub struct TuneConfig {
     /// Perturbation decay.
     #[serde(default = "default_gamma")]
     pub gamma: f64,
-    /// Worker threads (0: all cores).
-    #[serde(default)]
+    /// Worker threads (0: all cores): `jobs` in configs, like `--jobs`; `concurrency`
+    /// (the name `run.toml` keeps, so existing results folders resume) is read too.
+    #[serde(default, alias = "jobs")]
     pub concurrency: u32,
     /// The parameters to tune.
     #[serde(default)]
@@ -166,6 +167,7 @@ impl Tune {
     pub fn load(path: &Path) -> Result<Tune, ConfigError> {
         let text = config::read(path)?;
         Tune::parse(&path.display().to_string(), path, &text)
+            .map_err(|e| config::with_kind_hint(e, path, config::Kind::Tune))
     }
 
     /// Reads a tuning config from text; `base` locates relative paths.
@@ -203,14 +205,12 @@ impl Tune {
             ));
         }
         engine.game = game;
-        for (key, value) in &config.set {
-            engine.set(key, value.clone()).map_err(|e| {
-                at(
-                    config::line_of(text, key).or(key_line("set")),
-                    format!("key `set`: {e}"),
-                )
+        engine
+            .set_all(config.set.iter().map(|(k, v)| (k, v.clone())))
+            .map_err(|e| {
+                let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
+                at(line.or(key_line("set")), format!("key `set`: {e}"))
             })?;
-        }
         let settings_error = Settings {
             pairs: config.pairs,
             batch: config.batch,
@@ -296,14 +296,15 @@ impl Tune {
         }
         if let Some(v) = &config.verification {
             let mut probe = engine.clone();
-            for (key, value) in &v.set {
-                probe.set(key, value.clone()).map_err(|e| {
+            probe
+                .set_all(v.set.iter().map(|(k, v)| (k, v.clone())))
+                .map_err(|e| {
+                    let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
                     at(
-                        config::line_of(text, key),
+                        line.or(config::line_of(text, "[verification]")),
                         format!("[verification] set: {e}"),
                     )
                 })?;
-            }
             if let Some(sprt) = &v.sprt {
                 sprt.validate().map_err(|e| {
                     at(

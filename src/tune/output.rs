@@ -535,19 +535,25 @@ pub fn tuned_table(
 }
 
 /// The base engine's file made into the tuned engine: `name` suffixed `-tuned`, `game`
-/// the tune's, `table` pointing at `table_ref` (when the engine has a table), and every
-/// `[search]` value of `engine` that differs from the file's own written in.
+/// the tune's, `table` pointing at `table_ref` (when the engine has a table), and the
+/// tuned `search.*` parameters in `values` written in. Everything else stays the base
+/// file's own: the tune's `set` overrides (a shallow depth, a small hash to play many
+/// games fast) are listed in a comment, not written, so the tuned engine dropped next to
+/// the base engine plays with the base engine's settings.
 pub fn tuned_engine(
     engine_file: &Path,
     header: &str,
     engine: &EngineConfig,
+    values: &[(String, toml::Value)],
+    overrides: &toml::Table,
     table_ref: Option<&str>,
 ) -> Result<String, TuneError> {
     let text = fs::read_to_string(engine_file).map_err(|source| TuneError::Io {
         path: engine_file.display().to_string(),
         source,
     })?;
-    let written = EngineConfig::parse(&engine_file.display().to_string(), engine_file, &text)?;
+    // The file must still be a valid engine (it was when the tune started).
+    EngineConfig::parse(&engine_file.display().to_string(), engine_file, &text)?;
     let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
         TuneError::Input(format!(
             "{}: {}",
@@ -565,17 +571,28 @@ pub fn tuned_engine(
     if let Some(table) = table_ref {
         set_keep_decor(root, &["table"], toml::Value::String(table.to_string()));
     }
-    let (now, before) = (engine.params(), written.params());
-    if let (Some(toml::Value::Table(now)), Some(toml::Value::Table(before))) =
-        (now.get("search"), before.get("search"))
-    {
-        for (key, value) in now {
-            if before.get(key) != Some(value) {
-                set_keep_decor(root, &["search", key], value.clone());
-            }
+    for (name, value) in values {
+        if let Some(key) = name.strip_prefix("search.") {
+            set_keep_decor(root, &["search", key], value.clone());
         }
     }
-    Ok(with_header(header, &doc.to_string()))
+    let mut header = header.to_string();
+    let overridden: Vec<String> = overrides
+        .iter()
+        .filter(|(k, _)| !values.iter().any(|(name, _)| name == *k))
+        .map(|(k, v)| format!("\"{k}\" = {v}"))
+        .collect();
+    if !overridden.is_empty() {
+        let _ = write!(
+            header,
+            "\nThe tune played with set = {{ {} }}; those are not written here: this \
+             engine keeps {}'s own settings (add them to a tournament's `set` to play as \
+             the tune did).",
+            overridden.join(", "),
+            engine_file.display()
+        );
+    }
+    Ok(with_header(&header, &doc.to_string()))
 }
 
 fn with_header(header: &str, body: &str) -> String {
@@ -679,7 +696,14 @@ pub fn write_all(
     let engine = tune
         .engine_with(&format!("{}-tuned", tune.base.name), &values)
         .map_err(TuneError::Input)?;
-    let text = tuned_engine(&tune.engine_path, &header, &engine, table_ref)?;
+    let text = tuned_engine(
+        &tune.engine_path,
+        &header,
+        &engine,
+        &tuned,
+        &tune.config.set,
+        table_ref,
+    )?;
     write_atomic(&dir.join(ENGINE_FILE), &text)?;
     let report = TuneReport::new(tune, spsa, state, checkpoint.elapsed_s, verification);
     let json = serde_json::to_string_pretty(&report).expect("a report serialises");

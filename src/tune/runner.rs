@@ -436,6 +436,7 @@ fn play_pair<G: OpeningGame>(
         // Engine 0 is plus: it moves first in the pair's first game.
         let (black, white) = if g == 0 { (0, 1) } else { (1, 0) };
         let setup = GameSetup {
+            variant: cx.tune.game,
             scheduled: ScheduledGame {
                 game: index,
                 pair,
@@ -526,12 +527,10 @@ pub fn verify(
         .engine_with(&format!("{}-tuned", tune.base.name), &values)
         .map_err(TuneError::Input)?;
     let mut base = tune.base.clone();
-    for (key, value) in &v.set {
-        for engine in [&mut tuned, &mut base] {
-            engine
-                .set(key, value.clone())
-                .map_err(|e| TuneError::Input(format!("[verification] set: {e}")))?;
-        }
+    for engine in [&mut tuned, &mut base] {
+        engine
+            .set_all(v.set.iter().map(|(k, v)| (k, v.clone())))
+            .map_err(|e| TuneError::Input(format!("[verification] set: {e}")))?;
     }
     let seed = v.seed.unwrap_or(tune.config.seed.wrapping_add(1));
     let mut t = opening_source(tune, pairs, seed);

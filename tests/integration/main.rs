@@ -1,9 +1,12 @@
 //! Integration tests: one test binary (links once), one module per area.
 
+mod browser;
 mod cli_elo;
 mod cli_rules;
+mod daily;
 mod engines;
 mod eval_props;
+mod export;
 mod game_props;
 mod hardening;
 mod perft;

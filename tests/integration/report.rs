@@ -14,7 +14,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::support::{data, run_bad_input, run_ok};
+use crate::{
+    browser::{HEADLESS, Page, chromium_or_skip},
+    support::{data, run_bad_input, run_ok},
+};
 
 /// The plots every tournament report has (an SPRT run adds `sprt`).
 const PLOTS: [&str; 8] = [
@@ -50,7 +53,8 @@ fn read(path: &Path) -> String {
 }
 
 /// The page parses as XML (so every element is closed and every entity known), and has
-/// no way to fetch anything: no URL, no script, no stylesheet link, no external source.
+/// no way to fetch anything: no URL, no stylesheet link, no external source, and no
+/// script but the game viewer's two inline ones (its data and its code).
 fn check_page(html: &str) {
     if let Err(e) = roxmltree::Document::parse_with_options(
         html,
@@ -63,10 +67,32 @@ fn check_page(html: &str) {
     }
     let lower = html.to_lowercase();
     for bad in [
-        "http://", "https://", "<script", "<link", "<img", "<iframe", "src=\"", "//cdn",
+        "http://",
+        "https://",
+        "<link",
+        "<img",
+        "<iframe",
+        "src=\"",
+        "src=",
+        "//cdn",
+        "import(",
+        "fetch(",
+        "xmlhttprequest",
     ] {
         assert!(!lower.contains(bad), "report.html contains `{bad}`");
     }
+    let scripts: Vec<&str> = lower
+        .match_indices("<script")
+        .map(|(i, _)| &lower[i..(i + 60).min(lower.len())])
+        .collect();
+    assert!(
+        scripts.len() <= 2
+            && scripts.iter().all(|s| {
+                s.starts_with("<script type=\"application/json\" id=\"viewer-data\">")
+                    || s.starts_with("<script>//<![cdata[")
+            }),
+        "only the viewer's inline scripts: {scripts:?}"
+    );
     // Links are in-page anchors only.
     for (i, _) in lower.match_indices("href=\"") {
         assert_eq!(
@@ -400,43 +426,9 @@ fn read_png(path: &Path) -> Png {
     }
 }
 
-/// Chromium, if installed.
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("ARENA_CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .find_map(|name| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|d| d.join(name))
-                    .find(|p| p.is_file())
-            })
-        })
-}
-
 #[test]
 fn headless_chromium_renders_the_report() {
-    let Some(browser) = chromium() else {
-        // A fresh machine with only Rust must pass the README's `cargo test`: without a
-        // browser the check is skipped, loudly. CI installs Chromium and sets
-        // ARENA_REQUIRE_BROWSER=1, so there the check cannot silently not run.
-        if std::env::var("ARENA_REQUIRE_BROWSER").is_ok_and(|v| v == "1") {
-            panic!(
-                "ARENA_REQUIRE_BROWSER=1 but no Chromium was found: install it (Debian: \
-                 apt-get install -y chromium) or point ARENA_CHROMIUM at it"
-            );
-        }
-        // Straight to the process's stderr, past the test harness's capture, so the skip
-        // shows in a plain `cargo test` (a captured eprintln! of a passing test never does).
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "\nSKIPPED report::headless_chromium_renders_the_report: no Chromium on PATH \
-             (install it, e.g. apt-get install -y chromium, or set ARENA_CHROMIUM; \
-             .ci/run installs it and sets ARENA_REQUIRE_BROWSER=1 so CI never skips)"
-        );
+    let Some(browser) = chromium_or_skip("report::headless_chromium_renders_the_report") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -445,17 +437,7 @@ fn headless_chromium_renders_the_report() {
     let profile = tmp.path().join("chromium-profile");
     let page = format!("file://{}", dir.join("report.html").display());
     let mut child = Command::new(&browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-        ])
+        .args(HEADLESS)
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--window-size=1400,4000")
         .arg(format!("--screenshot={}", shot.display()))
@@ -502,5 +484,273 @@ fn headless_chromium_renders_the_report() {
     assert!(
         png.count_near([213, 94, 0], 12) > 200,
         "vermillion plot marks"
+    );
+}
+
+/// The board a record reaches after its opening and `plies` of its moves, as the viewer
+/// draws it: a character per cell row by row from the top (`x`, `o`, `.`, `#` a gap),
+/// computed with the game layer's rules (Ataxx through its FEN).
+fn expected_board(game: &str, r: &arena::tournament::GameRecord, plies: usize) -> String {
+    use arena::game::{Ataxx, Game, GameSpec, Mnk};
+    match game.parse::<GameSpec>().unwrap() {
+        GameSpec::Mnk(config) => {
+            let mut pos = Mnk::from_text(&config, &r.opening).unwrap();
+            for m in &r.moves[..plies] {
+                pos.try_play(m).unwrap();
+            }
+            pos.cells()
+                .iter()
+                .map(|&c| match c {
+                    1 => 'x',
+                    2 => 'o',
+                    _ => '.',
+                })
+                .collect()
+        }
+        GameSpec::Ataxx => {
+            let mut pos = Ataxx::from_fen(&r.opening).unwrap();
+            for m in &r.moves[..plies] {
+                pos.try_play(m).unwrap();
+            }
+            let fen = pos.fen();
+            let board = fen.split(' ').next().unwrap();
+            board
+                .split('/')
+                .flat_map(|row| {
+                    row.chars().flat_map(|c| match c.to_digit(10) {
+                        Some(n) => vec!['.'; n as usize],
+                        None if c == '-' => vec!['#'],
+                        None => vec![c],
+                    })
+                })
+                .collect()
+        }
+    }
+}
+
+/// What the viewer's board shows now, in [`expected_board`]'s form.
+fn shown_board(page: &mut Page) -> String {
+    page.eval(
+        "(() => { const n = document.querySelectorAll('#viewer-board circle').length; \
+         let s = ''; for (let i = 0; i < n; i++) { \
+         const c = document.getElementById('vc' + i).getAttribute('class').split(' '); \
+         const q = document.getElementById('vq' + i).getAttribute('class').split(' '); \
+         s += c.includes('x') ? 'x' : c.includes('o') ? 'o' : q.includes('gap') ? '#' : '.'; } \
+         return s; })()",
+    )
+    .as_str()
+    .expect("a board string")
+    .to_string()
+}
+
+/// The board's picture (scrolled into view first).
+fn board_shot(page: &mut Page) -> Png {
+    let rect = page.eval(
+        "(() => { const b = document.getElementById('viewer-board'); b.scrollIntoView(); \
+         const r = b.getBoundingClientRect(); \
+         return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height]; })()",
+    );
+    let r: Vec<f64> = rect
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let bytes = page.screenshot((r[0], r[1], r[2], r[3]));
+    let tmp = tempfile::NamedTempFile::new().unwrap();
+    fs::write(tmp.path(), bytes).unwrap();
+    read_png(tmp.path())
+}
+
+fn click(page: &mut Page, id: &str, times: usize) -> u64 {
+    page.eval(&format!(
+        "(() => {{ for (let i = 0; i < {times}; i++) document.getElementById('{id}').click(); \
+         return Number(document.getElementById('viewer-board').getAttribute('data-ply')); }})()"
+    ))
+    .as_u64()
+    .expect("a ply")
+}
+
+fn select(page: &mut Page, id: &str, value: &str) -> u64 {
+    page.eval(&format!(
+        "(() => {{ const s = document.getElementById('{id}'); s.value = '{value}'; \
+         s.dispatchEvent(new Event('change')); \
+         return document.getElementById('viewer-games').options.length; }})()"
+    ))
+    .as_u64()
+    .expect("a count")
+}
+
+/// Drives the viewer of the report in `dir` like a user: every game listed, pick the
+/// longest, step through it (the board after each step is the game layer's position),
+/// filter by result and pairing, and a picture of the board that is not blank and
+/// changes as the moves are played.
+fn drive_viewer(page: &mut Page, dir: &Path, game: &str) {
+    let records = arena::tournament::read_records(&dir.join("games.jsonl"))
+        .unwrap()
+        .records;
+    page.open(&format!("file://{}", dir.join("report.html").display()));
+    let listed = page
+        .eval("document.getElementById('viewer-games').options.length")
+        .as_u64()
+        .unwrap();
+    assert_eq!(listed, records.len() as u64, "every game is listed");
+    let r = records.iter().max_by_key(|r| r.moves.len()).unwrap();
+    let n = r.moves.len();
+    assert!(n >= 4, "a game with moves to step through");
+    let picked = page.eval(&format!(
+        "(() => {{ const s = document.getElementById('viewer-games'); \
+         const o = Array.from(s.options).find(o => o.textContent.startsWith('game {}:')); \
+         s.value = o.value; s.dispatchEvent(new Event('change')); \
+         return document.getElementById('viewer-info').textContent; }})()",
+        r.game
+    ));
+    assert!(
+        picked
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("game {},", r.game)),
+        "{picked}"
+    );
+    assert_eq!(shown_board(page), expected_board(game, r, 0), "the start");
+    let start_shot = board_shot(page);
+    assert_eq!(click(page, "viewer-next", 3), 3);
+    assert_eq!(
+        shown_board(page),
+        expected_board(game, r, 3),
+        "after 3 moves"
+    );
+    assert_eq!(click(page, "viewer-last", 1), n as u64);
+    assert_eq!(shown_board(page), expected_board(game, r, n), "the end");
+    let info = page.eval("document.getElementById('viewer-info').textContent");
+    assert!(
+        info.as_str().unwrap().contains(r.result.as_str()),
+        "the result at the end: {info}"
+    );
+    let end_shot = board_shot(page);
+    assert_eq!(click(page, "viewer-prev", 1), n as u64 - 1);
+    assert_eq!(shown_board(page), expected_board(game, r, n - 1));
+    // Each move's depth, nodes and score are in the move table.
+    let first = page.eval(
+        "Array.from(document.getElementById('viewer-moves').rows[0].cells).map(c => c.textContent)",
+    );
+    let first: Vec<&str> = first
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(first[3], r.moves[0]);
+    assert_eq!(first[4], r.stats[0].depth.to_string());
+    assert_eq!(first[5], r.stats[0].nodes.to_string());
+    // The pictures: a drawn board (not one colour), different once the moves are on it.
+    for shot in [&start_shot, &end_shot] {
+        assert!(
+            shot.width > 100 && shot.height > 100,
+            "a board-sized picture"
+        );
+        assert!(shot.distinct_colours() > 8, "not blank");
+    }
+    assert_ne!(
+        start_shot.rgb, end_shot.rgb,
+        "the board changes as moves are played"
+    );
+    // Filters.
+    for result in ["1-0", "0-1", "1/2-1/2"] {
+        let want = records
+            .iter()
+            .filter(|g| g.result.as_str() == result)
+            .count();
+        assert_eq!(
+            select(page, "viewer-result", result),
+            want as u64,
+            "{result}"
+        );
+    }
+    select(page, "viewer-result", "");
+    let pairings = records.iter().map(|g| g.pairing).max().unwrap() + 1;
+    for p in 0..pairings {
+        let want = records.iter().filter(|g| g.pairing == p).count();
+        assert_eq!(select(page, "viewer-pairing", &p.to_string()), want as u64);
+    }
+    // A link to a position opens it (from another page: a fragment change alone is
+    // no new load).
+    page.open("about:blank");
+    page.open(&format!(
+        "file://{}#game={}&ply=2",
+        dir.join("report.html").display(),
+        r.game
+    ));
+    assert_eq!(
+        shown_board(page),
+        expected_board(game, r, 2),
+        "report.html#game=..&ply=2"
+    );
+}
+
+#[test]
+fn headless_chromium_drives_the_game_viewer() {
+    let Some(browser) = chromium_or_skip("report::headless_chromium_drives_the_game_viewer") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let gomoku = small_run(tmp.path(), "small", &[]);
+    let ataxx = tmp.path().join("ataxx");
+    let engine = data("../../configs/engines/ataxx-seed004.toml");
+    run_ok(&[
+        "match",
+        engine.to_str().unwrap(),
+        data("../../configs/engines/ataxx-rich.toml")
+            .to_str()
+            .unwrap(),
+        "--rounds",
+        "2",
+        "--depth",
+        "1",
+        "--quiet",
+        "--out",
+        ataxx.to_str().unwrap(),
+    ]);
+    let mut page = Page::start(&browser, &tmp.path().join("profile"), 1400, 1000);
+    drive_viewer(&mut page, &gomoku, "mnk:9,9,5");
+    drive_viewer(&mut page, &ataxx, "ataxx");
+
+    // An engine named like markup is shown as text: its name is in the game list as
+    // written, and the page holds no element it did not have (no injected script).
+    let evil = "<script>document.title='owned'</script><b id=injected>";
+    let out = tmp.path().join("evil");
+    let table = data("../../configs/tables/gomoku/seed003.toml");
+    let config = tmp.path().join("evil.toml");
+    fs::write(
+        &config,
+        format!(
+            "name = \"evil\"\ngame = \"mnk:7,7,4\"\nrounds = 1\n\
+             [[engines]]\nname = \"{}\"\ntable = \"{}\"\nsearch = {{ depth = 1 }}\n\
+             [[engines]]\nname = \"plain\"\ntable = \"{}\"\nsearch = {{ depth = 1 }}\n",
+            evil.replace('"', "\\\""),
+            table.display(),
+            table.display()
+        ),
+    )
+    .unwrap();
+    run_ok(&[
+        "run",
+        config.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    page.open(&format!("file://{}", out.join("report.html").display()));
+    let seen = page.eval(
+        "[document.title, document.querySelectorAll('script').length, \
+          document.getElementById('injected') === null, \
+          document.getElementById('viewer-games').options[0].textContent]",
+    );
+    assert_eq!(seen[0], "arena report: evil", "no script of the name ran");
+    assert_eq!(seen[1], 2, "the viewer's two scripts only");
+    assert_eq!(seen[2], true, "no element made from the name");
+    assert!(
+        seen[3].as_str().unwrap().contains(evil),
+        "the name is shown as written: {seen}"
     );
 }

@@ -18,6 +18,10 @@ pub fn arena_process() -> std::process::Command {
     for var in arena::tournament::shard::SHARD_ENV_VARS {
         cmd.env_remove(var);
     }
+    // `cargo test` leaves CARGO and CARGO_MANIFEST_DIR to the tests, which would make
+    // arena believe it runs under `cargo run` (and suggest `cargo run -- ...`): the
+    // tests run it as a user runs an installed binary. Tests of the other case set them.
+    cmd.env_remove("CARGO");
     cmd
 }
 

@@ -124,8 +124,22 @@ fn a_small_tune_writes_every_output() {
     let engine = arena::engine::EngineConfig::load(&out.join("tuned-engine.toml")).unwrap();
     assert_eq!(engine.name, "seed003-threat-tuned");
     assert_eq!(engine.game.to_string(), "mnk:9,9,5");
-    assert_eq!(engine.search.depth, 1);
     assert_eq!(engine.table, Some(Table::Mnk(table)));
+    // Regression: it used to carry the tune's `set` (depth 1, tt_mb 1), so dropped next
+    // to the depth-4 base engine it silently played at depth 1. It keeps the base
+    // engine's own settings, and says in a comment what the tune played with.
+    let base_engine = arena::engine::EngineConfig::load(Path::new(&format!(
+        "{}/configs/engines/gomoku-seed003-threat.toml",
+        env!("CARGO_MANIFEST_DIR")
+    )))
+    .unwrap();
+    assert_eq!(engine.search, base_engine.search);
+    let engine_text = read(&out.join("tuned-engine.toml"));
+    assert!(
+        engine_text.contains("\"search.depth\" = 1")
+            && engine_text.contains("\"search.tt_mb\" = 1"),
+        "the tune's overrides are named in a comment: {engine_text}"
+    );
 
     // The checkpoint and the exact config; the verification match's results.
     assert!(read(&out.join("state.json")).contains("\"pairs_done\":240"));
@@ -139,6 +153,22 @@ fn a_small_tune_writes_every_output() {
     assert_eq!(games.records.len(), 20);
     for file in ["summary.json", "run.toml", "standings.csv"] {
         assert!(out.join("verification").join(file).exists(), "{file}");
+    }
+
+    // The report counts the batches, not the trajectory's rows (which start with θ
+    // before the first batch), and shows tune.json's numbers without float noise
+    // (regressions: "31 batches recorded", `elapsed_s 95.68240296999998`).
+    let html = read(&out.join("report.html"));
+    assert!(html.contains("(30 batches recorded)"), "batches");
+    let run_table = &html[html.find("id=\"run\"").expect("the run's table")..];
+    let run_table = &run_table[..run_table.find("</table>").unwrap()];
+    for cell in run_table.split("<td class=\"t\">").skip(1) {
+        let value = &cell[..cell.find('<').unwrap()];
+        if let Some((_, decimals)) = value.split_once('.')
+            && value.parse::<f64>().is_ok()
+        {
+            assert!(decimals.len() <= 4, "a raw float in the report: {value}");
+        }
     }
 
     // A second run without --resume refuses to touch it; with --resume it is done.

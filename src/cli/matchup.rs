@@ -1,0 +1,404 @@
+//! `arena match`: two engines from the command line, no config file. It builds the
+//! tournament a config would describe and plays it as `arena run` does, into a normal
+//! results folder (`run.toml` holds the exact config, so `arena stats`, `arena report`,
+//! `arena export` and `--resume` work as for any run).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use arena::{
+    engine::{EngineConfig, TimeControl},
+    game::GameSpec,
+    protocol::Protocol,
+    stats::SprtConfig,
+    tournament::Tournament,
+};
+use clap::Args;
+
+use super::{
+    elo::parse_sprt,
+    engine::apply_sets,
+    tournament::{Play, play},
+};
+
+/// Play two engines against each other (colour-swapped game pairs) without a config.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+An ENGINE is an engine config (TOML), or an outside program written \
+cmd=PATH[,proto=gomocup|uai][,name=NAME][,arg=ARG]...[,dir=DIR][,option.KEY=VALUE]... \
+(PATH relative to the current folder when it holds a '/', else looked up in PATH).
+
+Results go to results/<name>/ (default name: match-A-vs-B) exactly as for 'arena run': \
+games.jsonl, run.toml (the exact config: the match can be resumed, rated and exported \
+like any run), summary.json, standings.csv, pairings.csv and the report.
+
+Examples:
+  arena match configs/engines/gomoku-seed003-threat.toml configs/engines/gomoku-seed000-threat.toml --rounds 20
+  arena match configs/engines/ataxx-seed004.toml configs/engines/ataxx-seed004.toml --set-b search.depth=4 --sprt 0,10
+  arena match configs/engines/gomoku-seed003-threat.toml cmd=./pbrain-rapfi,name=rapfi --tc 10+0.1")]
+pub struct MatchArgs {
+    /// The first engine: an engine config, or cmd=PATH,... for an outside program.
+    engine_a: String,
+    /// The second engine, likewise.
+    engine_b: String,
+    /// Game pairs (each opening played twice, colours swapped) [default: 50, or 10000
+    /// with --sprt, which stops when it decides].
+    #[arg(long, value_name = "N")]
+    rounds: Option<u32>,
+    /// Depth limit per move, for both engines (replaces their own limits).
+    #[arg(long, value_name = "D", group = "limit")]
+    depth: Option<u32>,
+    /// Node limit per move, for both engines (replaces their own limits).
+    #[arg(long, value_name = "N", group = "limit")]
+    nodes: Option<u64>,
+    /// Time per move in milliseconds, for both engines (replaces their own limits; not
+    /// reproducible).
+    #[arg(long, value_name = "MS", group = "limit")]
+    movetime: Option<u64>,
+    /// A game clock SECONDS+INCREMENT (10+0.1), for both engines (replaces their own
+    /// limits; not reproducible).
+    #[arg(long, value_name = "SECONDS+INC", group = "limit")]
+    tc: Option<TimeControl>,
+    /// Openings from a file (Gomocup offset lines or move lists, Ataxx FENs), in order;
+    /// default: random openings.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
+    /// Plies of each random opening (default 2).
+    #[arg(long, value_name = "N", conflicts_with = "openings")]
+    plies: Option<u32>,
+    /// Stop when this SPRT decides: ELO0,ELO1[,ALPHA,BETA] (α = β = 0.05 by default).
+    #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt)]
+    sprt: Option<SprtConfig>,
+    /// Set a named parameter of both engines (search.top_k=5); repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// Set a named parameter of the first engine; repeatable.
+    #[arg(long = "set-a", value_name = "NAME=VALUE")]
+    set_a: Vec<String>,
+    /// Set a named parameter of the second engine; repeatable.
+    #[arg(long = "set-b", value_name = "NAME=VALUE")]
+    set_b: Vec<String>,
+    /// The game, when neither engine is an engine config that says (tictactoe, gomoku,
+    /// ataxx, mnk:W,H,K).
+    #[arg(long)]
+    game: Option<GameSpec>,
+    /// A game still going after this many plies is a draw (0: never).
+    #[arg(long, value_name = "N")]
+    max_plies: Option<u32>,
+    /// Master seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Run name: the results folder is results/<name> (default: match-A-vs-B).
+    #[arg(long)]
+    name: Option<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short, visible_alias = "concurrency")]
+    jobs: Option<usize>,
+    /// Results folder (default: results/<name>).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Continue a match whose results exist (give the same arguments).
+    #[arg(long)]
+    resume: bool,
+    /// No progress; print only the final standings.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Do not write the report at the end.
+    #[arg(long)]
+    no_report: bool,
+}
+
+/// One side of the match as the command line gave it.
+enum Side {
+    Builtin {
+        path: PathBuf,
+        /// The engine with every assignment applied (checked here, with errors that
+        /// name the flag).
+        engine: Box<EngineConfig>,
+        /// The assignments, for the tournament's `set`.
+        set: toml::Table,
+    },
+    External {
+        entry: toml::Table,
+        name: String,
+    },
+}
+
+impl Side {
+    fn name(&self) -> &str {
+        match self {
+            Side::Builtin { engine, .. } => &engine.name,
+            Side::External { name, .. } => name,
+        }
+    }
+}
+
+pub fn matchup(args: MatchArgs) -> Result<()> {
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    let limit = limit_assignments(&args);
+    let mut sides = Vec::new();
+    for (which, text, own) in [
+        ("first", &args.engine_a, &args.set_a),
+        ("second", &args.engine_b, &args.set_b),
+    ] {
+        let flag = if which == "first" {
+            "--set-a"
+        } else {
+            "--set-b"
+        };
+        sides.push(
+            side(&args, &cwd, text, own, flag, &limit)
+                .with_context(|| format!("the {which} engine ('{text}')"))?,
+        );
+    }
+    let game = match (args.game, &sides[0], &sides[1]) {
+        (Some(g), ..) => g,
+        (None, Side::Builtin { engine, .. }, _) | (None, _, Side::Builtin { engine, .. }) => {
+            engine.game
+        }
+        _ => bail!("--game: neither engine is an engine config, so say which game they play"),
+    };
+    let mut names: Vec<String> = sides.iter().map(|s| s.name().to_string()).collect();
+    if names[0] == names[1] {
+        let base = names[0].clone();
+        names = vec![format!("{base}-a"), format!("{base}-b")];
+        eprintln!(
+            "arena: both engines are called '{base}': they play as '{}' and '{}'",
+            names[0], names[1]
+        );
+    }
+    let run_name = match &args.name {
+        Some(n) => n.clone(),
+        None => format!("match-{}-vs-{}", names[0], names[1])
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.+".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect(),
+    };
+    let mut tree = toml::Table::new();
+    tree.insert("name".into(), run_name.into());
+    tree.insert("game".into(), game.to_string().into());
+    let rounds = args
+        .rounds
+        .unwrap_or(if args.sprt.is_some() { 10_000 } else { 50 });
+    if rounds == 0 {
+        bail!("--rounds: must be at least 1");
+    }
+    tree.insert("rounds".into(), i64::from(rounds).into());
+    tree.insert("seed".into(), toml_u64(args.seed, "--seed")?.into());
+    let mut openings = toml::Table::new();
+    match &args.openings {
+        Some(file) => {
+            openings.insert("kind".into(), "file".into());
+            openings.insert("file".into(), absolute(&cwd, file).into());
+        }
+        None => {
+            openings.insert("kind".into(), "random".into());
+            if let Some(p) = args.plies {
+                openings.insert("plies".into(), i64::from(p).into());
+            }
+        }
+    }
+    tree.insert("openings".into(), openings.into());
+    if let Some(m) = args.max_plies {
+        let mut adjudication = toml::Table::new();
+        adjudication.insert("max_plies".into(), i64::from(m).into());
+        tree.insert("adjudication".into(), adjudication.into());
+    }
+    if let Some(sprt) = &args.sprt {
+        tree.insert(
+            "sprt".into(),
+            toml::Value::try_from(sprt).context("--sprt")?,
+        );
+    }
+    let mut entries = Vec::new();
+    for (side, name) in sides.iter().zip(&names) {
+        let mut entry = match side {
+            Side::Builtin { path, set, .. } => {
+                let mut entry = toml::Table::new();
+                entry.insert("file".into(), absolute(&cwd, path).into());
+                if !set.is_empty() {
+                    entry.insert("set".into(), set.clone().into());
+                }
+                entry
+            }
+            Side::External { entry, .. } => entry.clone(),
+        };
+        entry.insert("name".into(), name.clone().into());
+        entries.push(toml::Value::Table(entry));
+    }
+    tree.insert("engines".into(), entries.into());
+    let text = toml::to_string(&tree).context("the match's config")?;
+    let t = Tournament::parse("arena match", &cwd.join("arena-match.toml"), &text).map_err(
+        |mut e| {
+            // The generated text's line numbers mean nothing to the user.
+            e.line = None;
+            e
+        },
+    )?;
+    play(
+        &t,
+        Play {
+            jobs: args.jobs,
+            resume: args.resume,
+            out: args.out.clone(),
+            quiet: args.quiet,
+            no_report: args.no_report,
+            shard: None,
+        },
+    )
+}
+
+/// The limit flags as parameter assignments for built-in engines (each replaces the
+/// engine's own limits: the others are cleared).
+fn limit_assignments(args: &MatchArgs) -> Vec<String> {
+    let only = |key: &str, value: String| {
+        ["depth", "nodes", "movetime_ms", "tc"]
+            .iter()
+            .map(|k| {
+                let v = match (*k == key, *k) {
+                    (true, _) => value.clone(),
+                    (false, "tc") => "\"\"".to_string(),
+                    (false, _) => "0".to_string(),
+                };
+                format!("search.{k}={v}")
+            })
+            .collect()
+    };
+    if let Some(d) = args.depth {
+        only("depth", d.to_string())
+    } else if let Some(n) = args.nodes {
+        only("nodes", n.to_string())
+    } else if let Some(ms) = args.movetime {
+        only("movetime_ms", ms.to_string())
+    } else if let Some(tc) = args.tc {
+        only("tc", format!("\"{tc}\""))
+    } else {
+        Vec::new()
+    }
+}
+
+fn side(
+    args: &MatchArgs,
+    cwd: &Path,
+    text: &str,
+    own: &[String],
+    flag: &str,
+    limit: &[String],
+) -> Result<Side> {
+    if let Some(spec) = text.strip_prefix("cmd=") {
+        if !own.is_empty() || !args.set.is_empty() {
+            bail!(
+                "{}: an outside engine has no named parameters; give it options as \
+                 option.KEY=VALUE in its cmd=... entry",
+                if own.is_empty() { "--set" } else { flag }
+            );
+        }
+        return external(args, cwd, spec);
+    }
+    let path = PathBuf::from(text);
+    let mut engine = EngineConfig::load(&path)?;
+    let mut assignments: Vec<String> = limit.to_vec();
+    assignments.extend(args.set.iter().cloned());
+    assignments.extend(own.iter().cloned());
+    apply_sets(&mut engine, &assignments, flag)?;
+    // Later assignments win, as they did on the engine.
+    let mut set = toml::Table::new();
+    for a in &assignments {
+        let (key, value) = arena::config::parse_assignment(a).map_err(anyhow::Error::msg)?;
+        set.insert(key, value);
+    }
+    Ok(Side::Builtin {
+        path,
+        engine: Box::new(engine),
+        set,
+    })
+}
+
+/// `cmd=PATH,proto=..,name=..,arg=..,dir=..,option.KEY=VALUE` (after `cmd=`) as an
+/// `[[engines]]` entry with the match's limit.
+fn external(args: &MatchArgs, cwd: &Path, spec: &str) -> Result<Side> {
+    let mut parts = spec.split(',');
+    let command = parts.next().unwrap_or_default().trim();
+    if command.is_empty() {
+        bail!("cmd= needs a program: cmd=PATH[,proto=..][,name=..]");
+    }
+    let mut entry = toml::Table::new();
+    let command_text = if command.contains('/') {
+        absolute(cwd, Path::new(command))
+    } else {
+        command.to_string()
+    };
+    entry.insert("command".into(), command_text.into());
+    let mut name = Path::new(command)
+        .file_stem()
+        .map_or_else(|| command.to_string(), |s| s.to_string_lossy().into_owned());
+    let mut arg_list = Vec::new();
+    let mut options = toml::Table::new();
+    for part in parts {
+        let (key, value) = part
+            .split_once('=')
+            .with_context(|| format!("'{part}' is not KEY=VALUE (after cmd=...)"))?;
+        let value = value.trim();
+        match key.trim() {
+            "name" => name = value.to_string(),
+            "proto" | "protocol" => {
+                let protocol: Protocol = value
+                    .parse()
+                    .map_err(|e: String| anyhow::anyhow!("proto={value}: {e}"))?;
+                entry.insert("protocol".into(), protocol.to_string().into());
+            }
+            "arg" => arg_list.push(toml::Value::String(value.to_string())),
+            "dir" => {
+                entry.insert("working_dir".into(), absolute(cwd, Path::new(value)).into());
+            }
+            k if k.starts_with("option.") => {
+                let key = &k["option.".len()..];
+                let parsed = arena::config::parse_assignment(&format!("v={value}"))
+                    .map_or_else(|_| toml::Value::String(value.into()), |(_, v)| v);
+                options.insert(key.to_string(), parsed);
+            }
+            other => bail!(
+                "unknown key '{other}' after cmd=... (known: name, proto, arg, dir, \
+                 option.KEY)"
+            ),
+        }
+    }
+    if !arg_list.is_empty() {
+        entry.insert("args".into(), arg_list.into());
+    }
+    if !options.is_empty() {
+        entry.insert("options".into(), options.into());
+    }
+    if let Some(d) = args.depth {
+        entry.insert("depth".into(), i64::from(d).into());
+    }
+    if let Some(n) = args.nodes {
+        entry.insert("nodes".into(), toml_u64(n, "--nodes")?.into());
+    }
+    if let Some(ms) = args.movetime {
+        entry.insert("movetime_ms".into(), toml_u64(ms, "--movetime")?.into());
+    }
+    if let Some(tc) = args.tc {
+        entry.insert("tc".into(), tc.to_string().into());
+    }
+    Ok(Side::External { entry, name })
+}
+
+fn absolute(cwd: &Path, path: &Path) -> String {
+    if path.is_absolute() {
+        path.display().to_string()
+    } else {
+        cwd.join(path).display().to_string()
+    }
+}
+
+/// TOML integers are signed 64-bit.
+fn toml_u64(v: u64, flag: &str) -> Result<i64> {
+    i64::try_from(v).with_context(|| format!("{flag}: {v} is more than a config can hold"))
+}

@@ -1,0 +1,141 @@
+//! SGF export of m,n,k games (gomoku, tic-tac-toe): one game tree per game, as
+//! c-gomoku-cli writes them, so Piskvork-era viewers, Renlib and any SGF editor open
+//! them. `FF[4] GM[4]` (gomoku), `SZ[15]` (`SZ[W:H]` for a board that is not square),
+//! `PB`/`PW` the engines playing black (first) and white, `RE[B+]`, `RE[W+]` or
+//! `RE[Draw]` (`+R` resignation, `+T` time, `+F` forfeit: a fault or an illegal move).
+//!
+//! Moves are SGF points: column letter then row letter, both from the top left (`a`
+//! first), so `h8` in our notation (column h, row 8 from the top) is `hh`. The opening's
+//! stones are the first moves (the root comment says how many); every engine move
+//! carries what the mover reported in `C[...]`.
+
+use std::fmt::Write as _;
+
+use super::{
+    pgn::{ExportInfo, move_comment},
+    record::{GameRecord, GameResult},
+};
+use crate::game::{Game, Mnk, MnkConfig};
+
+/// SGF text of `records` (m,n,k games of the variant `config`), in game order, one game
+/// tree per game (a collection). Errors name the game whose opening cannot be read.
+pub fn export(
+    info: &ExportInfo<'_>,
+    config: &MnkConfig,
+    records: &[GameRecord],
+) -> Result<String, String> {
+    let mut sorted: Vec<&GameRecord> = records.iter().collect();
+    sorted.sort_by_key(|r| r.game);
+    let mut out = String::new();
+    for r in sorted {
+        write_game(&mut out, info, config, r)?;
+    }
+    Ok(out)
+}
+
+fn write_game(
+    out: &mut String,
+    info: &ExportInfo<'_>,
+    config: &MnkConfig,
+    r: &GameRecord,
+) -> Result<(), String> {
+    let start = Mnk::from_text(config, &r.opening)
+        .map_err(|e| format!("game {}: its opening: {e}", r.game))?;
+    let size = if config.width() == config.height() {
+        config.width().to_string()
+    } else {
+        format!("{}:{}", config.width(), config.height())
+    };
+    let _ = write!(
+        out,
+        "(;FF[4]GM[4]CA[UTF-8]AP[arena:{}]SZ[{size}]",
+        env!("CARGO_PKG_VERSION")
+    );
+    let prop = |out: &mut String, name: &str, value: &str| {
+        let _ = write!(out, "{name}[{}]", escape(value));
+    };
+    prop(out, "EV", info.event);
+    prop(out, "RO", &(r.game + 1).to_string());
+    if let Some(date) = info.date {
+        prop(out, "DT", &date.replace('.', "-"));
+    }
+    prop(out, "PB", &r.black_name);
+    prop(out, "PW", &r.white_name);
+    prop(out, "RE", &result(r));
+    prop(out, "GN", &format!("{} game {}", info.event, r.game));
+    let opening = start.history().len();
+    prop(
+        out,
+        "GC",
+        &format!(
+            "{}; ended by {}; {} opening stone(s), then {} engine move(s); game {} of the \
+             run, seed {}",
+            info.game, r.reason, opening, r.plies, r.game, r.seed
+        ),
+    );
+    out.push('\n');
+    let mut colour = ['B', 'W'].into_iter().cycle();
+    for &mv in start.history() {
+        let _ = write!(
+            out,
+            ";{}[{}]",
+            colour.next().expect("cycles"),
+            point(config, mv)
+        );
+    }
+    if opening > 0 {
+        out.push('\n');
+    }
+    let mut pos = start.clone();
+    for (i, text) in r.moves.iter().enumerate() {
+        let c = colour.next().expect("cycles");
+        let played = pos.parse_move(text).ok().filter(|&mv| pos.is_legal(mv));
+        let Some(mv) = played else {
+            // An illegal answer lost the game: said, not played.
+            let _ = write!(
+                out,
+                ";C[{} answered with the illegal move '{}' and lost]",
+                if c == 'B' { "Black" } else { "White" },
+                escape(text)
+            );
+            break;
+        };
+        pos.play(mv);
+        let _ = write!(out, ";{c}[{}]", point(config, mv));
+        if let Some(s) = r.stats.get(i) {
+            let _ = write!(out, "C[{}]", escape(&move_comment(s)));
+        }
+        out.push('\n');
+    }
+    out.push_str(")\n");
+    Ok(())
+}
+
+/// An SGF point: column then row, `a` = 0, from the top left.
+fn point(config: &MnkConfig, mv: crate::game::MnkMove) -> String {
+    let (x, y) = config.xy(mv);
+    let letter = |v: i32| char::from(b'a' + v as u8);
+    format!("{}{}", letter(x), letter(y))
+}
+
+/// `RE`: the winner's colour and how (`B+`, `W+R`, `Draw`).
+fn result(r: &GameRecord) -> String {
+    let winner = match r.result {
+        GameResult::FirstWins => "B",
+        GameResult::SecondWins => "W",
+        GameResult::Draw => return "Draw".into(),
+    };
+    let how = match r.reason.as_str() {
+        "resign" => "R",
+        "time-forfeit" => "T",
+        "k-in-a-row" => "",
+        _ if super::summary::fault_kind(&r.reason).is_some() => "F",
+        _ => "",
+    };
+    format!("{winner}+{how}")
+}
+
+/// SGF text values escape `]` and `\`.
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace(']', "\\]")
+}

@@ -1,0 +1,260 @@
+//! `arena export` through the real binary: gomoku as SGF that replays to each game's
+//! final position, Ataxx as full PGN (FEN, SetUp, every move) that replays with our own
+//! rules, colours and results as the records have them, the Seven Tag Roster, and the
+//! default format per game.
+
+use std::path::Path;
+
+use arena::{
+    game::{Ataxx, Game, Mnk, MnkConfig},
+    tournament::{GameRecord, read_records, record::GameResult},
+};
+
+use crate::support::{data, run_bad_input, run_ok};
+
+fn records(dir: &Path) -> Vec<GameRecord> {
+    let mut r = read_records(&dir.join("games.jsonl")).unwrap().records;
+    r.sort_by_key(|r| r.game);
+    r
+}
+
+fn gomoku_run(tmp: &Path) -> std::path::PathBuf {
+    let out = tmp.join("gomoku");
+    run_ok(&[
+        "run",
+        data("tournaments/small.toml").to_str().unwrap(),
+        "--rounds",
+        "2",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    out
+}
+
+fn ataxx_run(tmp: &Path) -> std::path::PathBuf {
+    let out = tmp.join("ataxx");
+    run_ok(&[
+        "match",
+        data("../../configs/engines/ataxx-seed004.toml")
+            .to_str()
+            .unwrap(),
+        data("../../configs/engines/ataxx-rich.toml")
+            .to_str()
+            .unwrap(),
+        "--depth",
+        "1",
+        "--rounds",
+        "3",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    out
+}
+
+/// The properties of one SGF node or root: (name, values) in order.
+fn sgf_props(node: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut chars = node.chars().peekable();
+    let mut name = String::new();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_uppercase() {
+            name.push(c);
+        } else if c == '[' {
+            let mut value = String::new();
+            while let Some(v) = chars.next() {
+                match v {
+                    '\\' => value.extend(chars.next()),
+                    ']' => break,
+                    v => value.push(v),
+                }
+            }
+            out.push((name.clone(), value));
+            if chars.peek() != Some(&'[') {
+                name.clear();
+            }
+        }
+    }
+    out
+}
+
+/// Splits a game tree `(;root;B[..];W[..])` into its nodes (values may hold `;`).
+fn sgf_nodes(tree: &str) -> Vec<String> {
+    let mut nodes = Vec::new();
+    let mut current = String::new();
+    let (mut in_value, mut escaped) = (false, false);
+    for c in tree
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .chars()
+    {
+        if in_value {
+            current.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == ']' {
+                in_value = false;
+            }
+        } else if c == ';' {
+            if !current.trim().is_empty() {
+                nodes.push(std::mem::take(&mut current));
+            }
+            current.clear();
+        } else {
+            if c == '[' {
+                in_value = true;
+            }
+            current.push(c);
+        }
+    }
+    if !current.trim().is_empty() {
+        nodes.push(current);
+    }
+    nodes
+}
+
+#[test]
+fn sgf_of_gomoku_games_replays_to_their_final_positions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = gomoku_run(tmp.path());
+    // SGF is the default for m,n,k games.
+    let sgf = run_ok(&["export", dir.to_str().unwrap()]);
+    let games = records(&dir);
+    let trees: Vec<&str> = sgf.split("\n(;").collect();
+    assert_eq!(trees.len(), games.len(), "a game tree per game");
+    let config = MnkConfig::new(9, 9, 5, arena::game::MnkRule::Freestyle).unwrap();
+    for (tree, r) in trees.iter().zip(&games) {
+        let nodes = sgf_nodes(tree);
+        let root = sgf_props(&nodes[0]);
+        let get = |k: &str| {
+            root.iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.as_str())
+                .unwrap_or_else(|| panic!("{k} in {tree}"))
+        };
+        assert_eq!(get("FF"), "4");
+        assert_eq!(get("GM"), "4");
+        assert_eq!(get("SZ"), "9");
+        assert_eq!(get("PB"), r.black_name, "black is the first player");
+        assert_eq!(get("PW"), r.white_name);
+        let want = match r.result {
+            GameResult::FirstWins => "B+",
+            GameResult::SecondWins => "W+",
+            GameResult::Draw => "Draw",
+        };
+        assert!(
+            get("RE").starts_with(want),
+            "{} for {:?}",
+            get("RE"),
+            r.result
+        );
+        // Replay the SGF's moves with our rules: colours alternate from black and the
+        // final position is the record's.
+        let mut from_sgf = Mnk::new(&config);
+        let mut colour = 'B';
+        for node in &nodes[1..] {
+            for (name, value) in sgf_props(node) {
+                if name == "B" || name == "W" {
+                    assert_eq!(name, colour.to_string(), "colours alternate");
+                    let b = value.as_bytes();
+                    let mv = config
+                        .at(i32::from(b[0] - b'a'), i32::from(b[1] - b'a'))
+                        .expect("on the board");
+                    assert!(from_sgf.is_legal(mv), "legal: {value}");
+                    from_sgf.play(mv);
+                    colour = if colour == 'B' { 'W' } else { 'B' };
+                }
+            }
+        }
+        let mut from_record = Mnk::from_text(&config, &r.opening).unwrap();
+        for m in &r.moves {
+            from_record.try_play(m).unwrap();
+        }
+        assert_eq!(from_sgf.cells(), from_record.cells(), "game {}", r.game);
+        assert_eq!(from_sgf.outcome(), from_record.outcome());
+    }
+    // --pgn on m,n,k: headers only (for rating tools), colours as in the records.
+    let pgn = run_ok(&["export", dir.to_str().unwrap(), "--pgn"]);
+    assert_eq!(pgn.matches("[White \"").count(), games.len());
+    let first = &games[0];
+    assert!(pgn.contains(&format!(
+        "[White \"{}\"]\n[Black \"{}\"]",
+        first.white_name, first.black_name
+    )));
+}
+
+#[test]
+fn ataxx_pgn_replays_with_our_rules() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = ataxx_run(tmp.path());
+    let out = tmp.path().join("games.pgn");
+    // PGN is the default for Ataxx.
+    run_ok(&["export", dir.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let pgn = std::fs::read_to_string(&out).unwrap();
+    let games = records(&dir);
+    let parts: Vec<&str> = pgn.split("\n\n[Event ").collect();
+    assert_eq!(parts.len(), games.len(), "a game per record");
+    for (text, r) in parts.iter().zip(&games) {
+        let (headers, movetext) = text.split_once("\n\n").expect("headers, then moves");
+        let tag = |name: &str| {
+            headers
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("[{name} \"")))
+                .and_then(|v| v.strip_suffix("\"]"))
+                .unwrap_or_else(|| panic!("[{name}] in {headers}"))
+        };
+        for seven in ["Site", "Date", "Round", "White", "Black", "Result"] {
+            tag(seven);
+        }
+        assert_eq!(tag("SetUp"), "1");
+        assert_eq!(tag("Black"), r.black_name, "x is Black, as in the records");
+        assert_eq!(tag("White"), r.white_name);
+        // Results from White's side, as PGN readers (Ordo, BayesElo) take them.
+        let want = match r.result {
+            GameResult::FirstWins => "0-1",
+            GameResult::SecondWins => "1-0",
+            GameResult::Draw => "1/2-1/2",
+        };
+        assert_eq!(tag("Result"), want);
+        // Replay: the FEN, then every move token (comments, move numbers and the result
+        // left out), with our rules.
+        let mut pos = Ataxx::from_fen(tag("FEN")).expect("the FEN reads");
+        let mut depth = 0;
+        let mut tokens = Vec::new();
+        let mut word = String::new();
+        for c in movetext.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                c if depth == 0 && c.is_whitespace() => {
+                    tokens.push(std::mem::take(&mut word));
+                }
+                c if depth == 0 => word.push(c),
+                _ => {}
+            }
+        }
+        tokens.push(word);
+        let moves: Vec<&str> = tokens
+            .iter()
+            .map(String::as_str)
+            .filter(|t| !t.is_empty() && !t.ends_with('.') && *t != want)
+            .collect();
+        assert_eq!(moves.len(), r.moves.len(), "every move, game {}", r.game);
+        for m in &moves {
+            pos.try_play(m)
+                .unwrap_or_else(|e| panic!("game {}: {e}", r.game));
+        }
+        let mut from_record = Ataxx::from_fen(&r.opening).unwrap();
+        for m in &r.moves {
+            from_record.try_play(m).unwrap();
+        }
+        assert_eq!(pos.fen(), from_record.fen(), "game {}", r.game);
+        assert!(pos.outcome().is_some(), "the game ended on the board");
+    }
+    let e = run_bad_input(&["export", dir.to_str().unwrap(), "--sgf"]);
+    assert!(e.contains("SGF is for m,n,k games"), "{e}");
+}
