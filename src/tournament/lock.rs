@@ -7,7 +7,8 @@
 //!
 //! The locks are the operating system's (`flock`): a holder that dies, however it dies,
 //! releases them, so a stale lock file never blocks anyone. Holders write their pid,
-//! host and command into the file they lock exclusively, for the refusal message.
+//! host and command into the file they lock exclusively, for the refusal message. On a
+//! file system that cannot lock at all, writers go on without the lock.
 
 use std::{
     fs::{self, File, OpenOptions, TryLockError},
@@ -62,6 +63,7 @@ pub fn lock_exclusive(dir: &Path, what: &str) -> Result<FolderLock, RunError> {
     match folder.try_lock() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => return Err(busy(dir, &path)),
+        Err(TryLockError::Error(e)) if unsupported(&e) => {}
         Err(TryLockError::Error(e)) => return Err(RunError::io(&path, e)),
     }
     write_holder(&mut folder, &path, what)?;
@@ -79,12 +81,14 @@ pub fn lock_shard(dir: &Path, shard: Shard, what: &str) -> Result<FolderLock, Ru
     match folder.try_lock_shared() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => return Err(busy(dir, &path)),
+        Err(TryLockError::Error(e)) if unsupported(&e) => {}
         Err(TryLockError::Error(e)) => return Err(RunError::io(&path, e)),
     }
     let own = dir.join(shard_lock_name(shard));
     let mut file = open_file(&own)?;
     match file.try_lock() {
         Ok(()) => {}
+        Err(TryLockError::Error(e)) if unsupported(&e) => {}
         Err(TryLockError::WouldBlock) => {
             return Err(RunError::Input(format!(
                 "shard {} of {} is being played by another arena ({}): wait for it, or \
@@ -103,6 +107,16 @@ pub fn lock_shard(dir: &Path, shard: Shard, what: &str) -> Result<FolderLock, Ru
         path,
         exclusive: false,
     })
+}
+
+/// A file system that cannot lock (an NFS mount without its lock service, some FUSE
+/// file systems): the run goes on unprotected rather than not at all.
+fn unsupported(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::Unsupported
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::ENOLCK | libc::EOPNOTSUPP | libc::ENOSYS)
+        )
 }
 
 fn shard_lock_name(shard: Shard) -> String {
