@@ -95,11 +95,11 @@ pub fn main() -> ExitCode {
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) if e.is::<Interrupted>() => ExitCode::from(EXIT_INTERRUPTED),
         Err(e) => {
-            eprintln!("arena: error: {e:#}");
+            eprintln!("arena: error: {}", message(&e));
             let io_failure = e.chain().any(|c| {
                 matches!(
-                    c.downcast_ref::<arena::tournament::runner::RunError>(),
-                    Some(arena::tournament::runner::RunError::Io { .. })
+                    c.downcast_ref::<arena::tournament::RunError>(),
+                    Some(arena::tournament::RunError::Io { .. })
                 ) || matches!(
                     c.downcast_ref::<arena::report::ReportError>(),
                     Some(
@@ -117,8 +117,26 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// The first Ctrl-C raises `stop` (the command finishes what it must and exits 130,
-/// saying `what` it does); a second one exits at once.
+/// An error and its causes on one line, each cause once: a cause whose text the
+/// message already holds (an I/O error that its wrapper quotes) is not repeated.
+fn message(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
+/// The first Ctrl-C (or SIGTERM, or SIGHUP: a scheduler's or a closed terminal's way to
+/// stop a job) raises `stop`: the command finishes what it must and exits 130, saying
+/// `what` it does. A second one exits at once, killing every outside engine first.
 pub(crate) fn install_ctrlc(
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     what: &'static str,
@@ -130,6 +148,7 @@ pub(crate) fn install_ctrlc(
             stop.store(true, Ordering::SeqCst);
             eprintln!("\narena: {what} (Ctrl-C again to quit now)");
         } else {
+            arena::protocol::client::process::kill_all();
             std::process::exit(i32::from(EXIT_INTERRUPTED));
         }
     });

@@ -11,8 +11,9 @@ use anyhow::{Context, Result, bail};
 use arena::{
     stats::EloEstimate,
     tournament::{
-        Ending, Event, RunOptions, Schedule, Shard, Summary, Tournament, pgn, read_records, sgf,
+        Ending, Event, RunError, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf,
         summary::{self, ranked},
+        validate::{RunShape, read_checked},
     },
 };
 use clap::Args;
@@ -473,11 +474,12 @@ fn tournament_folder(dir: &Path) -> Result<Tournament> {
 
 pub fn stats(args: StatsArgs) -> Result<()> {
     let t = tournament_folder(&args.dir)?;
-    let records = read_records(&args.dir.join("games.jsonl"))?;
+    let shape = RunShape::of(&t, None);
+    let records = read_checked(&args.dir.join("games.jsonl"), &shape)?;
     if records.torn_tail {
         eprintln!("arena: the last line of games.jsonl is torn; it is left out");
     }
-    let schedule = Schedule::new(t.config.format, t.engines.len(), u64::from(t.config.rounds));
+    let schedule = shape.schedule;
     let summary = summary::summarize(&t, &schedule, &records.records, None);
     let summary = match (&summary.sprt, t.config.sprt) {
         // Recount as the run did: only pairs up to the SPRT's decision.
@@ -487,9 +489,21 @@ pub fn stats(args: StatsArgs) -> Result<()> {
         }
         _ => summary,
     };
-    summary::write_files(&args.dir, &summary)?;
-    print_summary(&mut io::stdout().lock(), &summary)?;
-    super::report::after(&args.dir, None);
+    // The statistics are printed in any case; the files are rewritten only when no
+    // other arena is writing this folder (a run in progress writes them at its end).
+    match lock::lock_exclusive(&args.dir, "arena stats") {
+        Ok(held) => {
+            summary::write_files(&args.dir, &summary)?;
+            print_summary(&mut io::stdout().lock(), &summary)?;
+            super::report::after(&args.dir, None);
+            drop(held);
+        }
+        Err(RunError::Input(busy)) => {
+            print_summary(&mut io::stdout().lock(), &summary)?;
+            eprintln!("arena: summary.json and the report are left as they are: {busy}");
+        }
+        Err(e) => return Err(e.into()),
+    }
     Ok(())
 }
 
@@ -527,7 +541,7 @@ fn sprt_cut(
 
 pub fn export(args: ExportArgs) -> Result<()> {
     let t = tournament_folder(&args.dir)?;
-    let records = read_records(&args.dir.join("games.jsonl"))?;
+    let records = read_checked(&args.dir.join("games.jsonl"), &RunShape::of(&t, None))?;
     let date = run_date(&args.dir);
     let info = pgn::ExportInfo {
         event: &t.config.name,
@@ -622,9 +636,13 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
         "plies"
     )?;
     for (i, e) in ranked(s).into_iter().enumerate() {
+        // An engine that reported no figures (an outside engine that prints none) shows
+        // "n/a", not 0.
+        let (nodes, depth) = (e.reports_nodes(), e.reports_depth());
+        let shown = |reported: bool, text: String| if reported { text } else { "n/a".into() };
         writeln!(
             out,
-            "{:>4}  {:<width$}  {:>8} {:>7}  {:>6}  {:>5.1}%  {:>13}  {:>11.0} {:>11.0} {:>6.2} {:>10}  {:>6.1}",
+            "{:>4}  {:<width$}  {:>8} {:>7}  {:>6}  {:>5.1}%  {:>13}  {:>11} {:>11} {:>6} {:>10}  {:>6.1}",
             i + 1,
             e.name,
             fmt_elo(e.elo),
@@ -632,10 +650,10 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
             e.games,
             100.0 * e.score,
             format!("{}-{}-{}", e.wdl.wins, e.wdl.draws, e.wdl.losses),
-            e.nodes_mean,
-            e.nodes_median,
-            e.depth_mean,
-            rate(e.nps, ""),
+            shown(nodes, format!("{:.0}", e.nodes_mean)),
+            shown(nodes, format!("{:.0}", e.nodes_median)),
+            shown(depth, format!("{:.2}", e.depth_mean)),
+            shown(nodes, rate(e.nps, "")),
             e.game_length
         )?;
     }

@@ -10,7 +10,7 @@ use std::{
 
 use anyhow::{Result, bail};
 use arena::{
-    tournament::{Ending, Event, runner::RunError},
+    tournament::{Ending, Event, RunError},
     tune::{
         self, Tune, TuneEnding, TuneEvent, TuneOptions,
         output::{ParamReport, TuneReport},

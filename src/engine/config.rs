@@ -461,6 +461,20 @@ impl EngineConfig {
                 self.game
             ));
         }
+        if let GameSpec::Mnk(board) = self.game {
+            // Candidates come from the cells within `radius` of a stone: past the
+            // board's side every cell is one, and a larger radius only costs time.
+            let side = board.width().max(board.height()) as u32;
+            if self.search.radius > side {
+                return Err(format!(
+                    "search.radius = {} is larger than the {}x{} board: at most {side} \
+                     (0 means every empty cell)",
+                    self.search.radius,
+                    board.width(),
+                    board.height()
+                ));
+            }
+        }
         self.search.validate(family)
     }
 

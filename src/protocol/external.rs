@@ -164,14 +164,7 @@ impl ExternalEngine {
             return Err("reply_timeout_ms must be at least 1".into());
         }
         for (key, value) in &self.options {
-            if key.trim().is_empty()
-                || key.contains(char::is_whitespace) && self.protocol == Protocol::Gomocup
-            {
-                return Err(format!("options: '{key}' is not an INFO key"));
-            }
-            if value.contains('\n') {
-                return Err(format!("options: the value of '{key}' holds a line break"));
-            }
+            check_option(self.protocol, key, value)?;
         }
         Ok(())
     }
@@ -213,6 +206,44 @@ impl ExternalEngine {
     /// The wait for replies without a time limit.
     pub fn reply_timeout(&self) -> Duration {
         Duration::from_millis(self.reply_timeout_ms)
+    }
+}
+
+/// Refuses an option that would not go over the protocol as one line meaning one
+/// option: a key or value with a line break or another control character (it would
+/// inject commands), an empty key, a Gomocup key with spaces (`INFO key value`), a UAI
+/// key holding the words `name` or `value` (`setoption name K value V` could not be
+/// read back).
+fn check_option(protocol: Protocol, key: &str, value: &str) -> Result<(), String> {
+    let shown = key.escape_debug();
+    if key.trim().is_empty() {
+        return Err("options: an option has an empty key".into());
+    }
+    if key.chars().any(char::is_control) {
+        return Err(format!(
+            "options: the key \"{shown}\" holds a line break or a control character"
+        ));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(format!(
+            "options: the value of '{shown}' holds a line break or a control character"
+        ));
+    }
+    match protocol {
+        Protocol::Gomocup if key.contains(char::is_whitespace) => {
+            Err(format!("options: '{shown}' is not an INFO key (no spaces)"))
+        }
+        Protocol::Uai
+            if key
+                .split_whitespace()
+                .any(|w| w.eq_ignore_ascii_case("name") || w.eq_ignore_ascii_case("value")) =>
+        {
+            Err(format!(
+                "options: the UAI option '{shown}' holds the word 'name' or 'value', which \
+                 setoption cannot carry"
+            ))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -267,6 +298,33 @@ mod tests {
         s.tc = Some("1+0".parse().unwrap());
         assert!(s.validate(gomoku).unwrap_err().contains("not both"));
         assert!(!s.is_reproducible());
+    }
+
+    /// Regression: a UAI option key with a line break injected protocol lines.
+    #[test]
+    fn options_cannot_inject_lines() {
+        let mut s = spec();
+        s.protocol = Protocol::Uai;
+        for (key, value, want) in [
+            ("Hash\nquit", "1", "control character"),
+            ("Hash", "1\rgo", "control character"),
+            ("Hash", "1\u{0}", "control character"),
+            ("Skill value", "3", "'name' or 'value'"),
+            (" ", "3", "empty key"),
+        ] {
+            s.options = [(key.to_string(), value.to_string())].into();
+            let e = s.validate(GameSpec::Ataxx).unwrap_err();
+            assert!(e.contains(want), "{key:?}: {e}");
+        }
+        s.options = [("Skill Level".to_string(), "3".to_string())].into();
+        s.validate(GameSpec::Ataxx).unwrap();
+        let mut g = spec();
+        g.options = [("thread num".to_string(), "1".to_string())].into();
+        assert!(
+            g.validate("gomoku".parse().unwrap())
+                .unwrap_err()
+                .contains("no spaces")
+        );
     }
 
     #[test]

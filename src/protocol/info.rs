@@ -1,6 +1,11 @@
 //! Search information as the protocols carry it: UAI `info` lines (`info depth 3 score cp
 //! 12 nodes 450 nps 90000 time 5 pv b2 c3`), which served engines also print after
-//! Gomocup's `MESSAGE`, and how they add up to what a [`MoveReport`] says about a move.
+//! Gomocup's `MESSAGE`; the figures Gomocup engines print in their own words
+//! ([`parse_message`]: Rapfi's `Depth 26-2 | Eval 52 | Time 120ms | Node 17K`,
+//! PentaZen's `dep 11-16 ev 160 nd 241k tm 184`); and how they add up to what a
+//! [`MoveReport`] says about a move. A move whose engine reported nothing has depth 0
+//! and 0 nodes, which the statistics read as "not reported" (a search visits at least
+//! its root).
 //!
 //! Scores: a static score goes as `cp N`; a forced result as `mate N`, in moves (UAI
 //! style: `mate 2` wins with the mover's second move from now, `mate -1` loses after the
@@ -147,6 +152,90 @@ impl Info {
         }
         Some(info)
     }
+}
+
+/// The search figures in the text of a Gomocup `MESSAGE` line, or None when it is free
+/// text. Read: arena's own (UAI words, see [`Info::parse`]); `key value` pairs as Rapfi
+/// (`Depth 26-2 | Eval 52 | Time 120ms | Node 17K | Speed 140K | PV h8 i9`) and
+/// PentaZen (`dep 11-16 ev 160 nd 241k tm 184 sp 112`) print them, keys in any case,
+/// `|` optional: `depth`/`dep` (the nominal depth before a `-`), `node`/`nodes`/`nd`
+/// (with `K`, `M`, `G` suffixes), `eval`/`ev`/`score` (centi-units), `time`/`tm`
+/// (milliseconds, `ms` or `s` suffix). The first key must be a depth or node count, so
+/// a sentence is never taken for figures.
+pub fn parse_message(text: &str) -> Option<Info> {
+    if text.trim().is_empty() {
+        return None;
+    }
+    if let Some(info) = Info::parse(text, true) {
+        return Some(info);
+    }
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == '|')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let key = |w: &str| w.trim_end_matches(':').to_ascii_lowercase();
+    let first = key(words.first()?);
+    if !matches!(first.as_str(), "depth" | "dep" | "node" | "nodes" | "nd") {
+        return None;
+    }
+    let mut info = Info::default();
+    let mut i = 0;
+    while i + 1 < words.len() {
+        let value = words[i + 1];
+        let known = match key(words[i]).as_str() {
+            "depth" | "dep" => {
+                let nominal = value.split(['-', '/']).next().unwrap_or(value);
+                info.depth = nominal.parse().ok();
+                info.depth.is_some()
+            }
+            "node" | "nodes" | "nd" => {
+                info.nodes = count(value);
+                info.nodes.is_some()
+            }
+            "eval" | "ev" | "score" => {
+                if let Ok(cp) = value.trim_start_matches('+').parse::<i32>() {
+                    info.score = Some(ProtocolScore::Cp(cp));
+                }
+                true
+            }
+            "time" | "tm" => {
+                info.time_ms = millis(value);
+                true
+            }
+            _ => false,
+        };
+        i += if known { 2 } else { 1 };
+    }
+    (info.depth.is_some() || info.nodes.is_some()).then_some(info)
+}
+
+/// A count with an optional SI suffix: `17K`, `241k`, `1.2M`, `3G`, `450`.
+fn count(text: &str) -> Option<u64> {
+    let t = text.trim().trim_end_matches(',');
+    let (number, scale) = match t.chars().last()? {
+        'k' | 'K' => (&t[..t.len() - 1], 1e3),
+        'm' | 'M' => (&t[..t.len() - 1], 1e6),
+        'g' | 'G' | 'b' | 'B' => (&t[..t.len() - 1], 1e9),
+        _ => (t, 1.0),
+    };
+    if scale == 1.0 {
+        return number.parse().ok();
+    }
+    let v: f64 = number.parse().ok()?;
+    (v.is_finite() && v >= 0.0 && v * scale < 1.8e19).then(|| (v * scale).round() as u64)
+}
+
+/// Milliseconds from `120`, `120ms` or `1.5s`.
+fn millis(text: &str) -> Option<u64> {
+    let t = text.trim();
+    if let Some(ms) = t.strip_suffix("ms") {
+        return ms.parse().ok();
+    }
+    if let Some(secs) = t.strip_suffix('s') {
+        let v: f64 = secs.parse().ok()?;
+        return (v.is_finite() && v >= 0.0).then(|| (v * 1000.0).round() as u64);
+    }
+    t.parse().ok()
 }
 
 /// Writes an iteration as an info line's words (without the `info` or `MESSAGE` word):
@@ -313,6 +402,61 @@ mod tests {
             "depth 2 score mate 2 nodes 1234 nps 123400 time 10 pv m1 m2"
         );
         assert_eq!(Info::parse(&line, true).unwrap().nodes, Some(1234));
+    }
+
+    /// Regression: outside engines' own figures were read as 0 nodes and depth 0.
+    #[test]
+    fn outside_engines_figures() {
+        let rapfi =
+            parse_message("Depth 26-2 | Eval 52 | Time 1234ms | Node 17K | Speed 14K").unwrap();
+        assert_eq!(
+            (rapfi.depth, rapfi.nodes, rapfi.score, rapfi.time_ms),
+            (
+                Some(26),
+                Some(17_000),
+                Some(ProtocolScore::Cp(52)),
+                Some(1234)
+            )
+        );
+        let pentazen = parse_message("dep 11-16 ev 160 nd 241k tm 184 sp 112").unwrap();
+        assert_eq!(
+            (
+                pentazen.depth,
+                pentazen.nodes,
+                pentazen.score,
+                pentazen.time_ms
+            ),
+            (
+                Some(11),
+                Some(241_000),
+                Some(ProtocolScore::Cp(160)),
+                Some(184)
+            )
+        );
+        let big = parse_message("Depth 9 | Node 1.5M | Eval -30").unwrap();
+        assert_eq!(
+            (big.nodes, big.score),
+            (Some(1_500_000), Some(ProtocolScore::Cp(-30)))
+        );
+        let ours = parse_message("depth 2 score cp 5 nodes 42 pv 7,7").unwrap();
+        assert_eq!((ours.depth, ours.nodes), (Some(2), Some(42)));
+        // A mate score in the engine's own words is no number: the rest still counts.
+        let mate = parse_message("Depth 12 | Eval +M5 | Node 900").unwrap();
+        assert_eq!(
+            (mate.depth, mate.score, mate.nodes),
+            (Some(12), None, Some(900))
+        );
+        for free in [
+            "PentaZen 0.4.17 by Sun Yuliang",
+            "hello",
+            "Node server ready",
+            "",
+        ] {
+            assert!(parse_message(free).is_none(), "{free}");
+        }
+        assert_eq!(count("3G"), Some(3_000_000_000));
+        assert_eq!(count("x"), None);
+        assert_eq!(millis("1.5s"), Some(1500));
     }
 
     #[test]

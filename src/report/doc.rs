@@ -193,6 +193,11 @@ pub(crate) fn tuning(tune: &Tune, verification: Option<&Tour>, env: &Environment
     doc
 }
 
+/// `text`, or "n/a" when the figure was never reported.
+fn na(reported: bool, text: String) -> String {
+    if reported { text } else { "n/a".into() }
+}
+
 fn num(v: f64) -> String {
     trim(v).to_string()
 }
@@ -281,10 +286,11 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
                 e.games.to_string(),
                 format!("{:.1} %", 100.0 * e.score),
                 format!("{}-{}-{}", e.wdl.wins, e.wdl.draws, e.wdl.losses),
-                si(e.nodes_mean),
-                si(e.nodes_median),
-                format!("{:.2}", e.depth_mean),
-                si(e.nps),
+                // An engine that reported no figures: "n/a", not 0.
+                na(e.reports_nodes(), si(e.nodes_mean)),
+                na(e.reports_nodes(), si(e.nodes_median)),
+                na(e.reports_depth(), format!("{:.2}", e.depth_mean)),
+                na(e.reports_nodes(), si(e.nps)),
                 format!("{:.1}", e.game_length),
             ]
         })

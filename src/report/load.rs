@@ -109,10 +109,13 @@ impl Tour {
             points.push(f64::from(r.result.first_half_points()) / 2.0);
             for (i, s) in r.stats.iter().enumerate() {
                 let e = r.mover(i);
-                nodes
+                let engine_nodes = nodes
                     .get_mut(e)
-                    .ok_or_else(|| stale(format!("game {} names engine {e}", r.game)))?
-                    .push(s.nodes);
+                    .ok_or_else(|| stale(format!("game {} names engine {e}", r.game)))?;
+                // 0: the engine reported no count (see the summary's n/a).
+                if s.nodes > 0 {
+                    engine_nodes.push(s.nodes);
+                }
             }
         }
         for v in &mut nodes {

@@ -156,5 +156,5 @@ fn write_all(dir: &Path, doc: &doc::Doc, plots: &[Rendered]) -> Result<ReportFil
 /// Writes through a temporary file and a rename: a reader sees the old file or the new
 /// one, never half of one.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    crate::files::write_atomic(path, bytes, false).map_err(|(path, e)| ReportError::io(&path, e))
+    crate::files::write_atomic(path, bytes, false).map_err(|e| ReportError::io(&e.path, e.error))
 }

@@ -10,7 +10,6 @@
 //! It does not play games and knows no scheduler; it reads only files.
 
 use std::{
-    collections::BTreeMap,
     fmt::Write as _,
     fs,
     path::{Path, PathBuf},
@@ -18,12 +17,13 @@ use std::{
 
 use super::{
     Tournament,
+    error::{RunError, write_text},
+    lock,
     record::{GameRecord, read_records},
-    runner::{RunError, Shard, write_atomic},
     schedule::Schedule,
-    seeds::{Stream, derive_seed},
-    shard::{self, ShardFileKind},
+    shard::{self, Shard, ShardFileKind},
     summary::{self, Summary},
+    validate::{GameSet, RunShape, read_checked},
 };
 
 /// What a merge did.
@@ -60,6 +60,10 @@ pub fn merge(dir: &Path) -> Result<MergeOutcome, RunError> {
         source,
     })?;
     let t = Tournament::from_resolved(&run_toml)?;
+    // One writer per folder: no shard may be at work, nor another merge.
+    let _lock = lock::lock_exclusive(dir, "arena merge")?;
+    // What a killed writer left half-written (no writer can be at work now).
+    crate::files::remove_stale_temporaries(dir);
     if t.config.sprt.is_some() {
         return Err(RunError::Input(format!(
             "{}: the run has [sprt], which cannot be split into shards",
@@ -178,7 +182,10 @@ pub fn merge(dir: &Path) -> Result<MergeOutcome, RunError> {
                 continue;
             }
         }
-        let read = match read_records(&complete) {
+        // Every record against the schedule, the shard and the seeds: a shard file copied
+        // in from another run is caught even if its sidecar was copied too.
+        let shape = RunShape::of(&t, Some(s));
+        let read = match read_checked(&complete, &shape) {
             Ok(r) => r,
             Err(e) => {
                 problems
@@ -187,48 +194,36 @@ pub fn merge(dir: &Path) -> Result<MergeOutcome, RunError> {
                 continue;
             }
         };
-        let mut seen = BTreeMap::new();
-        let mut wrong = None;
-        for r in &read.records {
-            let owner = Shard {
-                index: (r.pair % u64::from(count)) as u32,
-                count,
-            };
-            if r.game >= schedule.games() || r.pair != r.game / 2 {
-                wrong = Some(format!("game {}, which is not in the schedule", r.game));
-            } else if owner != s {
-                wrong = Some(format!("game {} of shard {}", r.game, owner.label()));
-            } else if r.seed != derive_seed(t.config.seed, Stream::Game, r.game) {
-                wrong = Some(format!(
-                    "game {} with another seed (another config made it)",
-                    r.game
-                ));
-            } else if seen.insert(r.game, ()).is_some() {
-                wrong = Some(format!("game {} twice", r.game));
+        let seen = read.records.len();
+        if read.torn_tail || seen as u64 != expected {
+            let mut have = GameSet::default();
+            for r in &read.records {
+                have.insert(r.game);
             }
-            if wrong.is_some() {
-                break;
-            }
-        }
-        if let Some(w) = wrong {
-            problems.foreign.push(format!(
-                "shard {}: {} holds {w}",
-                s.label(),
-                file_name(&complete)
-            ));
-            continue;
-        }
-        if read.torn_tail || seen.len() as u64 != expected {
+            let missing: Vec<String> = (0..expected)
+                .map(|k| 2 * s.nth_pair(k / 2) + k % 2)
+                .filter(|&g| !have.contains(g))
+                .take(3)
+                .map(|g| g.to_string())
+                .collect();
             problems.incomplete.push(index);
             problems.detail.push(format!(
-                "shard {} is marked complete but {} holds {} of {expected} games{}",
+                "shard {} is marked complete but {} holds {} of {expected} games{} \
+                 ({}:{} is its last line{})",
                 s.label(),
                 file_name(&complete),
-                seen.len(),
+                seen,
                 if read.torn_tail {
                     " and a torn last line"
                 } else {
                     ""
+                },
+                file_name(&complete),
+                read.lines,
+                if missing.is_empty() {
+                    String::new()
+                } else {
+                    format!("; missing: game {}", missing.join(", "))
                 }
             ));
             continue;
@@ -269,7 +264,7 @@ pub fn merge(dir: &Path) -> Result<MergeOutcome, RunError> {
         }
     };
     if !unchanged {
-        write_atomic(&results, &text)?;
+        write_text(&results, &text)?;
     }
     let summary = summary::summarize(&t, &schedule, &records, None);
     summary::write_files(dir, &summary)?;

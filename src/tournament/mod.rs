@@ -1,13 +1,16 @@
 //! Tournaments: configs, the schedule (round robin, gauntlet), openings played as
 //! colour-swapped game pairs, the parallel runner, the results store, resume, shards,
-//! statistics over the records, and PGN and SGF export.
+//! the folder lock (one writer per results folder), the checks every record read must
+//! pass, statistics over the records, and PGN and SGF export.
 //!
 //! Contracts: a game is a pure function of (config, master seed, game index) when engines
 //! are limited by depth or nodes; a finished game is written and flushed before it counts;
 //! bad input is an error that names the file, line and key.
 
 pub mod config;
+pub mod error;
 pub mod game;
+pub mod lock;
 pub mod merge;
 pub mod openings;
 pub mod pgn;
@@ -18,11 +21,14 @@ pub mod seeds;
 pub mod sgf;
 pub mod shard;
 pub mod summary;
+pub mod validate;
 
 pub use self::{
     config::{Tournament, TournamentConfig},
+    error::RunError,
     record::{GameRecord, read_records},
-    runner::{Ending, Event, RunOptions, RunOutcome, Shard, run},
+    runner::{Ending, Event, RunOptions, RunOutcome, run},
     schedule::Schedule,
+    shard::Shard,
     summary::Summary,
 };

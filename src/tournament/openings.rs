@@ -4,6 +4,10 @@
 //! kept only when a neutral engine scores the position within a margin. `file`: one
 //! opening a line: Gomocup offset lines (`0,0, 1,0, 1,3`: `dx,dy` pairs from the centre)
 //! or pos move lists (`h8i9j7`) for m,n,k; FENs for Ataxx.
+//!
+//! An [`OpeningBook`] gives the opening of any round on demand, so memory does not grow
+//! with the number of rounds: a file's openings are held once (the file, not the
+//! rounds), and random openings are drawn as rounds come up (see [`OpeningBook`]).
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -70,12 +74,13 @@ impl OpeningGame for Mnk {
     ) -> Option<Mnk> {
         let mut pos = Mnk::new(config);
         let (cx, cy) = config.centre();
-        let r = radius as i32;
+        // Only cells on the board: a huge radius costs the board, not the radius.
+        let r = radius.min(config.width().max(config.height()) as u32) as i32;
         let mut near = Vec::new();
         for _ in 0..plies {
             near.clear();
-            for y in cy - r..=cy + r {
-                for x in cx - r..=cx + r {
+            for y in (cy - r).max(0)..=(cy + r).min(config.height() as i32 - 1) {
+                for x in (cx - r).max(0)..=(cx + r).min(config.width() as i32 - 1) {
                     if let Some(mv) = config.at(x, y)
                         && pos.is_legal(mv)
                     {
@@ -164,59 +169,277 @@ impl OpeningGame for crate::game::Ataxx {
     }
 }
 
-/// One opening per round for `tournament` (`rounds` of them), deterministic in the
-/// master seed.
-pub fn openings<G: OpeningGame>(
-    tournament: &Tournament,
-    game: &G::Config,
-    rounds: u64,
-) -> Result<Vec<Opening>, ConfigError> {
-    let o = &tournament.config.openings;
-    let source = tournament.path.display().to_string();
-    let seed = tournament.config.seed;
-    match o.kind {
-        OpeningKind::None => Ok(vec![
-            Opening {
-                position: G::new(game).to_text(),
-            };
-            rounds as usize
-        ]),
-        OpeningKind::Random => {
-            let judge = match (&o.balance_engine, o.balance_margin) {
-                (Some(path), margin) if margin > 0 => {
-                    let path = tournament.resolve(path);
-                    let e = EngineConfig::load(&path).map_err(|e| {
-                        ConfigError::new(&source, format!("[openings] balance_engine: {e}"))
-                    })?;
-                    Some(e)
-                }
-                _ => None,
-            };
-            let list = distinct::<G>(game, o, judge.as_ref(), seed, rounds)
-                .map_err(|e| ConfigError::new(&source, format!("[openings]: {e}")))?;
-            Ok(list
-                .into_iter()
-                .map(|position| Opening { position })
-                .collect())
+/// How many distinct random openings a book keeps: rounds past this many get fresh
+/// draws (not checked against earlier ones), so a run of any length holds at most this
+/// many openings in memory (a few MB).
+pub const DISTINCT_WINDOW: usize = 1 << 16;
+
+/// The opening of every round of a tournament, given on demand (deterministic in the
+/// master seed, whatever order rounds are asked in, on any number of threads).
+///
+/// Random openings are drawn lazily: candidate `i` comes from its own seed, candidates
+/// are taken in index order and a repeat is skipped, so round `r` gets the `r`-th
+/// distinct opening while there are at most [`DISTINCT_WINDOW`] of them. When the space
+/// runs out (tic-tac-toe has 9 one-ply openings: after `max(64, 2 × found)` candidates in
+/// a row bring nothing new) the distinct ones are cycled and the tournament's replay
+/// warning tells the user; rounds past the window get a fresh draw each.
+pub struct OpeningBook<G: OpeningGame> {
+    source: Source<G>,
+}
+
+enum Source<G: OpeningGame> {
+    /// Every round starts from the start position.
+    Start(Opening),
+    /// A file's openings and the order rounds take them in.
+    File {
+        list: Vec<Opening>,
+        order: Vec<usize>,
+    },
+    /// Random openings, drawn as needed.
+    Random(Box<RandomOpenings<G>>),
+}
+
+/// The lazily drawn distinct random openings.
+struct RandomOpenings<G: OpeningGame> {
+    game: G::Config,
+    config: OpeningsConfig,
+    judge: Option<EngineConfig>,
+    seed: u64,
+    window: usize,
+    /// Draw in batches on the global thread pool (only outside any pool's worker).
+    parallel: bool,
+    drawn: std::sync::Mutex<Drawn>,
+}
+
+#[derive(Default)]
+struct Drawn {
+    list: Vec<Opening>,
+    seen: std::collections::HashSet<String>,
+    /// The next candidate index to draw.
+    next: u64,
+    /// Candidates in a row that brought nothing new.
+    fruitless: u64,
+    /// No new ones are to be found: cycle `list`.
+    exhausted: bool,
+    /// Fresh draws past the window, kept for a pair's second game: round -> opening.
+    recent: std::collections::VecDeque<(u64, Opening)>,
+}
+
+impl<G: OpeningGame> RandomOpenings<G> {
+    fn settled(d: &Drawn, window: usize) -> bool {
+        d.exhausted || d.list.len() >= window
+    }
+
+    /// Candidates `from..from + count`, in index order: in parallel when the book may
+    /// use the global pool (drawing a file's worth up front), else on this thread.
+    fn draw(&self, from: u64, count: u64) -> Result<Vec<Opening>, String> {
+        let one =
+            |i| random_balanced::<G>(&self.game, &self.config, self.judge.as_ref(), self.seed, i);
+        if self.parallel {
+            (from..from + count).into_par_iter().map(one).collect()
+        } else {
+            (from..from + count).map(one).collect()
         }
-        OpeningKind::File => {
-            let file = o
-                .file
-                .as_deref()
-                .expect("validated: kind = file has a file");
-            let path = tournament.resolve(file);
-            let list = read_file::<G>(&path, game)?;
-            let mut order: Vec<usize> = (0..list.len()).collect();
-            if o.order == OpeningOrder::Shuffle {
-                let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, Stream::Shuffle, 0));
-                for i in (1..order.len()).rev() {
-                    order.swap(i, rng.random_range(0..=i));
+    }
+
+    /// Takes drawn candidates (those from `d.next` on) in index order: new ones join the
+    /// list, repeats count towards exhaustion.
+    fn take(&self, d: &mut Drawn, drawn: Vec<Opening>) {
+        for opening in drawn {
+            if Self::settled(d, self.window) {
+                break;
+            }
+            d.next += 1;
+            if d.seen.insert(opening.position.clone()) {
+                d.list.push(opening);
+                d.fruitless = 0;
+            } else {
+                d.fruitless += 1;
+                if d.fruitless >= (2 * d.list.len() as u64).max(64) {
+                    d.exhausted = true;
                 }
             }
-            Ok((0..rounds as usize)
-                .map(|r| list[order[r % order.len()]].clone())
-                .collect())
         }
+    }
+
+    /// The list with at least `round + 1` openings, or settled. Candidates are drawn
+    /// without holding the lock: a worker that waited on it inside a thread pool could
+    /// otherwise be handed another game that needs the same lock (a deadlock); two
+    /// workers may then draw the same candidates, and the second's are dropped.
+    fn extended(&self, round: u64) -> Result<std::sync::MutexGuard<'_, Drawn>, String> {
+        loop {
+            let d = self.drawn.lock().unwrap_or_else(|p| p.into_inner());
+            if d.list.len() as u64 > round || Self::settled(&d, self.window) {
+                return Ok(d);
+            }
+            let from = d.next;
+            let missing = (round + 1 - d.list.len() as u64).min(self.window as u64);
+            let count = if self.parallel {
+                missing.clamp(16, 4096)
+            } else {
+                missing.clamp(1, 64)
+            };
+            drop(d);
+            let drawn = self.draw(from, count)?;
+            let mut d = self.drawn.lock().unwrap_or_else(|p| p.into_inner());
+            if d.next == from {
+                self.take(&mut d, drawn);
+            }
+        }
+    }
+
+    fn get(&self, round: u64) -> Result<Opening, String> {
+        let d = self.extended(round)?;
+        if (round as usize) < d.list.len() {
+            return Ok(d.list[round as usize].clone());
+        }
+        if d.exhausted {
+            if d.list.is_empty() {
+                return Err("no opening could be drawn".into());
+            }
+            return Ok(d.list[(round % d.list.len() as u64) as usize].clone());
+        }
+        // Past the window: a fresh draw, from the candidates after the window's.
+        if let Some((_, o)) = d.recent.iter().find(|(r, _)| *r == round) {
+            return Ok(o.clone());
+        }
+        let index = d.next + (round - self.window as u64);
+        drop(d);
+        let opening = random_balanced::<G>(
+            &self.game,
+            &self.config,
+            self.judge.as_ref(),
+            self.seed,
+            index,
+        )?;
+        let mut d = self.drawn.lock().unwrap_or_else(|p| p.into_inner());
+        if d.recent.len() >= 256 {
+            d.recent.pop_front();
+        }
+        d.recent.push_back((round, opening.clone()));
+        Ok(opening)
+    }
+}
+
+impl<G: OpeningGame> OpeningBook<G> {
+    /// The openings of `tournament` on the variant `game`. A file is read and checked
+    /// whole; the first random opening is drawn now, so a config that cannot make any
+    /// is an error before the run.
+    pub fn new(tournament: &Tournament, game: &G::Config) -> Result<OpeningBook<G>, ConfigError> {
+        let o = &tournament.config.openings;
+        let source = tournament.path.display().to_string();
+        let seed = tournament.config.seed;
+        let book = match o.kind {
+            OpeningKind::None => OpeningBook {
+                source: Source::Start(Opening {
+                    position: G::new(game).to_text(),
+                }),
+            },
+            OpeningKind::Random => {
+                let judge = match (&o.balance_engine, o.balance_margin) {
+                    (Some(path), margin) if margin > 0 => {
+                        let path = tournament.resolve(path);
+                        let e = EngineConfig::load(&path).map_err(|e| {
+                            ConfigError::new(&source, format!("[openings] balance_engine: {e}"))
+                        })?;
+                        Some(e)
+                    }
+                    _ => None,
+                };
+                OpeningBook::random(game, o, judge, seed, DISTINCT_WINDOW, false)
+            }
+            OpeningKind::File => {
+                let file = o
+                    .file
+                    .as_deref()
+                    .expect("validated: kind = file has a file");
+                let path = tournament.resolve(file);
+                let list = read_file::<G>(&path, game)?;
+                let mut order: Vec<usize> = (0..list.len()).collect();
+                if o.order == OpeningOrder::Shuffle {
+                    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, Stream::Shuffle, 0));
+                    for i in (1..order.len()).rev() {
+                        order.swap(i, rng.random_range(0..=i));
+                    }
+                }
+                OpeningBook {
+                    source: Source::File { list, order },
+                }
+            }
+        };
+        book.get(0)
+            .map_err(|e| ConfigError::new(&source, format!("[openings]: {e}")))?;
+        Ok(book)
+    }
+
+    fn random(
+        game: &G::Config,
+        config: &OpeningsConfig,
+        judge: Option<EngineConfig>,
+        seed: u64,
+        window: usize,
+        parallel: bool,
+    ) -> OpeningBook<G> {
+        OpeningBook {
+            source: Source::Random(Box::new(RandomOpenings {
+                game: game.clone(),
+                config: config.clone(),
+                judge,
+                seed,
+                window: window.max(1),
+                parallel,
+                drawn: std::sync::Mutex::new(Drawn::default()),
+            })),
+        }
+    }
+
+    /// The opening of round `round`. Fails only when a random opening cannot be drawn
+    /// (no position within the balance margin).
+    pub fn get(&self, round: u64) -> Result<Opening, String> {
+        match &self.source {
+            Source::Start(o) => Ok(o.clone()),
+            Source::File { list, order } => {
+                Ok(list[order[(round % order.len() as u64) as usize]].clone())
+            }
+            Source::Random(r) => r.get(round),
+        }
+    }
+
+    /// How many distinct openings the book can give (None: one per round, as random
+    /// openings are).
+    pub fn distinct(&self) -> Option<u64> {
+        match &self.source {
+            Source::Start(_) => Some(1),
+            Source::File { list, .. } => Some(list.len() as u64),
+            Source::Random(_) => None,
+        }
+    }
+
+    /// Refuses openings that leave no move to play under `max_plies` (0: no limit): every
+    /// game would be a draw at 0 plies. The error names the opening (the file's line).
+    pub fn check_max_plies(&self, game: &G::Config, max_plies: u32) -> Result<(), String> {
+        if max_plies == 0 {
+            return Ok(());
+        }
+        let openings: Vec<(Option<usize>, Opening)> = match &self.source {
+            Source::File { list, .. } => list
+                .iter()
+                .enumerate()
+                .map(|(i, o)| (Some(i + 1), o.clone()))
+                .collect(),
+            _ => vec![(None, self.get(0)?)],
+        };
+        for (n, o) in openings {
+            let pos = G::from_text(game, &o.position).map_err(|e| format!("opening: {e}"))?;
+            if pos.plies() >= max_plies {
+                let which = n.map_or("the openings".to_string(), |n| format!("opening {n}"));
+                return Err(format!(
+                    "{which} already has {} plies, and [adjudication] max_plies = {max_plies}                      would draw every game before its first move: raise max_plies or use                      shorter openings",
+                    pos.plies()
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -306,7 +529,8 @@ pub fn read_file<G: OpeningGame>(
     Ok(list)
 }
 
-/// Random openings for an opening file: `count` distinct ones, as lines.
+/// Random openings for an opening file: `count` distinct ones (as many as the game
+/// has), as lines, drawn exactly as a tournament's [`OpeningBook`] draws them.
 pub fn generate<G: OpeningGame>(
     game: &G::Config,
     o: &OpeningsConfig,
@@ -314,50 +538,91 @@ pub fn generate<G: OpeningGame>(
     seed: u64,
     count: u64,
 ) -> Result<Vec<String>, String> {
-    distinct::<G>(game, o, judge, seed, count)
+    let window = usize::try_from(count).map_err(|_| format!("{count} openings are too many"))?;
+    // Called from the command line, outside any pool: draw in parallel.
+    let book = OpeningBook::<G>::random(game, o, judge.cloned(), seed, window, true);
+    (0..count)
+        .map(|round| book.get(round).map(|o| o.position))
+        .collect()
 }
 
-/// `count` random (balanced) openings, all different when the game has that many:
-/// candidate `i` is drawn from its own seed, candidates are taken in index order and a
-/// repeat is skipped, so the list depends only on the seed (drawn in parallel batches).
-/// When the space runs out (tic-tac-toe has 9 one-ply openings) the distinct ones are
-/// cycled; the tournament's replay warning then tells the user.
-fn distinct<G: OpeningGame>(
-    game: &G::Config,
-    o: &OpeningsConfig,
-    judge: Option<&EngineConfig>,
-    seed: u64,
-    count: u64,
-) -> Result<Vec<String>, String> {
-    let wanted = count as usize;
-    let mut seen = std::collections::HashSet::new();
-    let mut list = Vec::with_capacity(wanted);
-    // Give up looking for new ones after this many candidates, or when a whole batch
-    // brings nothing new (the space is exhausted).
-    let budget = 4 * count + 200;
-    let mut next = 0u64;
-    let mut exhausted = false;
-    while list.len() < wanted && next < budget && !exhausted {
-        let batch = (wanted - list.len()).max(16) as u64;
-        let drawn: Result<Vec<Opening>, String> = (next..next + batch)
-            .into_par_iter()
-            .map(|i| random_balanced::<G>(game, o, judge, seed, i))
-            .collect();
-        next += batch;
-        let before = list.len();
-        for opening in drawn? {
-            if list.len() < wanted && seen.insert(opening.position.clone()) {
-                list.push(opening.position);
-            }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{MnkConfig, MnkRule};
+
+    fn book(game: &MnkConfig, plies: u32, window: usize) -> OpeningBook<Mnk> {
+        let o = OpeningsConfig {
+            plies,
+            radius: 2,
+            ..OpeningsConfig::default()
+        };
+        OpeningBook::random(game, &o, None, 7, window, false)
+    }
+
+    #[test]
+    fn random_openings_do_not_depend_on_the_order_rounds_are_asked_in() {
+        let game = MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap();
+        let ahead = book(&game, 2, 100);
+        let in_order: Vec<String> = (0..150).map(|r| ahead.get(r).unwrap().position).collect();
+        let back = book(&game, 2, 100);
+        for r in (0..150).rev() {
+            assert_eq!(
+                back.get(r).unwrap().position,
+                in_order[r as usize],
+                "round {r}"
+            );
         }
-        exhausted = list.len() == before;
+        // Distinct within the window; fresh draws after it.
+        let distinct: std::collections::HashSet<&String> = in_order[..100].iter().collect();
+        assert_eq!(distinct.len(), 100);
+        // The generator of `arena openings` draws the same sequence.
+        let o = OpeningsConfig {
+            plies: 2,
+            radius: 2,
+            ..OpeningsConfig::default()
+        };
+        assert_eq!(
+            generate::<Mnk>(&game, &o, None, 7, 100).unwrap(),
+            in_order[..100]
+        );
     }
-    if list.is_empty() {
-        return Err("no opening could be drawn".into());
+
+    #[test]
+    fn a_small_space_is_cycled() {
+        let game = MnkConfig::new(3, 3, 3, MnkRule::Freestyle).unwrap();
+        let b = book(&game, 1, DISTINCT_WINDOW);
+        let list: Vec<String> = (0..20).map(|r| b.get(r).unwrap().position).collect();
+        let distinct: std::collections::HashSet<&String> = list.iter().collect();
+        assert_eq!(distinct.len(), 9, "{list:?}");
+        assert_eq!(list[0], list[9]);
     }
-    let distinct = list.len();
-    while list.len() < wanted {
-        list.push(list[list.len() % distinct].clone());
+
+    /// Regression: a worker that drew openings under the book's lock with the pool's
+    /// threads could be handed another game needing that lock, and a tune hung.
+    #[test]
+    fn workers_of_a_pool_share_a_book_without_deadlock() {
+        let game = MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap();
+        let b = book(&game, 3, 500);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let got = std::sync::Mutex::new(Vec::new());
+        pool.scope(|s| {
+            for r in 0..400u64 {
+                let (b, got) = (&b, &got);
+                s.spawn(move |_| {
+                    let o = b.get(r).unwrap();
+                    got.lock().unwrap().push((r, o.position));
+                });
+            }
+        });
+        let mut got = got.into_inner().unwrap();
+        got.sort();
+        let alone = book(&game, 3, 500);
+        for (r, position) in got {
+            assert_eq!(position, alone.get(r).unwrap().position);
+        }
     }
-    Ok(list)
 }

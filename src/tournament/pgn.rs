@@ -156,13 +156,26 @@ fn wrap(out: &mut String, tokens: &[String]) {
     out.push('\n');
 }
 
+/// A tag value: backslash and quote escaped as PGN says, and line breaks (and other
+/// control characters) made spaces, since a tag must stay on its line.
 fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: a line break in an engine's name broke the tag in two.
+    #[test]
+    fn tags_stay_on_their_line() {
+        assert_eq!(escape("a\"b\\c"), "a\\\"b\\\\c");
+        assert_eq!(escape("two\nlines\r\tx"), "two lines  x");
+    }
 
     #[test]
     fn results_are_from_whites_side() {

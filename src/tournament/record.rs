@@ -342,17 +342,64 @@ pub enum ReadError {
 
 /// Reads every record of a results file (a missing file has none).
 pub fn read_records(path: &Path) -> Result<ReadRecords, ReadError> {
-    let io = |source| ReadError::Io {
-        path: path.display().to_string(),
-        source,
+    let mut records = Vec::new();
+    let scan = scan_records(path, |_, record| {
+        records.push(record);
+        Ok::<(), std::convert::Infallible>(())
+    })
+    .map_err(|e| match e {
+        ScanError::Read(e) => e,
+        ScanError::Record(never) => match never {},
+    })?;
+    Ok(ReadRecords {
+        records,
+        valid_len: scan.valid_len,
+        torn_tail: scan.torn_tail,
+    })
+}
+
+/// What [`scan_records`] found besides the records it handed over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// Complete records handed to the callback.
+    pub records: u64,
+    /// Byte length of the valid part (a torn tail starts here).
+    pub valid_len: u64,
+    /// Whether a torn last line was found (and left out).
+    pub torn_tail: bool,
+    /// Lines read (a torn last line included).
+    pub lines: usize,
+}
+
+/// Why [`scan_records`] stopped.
+#[derive(Debug)]
+pub enum ScanError<E> {
+    /// The file could not be read, or a line that is not the last is damaged.
+    Read(ReadError),
+    /// The callback refused a record.
+    Record(E),
+}
+
+/// Hands every complete record of a results file to `each` with its 1-based line
+/// number, in file order, without holding them all in memory (a missing file has none).
+/// A torn last line is left out, as [`read_records`] does.
+pub fn scan_records<E>(
+    path: &Path,
+    mut each: impl FnMut(usize, GameRecord) -> Result<(), E>,
+) -> Result<Scan, ScanError<E>> {
+    let io = |source| {
+        ScanError::Read(ReadError::Io {
+            path: path.display().to_string(),
+            source,
+        })
     };
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ReadRecords::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Scan::default()),
         Err(e) => return Err(io(e)),
     };
     let mut reader = BufReader::new(file);
-    let mut out = ReadRecords::default();
+    let mut out = Scan::default();
     let mut line = Vec::new();
     let mut number = 0;
     let mut pending_error: Option<(usize, String)> = None;
@@ -365,11 +412,11 @@ pub fn read_records(path: &Path) -> Result<ReadRecords, ReadError> {
         number += 1;
         if let Some((at, why)) = pending_error.take() {
             // A bad line followed by more lines: real corruption, not a torn tail.
-            return Err(ReadError::Corrupt {
+            return Err(ScanError::Read(ReadError::Corrupt {
                 path: path.display().to_string(),
                 line: at,
                 why,
-            });
+            }));
         }
         let complete = line.last() == Some(&b'\n');
         let parsed = std::str::from_utf8(&line)
@@ -379,15 +426,15 @@ pub fn read_records(path: &Path) -> Result<ReadRecords, ReadError> {
             });
         match parsed {
             Ok(record) if complete => {
-                out.records.push(record);
+                each(number, record).map_err(ScanError::Record)?;
+                out.records += 1;
                 out.valid_len += n as u64;
             }
             Ok(_) => {
                 // Valid JSON without its newline: the write was cut just before the end.
                 out.torn_tail = true;
             }
-            Err(why) if line.iter().all(u8::is_ascii_whitespace) => {
-                let _ = why;
+            Err(_) if line.iter().all(u8::is_ascii_whitespace) => {
                 out.valid_len += n as u64;
             }
             Err(why) => pending_error = Some((number, why)),
@@ -396,6 +443,7 @@ pub fn read_records(path: &Path) -> Result<ReadRecords, ReadError> {
     if pending_error.is_some() {
         out.torn_tail = true;
     }
+    out.lines = number;
     Ok(out)
 }
 
@@ -413,7 +461,7 @@ pub fn rewrite_in_game_order(path: &Path, records: &mut [GameRecord]) -> std::io
         text.push_str(&serde_json::to_string(r).map_err(std::io::Error::other)?);
         text.push('\n');
     }
-    crate::files::write_atomic(path, text.as_bytes(), true).map_err(|(_, e)| e)?;
+    crate::files::write_atomic(path, text.as_bytes(), true).map_err(|e| e.error)?;
     Ok(true)
 }
 

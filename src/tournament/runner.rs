@@ -4,8 +4,11 @@
 //! early stop, and a clean stop on request (Ctrl-C).
 //!
 //! The runner does not print: it reports [`Event`]s to a sink (the CLI's progress bar).
-//! Memory does not grow with the number of games: while playing it keeps per-pairing
-//! counts, not records.
+//! Memory does not grow with the number of games: the schedule and the openings are
+//! computed per game as it starts, resumed results are streamed (checked record by
+//! record against the schedule), and while playing it keeps per-pairing counts and one
+//! bit per finished game, not records. It holds the results folder's lock (see
+//! [`lock`](super::lock)) from before it reads the results until it returns.
 
 use std::{
     collections::HashMap,
@@ -13,7 +16,7 @@ use std::{
     path::{Path, PathBuf},
     sync::{
         Arc, Mutex,
-        atomic::{AtomicBool, AtomicUsize, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
         mpsc,
     },
     time::{Duration, Instant},
@@ -21,42 +24,23 @@ use std::{
 
 use super::{
     Tournament,
+    error::{RunError, io_err, write_text},
     game::{GameSetup, play_game},
-    openings::{OpeningGame, openings},
-    record::{self, GameRecord, RecordWriter, read_records, truncate_to},
+    lock,
+    openings::{OpeningBook, OpeningGame},
+    record::{self, GameRecord, RecordWriter, truncate_to},
     schedule::Schedule,
     seeds::{Stream, derive_seed},
-    shard,
+    shard::{self, Shard},
     summary::{self, Summary},
+    validate::{RunShape, read_checked, scan_checked},
 };
 use crate::{
-    config::ConfigError,
     engine::Player,
     protocol::{EngineSpec, ExternalGame, PlayerContext},
     stats::{GameScore, Penta, SprtDecision, Wdl},
     with_game,
 };
-
-/// Which part of the schedule this process plays: game pairs with `pair % count == index`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    /// This shard, `0..count`.
-    pub index: u32,
-    /// Number of shards.
-    pub count: u32,
-}
-
-impl Shard {
-    /// Whether game pair `pair` belongs to this shard.
-    pub fn has_pair(&self, pair: u64) -> bool {
-        pair % u64::from(self.count) == u64::from(self.index)
-    }
-
-    /// The shard's results file name.
-    pub fn file_name(&self) -> String {
-        format!("shard-{}-of-{}.jsonl", self.index, self.count)
-    }
-}
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -139,54 +123,7 @@ pub struct RunOutcome {
     pub elapsed: Duration,
 }
 
-/// Why a run could not be done.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// Bad input: config, results that do not match, an opening file.
-    #[error("{0}")]
-    Input(String),
-    /// The file system failed.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// The error.
-        source: std::io::Error,
-    },
-}
-
-impl From<ConfigError> for RunError {
-    fn from(e: ConfigError) -> RunError {
-        RunError::Input(e.to_string())
-    }
-}
-
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
-    move |source| RunError::Io {
-        path: path.display().to_string(),
-        source,
-    }
-}
-
-/// Writes `text` to `path` through a temporary file and a rename: never half-written
-/// (see [`crate::files::write_atomic`]).
-pub fn write_atomic(path: &Path, text: &str) -> Result<(), RunError> {
-    crate::files::write_atomic(path, text.as_bytes(), false).map_err(|(path, source)| {
-        RunError::Io {
-            path: path.display().to_string(),
-            source,
-        }
-    })
-}
-
-/// The results file of a run (or of its shard, under the name it gets once complete;
-/// while it is played it is [`shard::part_file`](super::shard::part_file)).
-pub fn results_file(out_dir: &Path, shard: Option<Shard>) -> PathBuf {
-    match shard {
-        None => out_dir.join("games.jsonl"),
-        Some(s) => out_dir.join("shards").join(s.file_name()),
-    }
-}
+pub use super::shard::results_file;
 
 /// Runs (or resumes) a tournament.
 pub fn run(
@@ -332,25 +269,16 @@ fn run_game<G: OpeningGame + ExternalGame>(
     let out = &options.out_dir;
     let run_toml = out.join("run.toml");
     let resolved = t.resolved_toml();
-    // A shard plays into `.part` and is renamed once complete (see `shard`).
-    let shard_files = match options.shard {
-        Some(s) => {
-            if cfg.sprt.is_some() {
-                return Err(RunError::Input(format!(
-                    "shard {}: [sprt] decides on the whole run's game pairs in order, so a \
-                     run with [sprt] cannot be split into shards; remove [sprt] to play the \
-                     full schedule in shards, or run it without --shard",
-                    s.label()
-                )));
-            }
-            shard::check_same_split(out, s)?;
-            Some(shard::locate(out, s)?)
-        }
-        None => None,
-    };
-    let results = shard_files
-        .as_ref()
-        .map_or_else(|| results_file(out, None), |f| f.current.clone());
+    if let Some(s) = options.shard
+        && cfg.sprt.is_some()
+    {
+        return Err(RunError::Input(format!(
+            "shard {}: [sprt] decides on the whole run's game pairs in order, so a \
+             run with [sprt] cannot be split into shards; remove [sprt] to play the \
+             full schedule in shards, or run it without --shard",
+            s.label()
+        )));
+    }
 
     // Every input is checked before the results folder is touched: an outside engine
     // that cannot even start is an error now, not a fault in every game.
@@ -361,24 +289,39 @@ fn run_game<G: OpeningGame + ExternalGame>(
                 .map_err(|msg| RunError::Input(format!("engine '{}': {msg}", e.name)))?;
         }
     }
-    let openings = openings::<G>(t, game, u64::from(cfg.rounds))?;
-    let starts: Vec<G> = openings
-        .iter()
-        .map(|o| G::from_text(game, &o.position))
-        .collect::<Result<_, _>>()
-        .map_err(|e| RunError::Input(format!("opening: {e}")))?;
+    let book = OpeningBook::<G>::new(t, game)?;
+    book.check_max_plies(game, cfg.adjudication.max_plies)
+        .map_err(|e| RunError::Input(format!("{}: {e}", t.path.display())))?;
 
-    // Existing results: refuse unless resuming, and then only the same config.
-    let existing = read_records(&results).map_err(|e| RunError::Input(e.to_string()))?;
-    let has_results = !existing.records.is_empty() || existing.torn_tail;
-    if has_results && !options.resume {
-        return Err(RunError::Input(format!(
-            "{} already holds {} games: add --resume to continue it, or choose another --out \
-             or run name",
-            results.display(),
-            existing.records.len()
-        )));
+    // One writer per folder: from here on, nobody else appends to these results.
+    let what = match options.shard {
+        Some(s) => format!("arena run --shard {}", s.label()),
+        None => "arena run".to_string(),
+    };
+    let folder_lock = match options.shard {
+        Some(s) => lock::lock_shard(out, s, &what)?,
+        None => lock::lock_exclusive(out, &what)?,
+    };
+    if folder_lock.is_exclusive() {
+        // A writer killed mid-write (SIGKILL, power cut) leaves its temporary files.
+        for dir in [out.clone(), out.join("plots"), out.join(shard::SHARDS_DIR)] {
+            crate::files::remove_stale_temporaries(&dir);
+        }
     }
+    // A shard plays into `.part` and is renamed once complete (see `shard`).
+    let shard_files = match options.shard {
+        Some(s) => {
+            shard::check_same_split(out, s)?;
+            Some(shard::locate(out, s)?)
+        }
+        None => None,
+    };
+    let results = shard_files
+        .as_ref()
+        .map_or_else(|| results_file(out, None), |f| f.current.clone());
+
+    // Existing results: refuse unless resuming, and then only the same config, with
+    // every record checked against the schedule as it streams by.
     if run_toml.exists() && (options.resume || options.shard.is_some()) {
         let old = fs::read_to_string(&run_toml).map_err(io_err(&run_toml))?;
         if old != resolved {
@@ -389,9 +332,26 @@ fn run_game<G: OpeningGame + ExternalGame>(
             )));
         }
     }
-    let schedule = Schedule::new(cfg.format, t.engines.len(), u64::from(cfg.rounds));
+    let shape = RunShape::of(t, options.shard);
+    let schedule = &shape.schedule;
+    let mut live = Live::new(schedule.pairings.len());
+    let owned = options.shard.unwrap_or(Shard::WHOLE);
+    let (done_set, scan) = if options.resume {
+        scan_checked(&results, &shape, |r| live.add(schedule, r))?
+    } else {
+        let (set, scan) = scan_checked(&results, &shape, |_| {})?;
+        if scan.records > 0 || scan.torn_tail {
+            return Err(RunError::Input(format!(
+                "{} already holds {} games: add --resume to continue it, or choose another \
+                 --out or run name",
+                results.display(),
+                scan.records
+            )));
+        }
+        (set, scan)
+    };
     fs::create_dir_all(results.parent().unwrap_or(out)).map_err(io_err(out))?;
-    write_atomic(&run_toml, &resolved)?;
+    write_text(&run_toml, &resolved)?;
     if let Some(s) = options.shard {
         shard::write_meta(
             out,
@@ -404,49 +364,24 @@ fn run_game<G: OpeningGame + ExternalGame>(
             },
         )?;
     }
-    if existing.torn_tail {
-        truncate_to(&results, existing.valid_len).map_err(io_err(&results))?;
+    if scan.torn_tail {
+        truncate_to(&results, scan.valid_len).map_err(io_err(&results))?;
     }
 
-    let owned = |pair: u64| options.shard.is_none_or(|s| s.has_pair(pair));
-    let total: u64 = (0..schedule.games()).filter(|&g| owned(g / 2)).count() as u64;
-    let mut done_set = vec![false; schedule.games() as usize];
-    let mut live = Live::new(schedule.pairings.len());
-    for r in &existing.records {
-        if r.game >= schedule.games() || !owned(r.pair) {
-            return Err(RunError::Input(format!(
-                "{}: game {} does not belong to this run's schedule",
-                results.display(),
-                r.game
-            )));
-        }
-        if std::mem::replace(&mut done_set[r.game as usize], true) {
-            return Err(RunError::Input(format!(
-                "{}: game {} appears twice",
-                results.display(),
-                r.game
-            )));
-        }
-        live.add(&schedule, r);
-    }
-    let done_before = existing.records.len() as u64;
-    let torn_tail = existing.torn_tail;
-    drop(existing);
+    let total = 2 * owned.pairs_of(schedule.pairs());
+    let done_before = done_set.len();
+    let torn_tail = scan.torn_tail;
 
     // SPRT over pairs already complete.
     let mut sprt_result = None;
     if let Some(sprt) = &cfg.sprt {
-        sprt_result = live.sprt(sprt, &owned, schedule.pairs());
+        sprt_result = live.sprt(sprt, &|p| owned.has_pair(p), schedule.pairs());
     }
-
-    let todo: Vec<u64> = if sprt_result.is_some() {
-        Vec::new()
+    let remaining = if sprt_result.is_some() {
+        0
     } else {
-        (0..schedule.games())
-            .filter(|&g| owned(g / 2) && !done_set[g as usize])
-            .collect()
+        total - done_before
     };
-    drop(done_set);
 
     let jobs = match options.jobs {
         0 if cfg.concurrency > 0 => cfg.concurrency as usize,
@@ -454,7 +389,7 @@ fn run_game<G: OpeningGame + ExternalGame>(
         n => n,
     }
     .max(1)
-    .min(todo.len().max(1));
+    .min(usize::try_from(remaining).unwrap_or(usize::MAX).max(1));
     sink(&Event::Started {
         total,
         done: done_before,
@@ -462,9 +397,12 @@ fn run_game<G: OpeningGame + ExternalGame>(
         torn_tail,
     });
 
-    let names: Vec<String> = t.engines.iter().map(|e| e.name().to_string()).collect();
+    let names = &shape.names;
     let mut writer = RecordWriter::open(&results).map_err(io_err(&results))?;
-    let next = AtomicUsize::new(0);
+    // The shard's games in schedule order, handed out one at a time: slot `k` is game
+    // `k % 2` of the shard's `k / 2`-th pair.
+    let next_slot = AtomicU64::new(0);
+    let slots = if sprt_result.is_some() { 0 } else { total };
     let stop = &options.stop;
     let internal_stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<Result<GameRecord, String>>();
@@ -480,12 +418,15 @@ fn run_game<G: OpeningGame + ExternalGame>(
 
     pool.in_place_scope(|scope| {
         for worker in 0..jobs {
-            let tx = tx.clone();
-            let (todo, next, starts, names) = (&todo, &next, &starts, &names);
-            let schedule = &schedule;
+            let (tx, fail_tx) = (tx.clone(), tx.clone());
+            let (next_slot, done_set, book) = (&next_slot, &done_set, &book);
             let stop_flag = Arc::clone(&internal_stop);
             let user_stop = Arc::clone(stop);
             let worker_error = &worker_error;
+            let fail = move |msg: String| {
+                *worker_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(msg.clone());
+                let _ = fail_tx.send(Err(msg));
+            };
             scope.spawn(move |_| {
                 // Engines are built on first use and kept for the worker's life (an
                 // outside engine: one process per worker, reused across games).
@@ -495,37 +436,44 @@ fn run_game<G: OpeningGame + ExternalGame>(
                     if stop_flag.load(Ordering::Relaxed) || user_stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&g) = todo.get(i) else { break };
+                    let slot = next_slot.fetch_add(1, Ordering::Relaxed);
+                    if slot >= slots {
+                        break;
+                    }
+                    let g = 2 * owned.nth_pair(slot / 2) + slot % 2;
+                    if done_set.contains(g) {
+                        continue;
+                    }
                     let s = schedule.game(g);
                     for idx in [s.black, s.white] {
                         if engines[idx].is_none() {
                             let spec = &t.engines[idx];
                             let context = PlayerContext {
-                                log: spec
-                                    .external()
-                                    .map(|_| log_path(out, spec.name(), worker, options.shard)),
+                                log: spec.external().map(|_| {
+                                    log_path(out, spec.name(), idx, worker, options.shard)
+                                }),
                             };
                             match spec.build_player::<G>(game, &context) {
                                 Ok(mut e) => {
                                     e.set_abort_flag(Arc::clone(&stop_flag));
                                     engines[idx] = Some(e);
                                 }
-                                Err(e) => {
-                                    let msg = format!("engine '{}': {e}", spec.name());
-                                    *worker_error.lock().unwrap_or_else(|p| p.into_inner()) =
-                                        Some(msg.clone());
-                                    let _ = tx.send(Err(msg));
-                                    return;
-                                }
+                                Err(e) => return fail(format!("engine '{}': {e}", spec.name())),
                             }
                         }
                     }
+                    let start = match book
+                        .get(s.round)
+                        .and_then(|o| G::from_text(game, &o.position).map_err(|e| e.to_string()))
+                    {
+                        Ok(p) => p,
+                        Err(e) => return fail(format!("opening of round {}: {e}", s.round)),
+                    };
                     let setup = GameSetup {
                         variant: t.config.game,
                         scheduled: s,
                         names,
-                        start: &starts[s.round as usize],
+                        start: &start,
                         seed: derive_seed(t.config.seed, Stream::Game, g),
                         adjudication: &t.config.adjudication,
                         reproducible: t.engines[s.black].is_reproducible()
@@ -577,25 +525,23 @@ fn run_game<G: OpeningGame + ExternalGame>(
                         continue;
                     }
                     if let Err(e) = writer.append(&record) {
-                        write_error = Some(RunError::Io {
-                            path: writer.path().display().to_string(),
-                            source: e,
-                        });
+                        write_error = Some(RunError::io(writer.path(), e));
                         internal_stop.store(true, Ordering::Relaxed);
                         continue;
                     }
                     played += 1;
                     done += 1;
-                    live.add(&schedule, &record);
+                    live.add(schedule, &record);
                     sink(&Event::Game {
                         record: &record,
                         done,
                         total,
-                        standings: live.standings(t, &schedule),
+                        standings: live.standings(t, schedule),
                     });
                     if let Some(sprt) = &cfg.sprt
                         && sprt_result.is_none()
-                        && let Some(decided) = live.sprt(sprt, &owned, schedule.pairs())
+                        && let Some(decided) =
+                            live.sprt(sprt, &|p| owned.has_pair(p), schedule.pairs())
                     {
                         sink(&Event::SprtDecided {
                             decision: decided.0,
@@ -606,10 +552,7 @@ fn run_game<G: OpeningGame + ExternalGame>(
                         internal_stop.store(true, Ordering::Relaxed);
                     }
                 }
-                Ok(Err(msg)) => {
-                    internal_stop.store(true, Ordering::Relaxed);
-                    let _ = msg;
-                }
+                Ok(Err(_)) => internal_stop.store(true, Ordering::Relaxed),
                 Err(mpsc::RecvTimeoutError::Timeout) => sink(&Event::Tick),
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
@@ -634,18 +577,17 @@ fn run_game<G: OpeningGame + ExternalGame>(
         shard::mark_complete(files)?;
         results = files.complete.clone();
     }
-    let mut records = read_records(&results)
-        .map_err(|e| RunError::Input(e.to_string()))?
-        .records;
+    let mut records = read_checked(&results, &shape)?.records;
     // A finished run's games read in game order, whatever the threads' timing was (a
     // shard's file is put in order by the merge; an interrupted run keeps appending).
     if options.shard.is_none() && ending != Ending::Interrupted {
         record::rewrite_in_game_order(&results, &mut records).map_err(io_err(&results))?;
     }
-    let summary = summary::summarize(t, &schedule, &records, sprt_result.map(|s| s.2));
+    let summary = summary::summarize(t, schedule, &records, sprt_result.map(|s| s.2));
     if options.shard.is_none() {
         summary::write_files(out, &summary)?;
     }
+    drop(folder_lock);
     Ok(RunOutcome {
         ending,
         summary,
@@ -656,10 +598,12 @@ fn run_game<G: OpeningGame + ExternalGame>(
     })
 }
 
-/// Where the player of external engine `name` in worker `worker` logs:
-/// `<out>/logs/<name>-w<worker>.log` (with the shard, `-s<i>of<n>`, when sharded).
-fn log_path(out: &Path, name: &str, worker: usize, shard: Option<Shard>) -> PathBuf {
-    let safe: String = name
+/// Where the player of external engine `name` (engine `index`) in worker `worker` logs:
+/// `<out>/logs/<name>-w<worker>.log` (with the shard, `-s<i>of<n>`, when sharded). A name
+/// with characters a file name should not hold has them replaced by `_` and gets the
+/// engine's index (`a_b~1-w0.log`), so `a/b` and `a_b` never share a log.
+fn log_path(out: &Path, name: &str, index: usize, worker: usize, shard: Option<Shard>) -> PathBuf {
+    let mut safe: String = name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "-_.+".contains(c) {
@@ -669,6 +613,10 @@ fn log_path(out: &Path, name: &str, worker: usize, shard: Option<Shard>) -> Path
             }
         })
         .collect();
+    if safe != name {
+        // `~` is never kept by the replacement above, so this cannot meet a real name.
+        safe.push_str(&format!("~{index}"));
+    }
     let shard = shard.map_or(String::new(), |s| format!("-s{}of{}", s.index, s.count));
     out.join("logs")
         .join(format!("{safe}{shard}-w{worker}.log"))

@@ -17,7 +17,25 @@ use std::{
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::runner::{RunError, Shard, write_atomic};
+use super::error::{RunError, write_text};
+
+/// Which part of the schedule this process plays: game pairs with `pair % count == index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, `0..count`.
+    pub index: u32,
+    /// Number of shards.
+    pub count: u32,
+}
+
+/// The results file of a run (or of its shard, under the name it gets once complete;
+/// while it is played it is [`part_file`]).
+pub fn results_file(out_dir: &Path, shard: Option<Shard>) -> PathBuf {
+    match shard {
+        None => out_dir.join("games.jsonl"),
+        Some(s) => out_dir.join(SHARDS_DIR).join(s.file_name()),
+    }
+}
 
 /// The folder under a run's results folder that holds its shards.
 pub const SHARDS_DIR: &str = "shards";
@@ -42,6 +60,24 @@ pub fn config_hash(resolved_toml: &str) -> String {
 }
 
 impl Shard {
+    /// The whole run as one shard.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Whether game pair `pair` belongs to this shard.
+    pub fn has_pair(&self, pair: u64) -> bool {
+        pair % u64::from(self.count) == u64::from(self.index)
+    }
+
+    /// The shard's `k`-th game pair (counted from 0) in the whole schedule.
+    pub fn nth_pair(&self, k: u64) -> u64 {
+        u64::from(self.index) + k * u64::from(self.count)
+    }
+
+    /// The shard's results file name.
+    pub fn file_name(&self) -> String {
+        format!("shard-{}-of-{}.jsonl", self.index, self.count)
+    }
+
     /// `I/N`, as on the command line.
     pub fn label(&self) -> String {
         format!("{}/{}", self.index, self.count)
@@ -131,7 +167,7 @@ pub fn write_meta(out_dir: &Path, meta: &ShardMeta) -> Result<(), RunError> {
         )));
     }
     let text = serde_json::to_string_pretty(meta).expect("a shard sidecar serialises");
-    write_atomic(&path, &(text + "\n"))
+    write_text(&path, &(text + "\n"))
 }
 
 /// The first 12 hex digits of a hash, for messages.
@@ -252,7 +288,7 @@ pub struct ShardFiles {
 /// Finds the shard's results; refuses when both the `.part` and the complete file exist
 /// (one of them was copied in by hand, and which one holds the truth is unclear).
 pub fn locate(out_dir: &Path, shard: Shard) -> Result<ShardFiles, RunError> {
-    let complete = super::runner::results_file(out_dir, Some(shard));
+    let complete = results_file(out_dir, Some(shard));
     let part = part_file(out_dir, shard);
     let is_complete = complete.exists();
     if is_complete && part.exists() {

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Tournament,
+    error::{RunError, write_text},
     record::{GameRecord, GameResult},
-    runner::{RunError, write_atomic},
     schedule::Schedule,
 };
 use crate::stats::{
@@ -54,9 +54,29 @@ pub struct EngineSummary {
     pub nps: f64,
     /// Mean plies of its games.
     pub game_length: f64,
+    /// Moves for which it reported no node count (0 nodes: an outside engine that
+    /// prints no figures). The node figures above are over the other moves.
+    #[serde(default)]
+    pub moves_without_nodes: u64,
+    /// Moves for which it reported no depth (depth 0). `depth_mean` is over the others.
+    #[serde(default)]
+    pub moves_without_depth: u64,
     /// Per depth d: (d, moves whose search completed depth d, mean nodes searched by
     /// then): the cost of each depth, whose ratio is the effective branching factor.
     pub nodes_by_depth: Vec<(u32, u64, f64)>,
+}
+
+impl EngineSummary {
+    /// Whether any of its moves came with a node count (nodes per move and nodes per
+    /// second mean something); an engine that moved and never said is shown as "n/a".
+    pub fn reports_nodes(&self) -> bool {
+        self.moves == 0 || self.moves_without_nodes < self.moves
+    }
+
+    /// Whether any of its moves came with a depth.
+    pub fn reports_depth(&self) -> bool {
+        self.moves == 0 || self.moves_without_depth < self.moves
+    }
 }
 
 /// One pairing's statistics, from engine `a`'s point of view.
@@ -234,6 +254,9 @@ pub fn summarize(
     let mut nodes: Vec<Vec<u64>> = vec![Vec::new(); n_engines];
     let mut depth_sum = vec![0u64; n_engines];
     let mut time_us = vec![0u64; n_engines];
+    // Moves without figures, per engine: (no nodes, no depth), and all moves.
+    let mut unreported = vec![(0u64, 0u64); n_engines];
+    let mut all_moves = vec![0u64; n_engines];
     let mut by_depth: Vec<BTreeMap<u32, (u64, u64)>> = vec![BTreeMap::new(); n_engines];
     let mut length = vec![(0u64, 0u64); n_engines];
     let mut as_first = vec![(0u64, 0u64); n_engines];
@@ -293,13 +316,24 @@ pub fn summarize(
         as_first[r.black].1 += 1;
         for (i, s) in r.stats.iter().enumerate() {
             let e = r.mover(i);
+            all_moves[e] += 1;
+            // 0 nodes or depth 0: the engine did not say (every search visits its
+            // root); such moves are left out of the figures rather than counted as 0.
+            if s.depth == 0 {
+                unreported[e].1 += 1;
+            }
+            depth_sum[e] = depth_sum[e].saturating_add(u64::from(s.depth));
+            if s.nodes == 0 {
+                unreported[e].0 += 1;
+                continue;
+            }
             nodes[e].push(s.nodes);
-            depth_sum[e] += u64::from(s.depth);
-            time_us[e] += s.time_us;
+            // Saturating: a record is checked against its run, not its figures.
+            time_us[e] = time_us[e].saturating_add(s.time_us);
             for (d, &n) in s.iterations.iter().enumerate() {
                 let slot = by_depth[e].entry(d as u32 + 1).or_insert((0, 0));
                 slot.0 += 1;
-                slot.1 += n;
+                slot.1 = slot.1.saturating_add(n);
             }
         }
     }
@@ -346,8 +380,10 @@ pub fn summarize(
         .map(|e| {
             let mut sorted = nodes[e].clone();
             sorted.sort_unstable();
-            let moves = sorted.len() as u64;
-            let total_nodes: u64 = sorted.iter().sum();
+            let with_nodes = sorted.len() as u64;
+            let moves = all_moves[e];
+            let with_depth = moves - unreported[e].1;
+            let total_nodes = sorted.iter().fold(0u64, |a, &n| a.saturating_add(n));
             let secs = time_us[e] as f64 / 1e6;
             EngineSummary {
                 name: t.engines[e].name().to_string(),
@@ -360,17 +396,17 @@ pub fn summarize(
                 score_as_first: (as_first[e].1 > 0)
                     .then(|| as_first[e].0 as f64 / 2.0 / as_first[e].1 as f64),
                 moves,
-                nodes_mean: if moves == 0 {
+                nodes_mean: if with_nodes == 0 {
                     0.0
                 } else {
-                    total_nodes as f64 / moves as f64
+                    total_nodes as f64 / with_nodes as f64
                 },
                 nodes_median: quantile(&sorted, 0.5),
                 nodes_quartiles: [quantile(&sorted, 0.25), quantile(&sorted, 0.75)],
-                depth_mean: if moves == 0 {
+                depth_mean: if with_depth == 0 {
                     0.0
                 } else {
-                    depth_sum[e] as f64 / moves as f64
+                    depth_sum[e] as f64 / with_depth as f64
                 },
                 nps: if secs > 0.0 {
                     total_nodes as f64 / secs
@@ -382,6 +418,8 @@ pub fn summarize(
                 } else {
                     length[e].0 as f64 / length[e].1 as f64
                 },
+                moves_without_nodes: unreported[e].0,
+                moves_without_depth: unreported[e].1,
                 nodes_by_depth: by_depth[e]
                     .iter()
                     .map(|(&d, &(n, sum))| (d, n, sum as f64 / n.max(1) as f64))
@@ -511,9 +549,14 @@ pub fn write_files(dir: &Path, summary: &Summary) -> Result<(), RunError> {
         path: dir.join("summary.json").display().to_string(),
         source: std::io::Error::other(e),
     })?;
-    write_atomic(&dir.join("summary.json"), &(json + "\n"))?;
-    write_atomic(&dir.join("standings.csv"), &standings_csv(summary))?;
-    write_atomic(&dir.join("pairings.csv"), &pairings_csv(summary))?;
+    write_text(
+        &dir.join("summary.json"),
+        &(json
+            + "
+"),
+    )?;
+    write_text(&dir.join("standings.csv"), &standings_csv(summary))?;
+    write_text(&dir.join("pairings.csv"), &pairings_csv(summary))?;
     Ok(())
 }
 
@@ -574,9 +617,18 @@ pub fn standings_csv(s: &Summary) -> String {
             v.filter(|x| x.is_finite())
                 .map_or(String::new(), |x| format!("{x:.2}"))
         };
+        // An engine that reported no figures has empty cells, not zeros.
+        let (nodes, depth) = (e.reports_nodes(), e.reports_depth());
+        let figure = |shown: bool, v: f64, digits: usize| {
+            if shown {
+                format!("{v:.digits$}")
+            } else {
+                String::new()
+            }
+        };
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{:.4},{},{:.1},{:.1},{:.2},{:.0},{:.1}",
+            "{},{},{},{},{},{},{},{},{:.4},{},{},{},{},{},{:.1}",
             rank + 1,
             csv_field(&e.name),
             f(e.elo),
@@ -588,10 +640,10 @@ pub fn standings_csv(s: &Summary) -> String {
             e.score,
             e.score_as_first
                 .map_or(String::new(), |v| format!("{v:.4}")),
-            e.nodes_mean,
-            e.nodes_median,
-            e.depth_mean,
-            e.nps,
+            figure(nodes, e.nodes_mean, 1),
+            figure(nodes, e.nodes_median, 1),
+            figure(depth, e.depth_mean, 2),
+            figure(nodes, e.nps, 0),
             e.game_length
         );
     }

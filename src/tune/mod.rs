@@ -13,7 +13,7 @@ pub mod output;
 pub mod runner;
 pub mod spsa;
 
-use crate::{config::ConfigError, tournament::runner::RunError};
+use crate::{config::ConfigError, files::WriteError, tournament::RunError};
 
 pub use self::{
     config::{Tune, TuneConfig},
@@ -40,6 +40,15 @@ pub enum TuneError {
 impl From<ConfigError> for TuneError {
     fn from(e: ConfigError) -> TuneError {
         TuneError::Input(e.to_string())
+    }
+}
+
+impl From<WriteError> for TuneError {
+    fn from(e: WriteError) -> TuneError {
+        TuneError::Io {
+            path: e.path.display().to_string(),
+            source: e.error,
+        }
     }
 }
 

@@ -83,19 +83,103 @@ impl Checkpoint {
         };
         let checkpoint: Checkpoint = serde_json::from_str(&text).map_err(|e| {
             TuneError::Input(format!(
-                "{}: not a tuning checkpoint ({e}); move it away to start afresh",
-                path.display()
+                "{}:{}: not a tuning checkpoint ({e}); move it away to start afresh",
+                path.display(),
+                e.line()
             ))
         })?;
         if checkpoint.format != CHECKPOINT_FORMAT {
             return Err(TuneError::Input(format!(
-                "{}: checkpoint format {} is not {CHECKPOINT_FORMAT}",
+                "{}:{}: checkpoint format {} is not {CHECKPOINT_FORMAT}",
                 path.display(),
+                key_line(&text, "format"),
                 checkpoint.format
             )));
         }
         Ok(Some(checkpoint))
     }
+
+    /// Checks that the state can belong to `spsa`'s run: one θ per parameter, each a
+    /// number within its range, as many pairs as the batches done hold, pentanomial
+    /// counts that add up to them. `dir` is where it was read from, for the message
+    /// (`state.json:LINE: ...`), which names the key at fault.
+    pub fn check(&self, dir: &Path, spsa: &Spsa) -> Result<(), TuneError> {
+        let path = dir.join(STATE_FILE);
+        let text = fs::read_to_string(&path).unwrap_or_default();
+        let fail = |key: &str, what: String| {
+            Err(TuneError::Input(format!(
+                "{}:{}: key `{key}`: {what}; the checkpoint is damaged (move it away to \
+                 start afresh)",
+                path.display(),
+                key_line(&text, key)
+            )))
+        };
+        let state = &self.state;
+        let params = spsa.params();
+        if state.theta.len() != params.len() {
+            return fail(
+                "theta",
+                format!(
+                    "{} values for {} parameters",
+                    state.theta.len(),
+                    params.len()
+                ),
+            );
+        }
+        for (p, &t) in params.iter().zip(&state.theta) {
+            if !(t >= p.min && t <= p.max) {
+                return fail(
+                    "theta",
+                    format!("{} = {t} is outside [{}, {}]", p.name, p.min, p.max),
+                );
+            }
+        }
+        let settings = spsa.settings();
+        if state.batches_done > spsa.batches() {
+            return fail(
+                "batches_done",
+                format!(
+                    "{} of a run of {} batches",
+                    state.batches_done,
+                    spsa.batches()
+                ),
+            );
+        }
+        let pairs = state
+            .batches_done
+            .saturating_mul(settings.batch)
+            .min(settings.pairs);
+        if state.pairs_done != pairs {
+            return fail(
+                "pairs_done",
+                format!(
+                    "{} pairs after {} batches of {} (it must be {pairs})",
+                    state.pairs_done, state.batches_done, settings.batch
+                ),
+            );
+        }
+        if state.penta.pairs() != state.pairs_done {
+            return fail(
+                "penta",
+                format!(
+                    "the counts add up to {} pairs, not pairs_done = {}",
+                    state.penta.pairs(),
+                    state.pairs_done
+                ),
+            );
+        }
+        if !(self.elapsed_s.is_finite() && self.elapsed_s >= 0.0) {
+            return fail("elapsed_s", format!("{} is not a duration", self.elapsed_s));
+        }
+        Ok(())
+    }
+}
+
+/// The 1-based line of the first `"key"` in JSON `text` (1 when it is not there).
+pub(crate) fn key_line(text: &str, key: &str) -> usize {
+    let quoted = format!("\"{key}\"");
+    text.find(&quoted)
+        .map_or(1, |at| text[..at].matches('\n').count() + 1)
 }
 
 /// One parameter's line of `tune.json`.
@@ -567,19 +651,14 @@ fn edit_value(value: &toml::Value) -> toml_edit::Value {
 
 /// Writes `text` to `path` through a temporary file and a rename: never half-written.
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), TuneError> {
-    crate::tournament::runner::write_atomic(path, text).map_err(TuneError::from)
+    crate::files::write_atomic(path, text.as_bytes(), false).map_err(TuneError::from)
 }
 
 /// Writes `text` to `path` through a temporary file that is flushed to disk before the
 /// rename: after a power cut the file is the old one or the new one, never half of
 /// either.
 pub fn write_durable(path: &Path, text: &str) -> Result<(), TuneError> {
-    crate::files::write_atomic(path, text.as_bytes(), true).map_err(|(path, source)| {
-        TuneError::Io {
-            path: path.display().to_string(),
-            source,
-        }
-    })
+    crate::files::write_atomic(path, text.as_bytes(), true).map_err(TuneError::from)
 }
 
 /// Writes every output of `state` to `dir`: the checkpoint first, then the files made

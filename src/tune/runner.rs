@@ -30,13 +30,12 @@ use super::{
 };
 use crate::{
     engine::{Engine, EngineConfig, Player},
-    game::Game,
     stats::GameScore,
     tournament::{
         self, Tournament, TournamentConfig,
         config::Format,
         game::{GameSetup, play_game},
-        openings::{OpeningGame, openings},
+        openings::{OpeningBook, OpeningGame},
         runner::{Ending, RunOptions, RunOutcome},
         schedule::ScheduledGame,
         seeds::{Stream, derive_seed},
@@ -159,32 +158,17 @@ fn opening_source(tune: &Tune, rounds: u32, seed: u64) -> Tournament {
     }
 }
 
-/// The openings pair k plays: pair k takes `list[(k - 1) % list.len()]`. A file's
-/// openings repeat with its length and the start position never changes, so only random
-/// openings need one entry per pair.
+/// The openings of the tune's pairs: pair k (counted from 1) plays round `k - 1` of
+/// the book, drawn as pairs come up (a file's openings repeat with its length).
 fn pair_openings<G: OpeningGame>(
     tune: &Tune,
     game: &G::Config,
-    pairs: u64,
     seed: u64,
-) -> Result<Vec<tournament::openings::Opening>, TuneError> {
-    use crate::tournament::config::OpeningKind;
-    let o = &tune.config.openings;
-    let count = match (o.kind, &o.file) {
-        (OpeningKind::File, Some(file)) => {
-            let lines = tournament::openings::read_file::<G>(&tune.resolve(file), game)?;
-            pairs.min(lines.len() as u64)
-        }
-        (OpeningKind::None, _) => 1,
-        _ => pairs,
-    };
-    let rounds = u32::try_from(count)
-        .map_err(|_| TuneError::Input(format!("key `pairs`: {pairs} is too many")))?;
-    let list = openings::<G>(&opening_source(tune, rounds, seed), game, count)?;
-    for o in list.iter().take(1) {
-        G::from_text(game, &o.position).map_err(|e| TuneError::Input(format!("opening: {e}")))?;
-    }
-    Ok(list)
+) -> Result<OpeningBook<G>, TuneError> {
+    let book = OpeningBook::<G>::new(&opening_source(tune, 1, seed), game)?;
+    book.check_max_plies(game, tune.config.adjudication.max_plies)
+        .map_err(|e| TuneError::Input(format!("{}: {e}", tune.path.display())))?;
+    Ok(book)
 }
 
 fn worker_count(tune: &Tune, options: &TuneOptions, batch: u64) -> usize {
@@ -209,10 +193,9 @@ fn run_game<G: OpeningGame>(
     let resolved = tune.resolved_toml();
 
     // Every input is checked before the results folder is touched.
-    let openings = pair_openings::<G>(tune, game, settings.pairs, settings.seed)?;
-    for o in openings.iter().take(1) {
-        G::from_text(game, &o.position).map_err(|e| TuneError::Input(format!("opening: {e}")))?;
-    }
+    let openings = pair_openings::<G>(tune, game, settings.seed)?;
+    let first = openings.get(0).map_err(TuneError::Input)?;
+    G::from_text(game, &first.position).map_err(|e| TuneError::Input(format!("opening: {e}")))?;
     for (label, values) in [
         ("start", spsa.start_state().theta),
         ("min", tune.params.iter().map(|p| p.min).collect::<Vec<_>>()),
@@ -226,25 +209,24 @@ fn run_game<G: OpeningGame>(
         Engine::<G>::new(&config, game).map_err(|e| TuneError::Input(format!("engine: {e}")))?;
     }
 
+    // One writer per folder, from before the checkpoint is read until the tune returns.
+    let _lock = crate::tournament::lock::lock_exclusive(out, "arena tune")?;
+    crate::files::remove_stale_temporaries(out);
     let existing = Checkpoint::read(out)?;
     let (mut state, mut elapsed_s) = match existing {
         Some(c) if options.resume => {
             if c.config != resolved {
+                let path = out.join(super::output::STATE_FILE);
+                let text = fs::read_to_string(&path).unwrap_or_default();
                 return Err(TuneError::Input(format!(
-                    "{} was made from a different config ({}); resume needs the same config \
-                     (and the same --pairs)",
-                    out.join("state.json").display(),
+                    "{}:{}: key `config`: made from a different config ({}); resume needs \
+                     the same config (and the same --pairs)",
+                    path.display(),
+                    super::output::key_line(&text, "config"),
                     first_difference(&c.config, &resolved)
                 )));
             }
-            if c.state.theta.len() != spsa.params().len() {
-                return Err(TuneError::Input(format!(
-                    "{}: θ has {} values for {} parameters",
-                    out.join("state.json").display(),
-                    c.state.theta.len(),
-                    spsa.params().len()
-                )));
-            }
+            c.check(out, &spsa)?;
             (c.state, c.elapsed_s)
         }
         Some(c) => {
@@ -347,13 +329,13 @@ fn run_game<G: OpeningGame>(
 }
 
 /// What every pair of a batch needs.
-struct BatchContext<'a, G: Game> {
+struct BatchContext<'a, G: OpeningGame> {
     tune: &'a Tune,
     game: &'a G::Config,
     jobs: &'a [PairJob],
     /// Per job: [plus, minus].
     engines: &'a [[EngineConfig; 2]],
-    openings: &'a [tournament::openings::Opening],
+    openings: &'a OpeningBook<G>,
     reproducible: bool,
     done_before: u64,
 }
@@ -438,7 +420,7 @@ fn play_pair<G: OpeningGame>(
 ) -> Result<Option<PairOutcome>, String> {
     let job = &cx.jobs[i];
     let pair = job.k - 1;
-    let opening = &cx.openings[(pair as usize) % cx.openings.len()];
+    let opening = cx.openings.get(pair)?;
     let start = G::from_text(cx.game, &opening.position).map_err(|e| format!("opening: {e}"))?;
     let [plus_config, minus_config] = &cx.engines[i];
     let build = |config: &EngineConfig| -> Result<Engine<G>, String> {
@@ -500,6 +482,10 @@ pub fn verify(
     sink: &mut dyn FnMut(&tournament::Event<'_>),
 ) -> Result<Option<(RunOutcome, TuneReport)>, TuneError> {
     let out = &options.out_dir;
+    let _lock = out
+        .is_dir()
+        .then(|| crate::tournament::lock::lock_exclusive(out, "arena tune (verification)"))
+        .transpose()?;
     let Some(checkpoint) = Checkpoint::read(out)? else {
         return Err(TuneError::Input(format!(
             "{}: no tune to verify (no state.json)",
@@ -507,6 +493,7 @@ pub fn verify(
         )));
     };
     let spsa = Spsa::new(tune.params.clone(), tune.settings()).map_err(TuneError::Input)?;
+    checkpoint.check(out, &spsa)?;
     if checkpoint.config != tune.resolved_toml() {
         return Err(TuneError::Input(format!(
             "{}: the checkpoint belongs to another config",

@@ -8,6 +8,7 @@ mod engines;
 mod eval_props;
 mod export;
 mod game_props;
+mod hardening;
 mod perft;
 mod protocol;
 mod report;

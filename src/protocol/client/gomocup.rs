@@ -8,10 +8,13 @@
 //! the engine's board lacks only the opponent's last stone, else `BOARD` with every
 //! stone (1 its own, 2 the opponent's, in move order) and `DONE`.
 //!
-//! While waiting, `MESSAGE`, `DEBUG` and `SUGGEST` lines are skipped (and logged);
-//! `MESSAGE depth .. nodes ..` lines (what `arena serve` prints) give the move's depth,
-//! nodes and score. `ERROR`/`UNKNOWN` instead of a move is a fault; an `x,y` off the
-//! board is an illegal move; any other line is garbage.
+//! While waiting, `MESSAGE`, `DEBUG`, `SUGGEST`, `ERROR` and `UNKNOWN` lines are logged
+//! and the wait goes on, as the protocol says and c-gomoku-cli does (an `ERROR` is often
+//! the engine's answer to an `INFO` line sent just before the request). `MESSAGE` lines
+//! with search figures give the move's depth, nodes and score: arena's own (`depth ..
+//! nodes ..`), Rapfi's and PentaZen's (see [`parse_message`]). An `x,y` off the board is
+//! an illegal move; any other line is garbage. Lines the engine wrote before a request
+//! are dropped, and after any fault the process is killed and started afresh.
 
 use std::time::Instant;
 
@@ -21,7 +24,7 @@ use crate::{
     game::{Game, Mnk, MnkConfig, MnkMove, MnkRule},
     protocol::{
         external::ExternalEngine,
-        info::{Info, InfoSummary},
+        info::{InfoSummary, parse_message},
     },
 };
 
@@ -41,7 +44,8 @@ pub struct GomocupPlayer {
 enum Line<'a> {
     /// `MESSAGE`, `DEBUG`, `SUGGEST` or empty: skip.
     Chatter(&'a str),
-    /// `ERROR ...` or `UNKNOWN ...`.
+    /// `ERROR ...` or `UNKNOWN ...`: skipped while a move is awaited; an answer to a
+    /// handshake.
     Error,
     /// Anything else: the reply.
     Reply,
@@ -71,21 +75,21 @@ impl GomocupPlayer {
         }
     }
 
-    /// The next line that is not chatter.
-    fn reply(&mut self, deadline: Instant) -> Result<String, Fault> {
+    /// Sends a handshake command and waits for `OK` or an error; other lines (a
+    /// banner, chatter) are skipped. Returns the answer.
+    fn expect_ok(&mut self, command: &str) -> Result<String, Fault> {
+        self.conn.request(&[command])?;
+        let deadline = self.conn.handshake_deadline();
         loop {
-            let line = self.conn.recv(deadline)?;
-            if !matches!(classify(&line), Line::Chatter(_)) {
-                return Ok(line.trim().to_string());
+            let line = self
+                .conn
+                .recv(deadline)
+                .map_err(|f| handshake_fault(f, "OK", &self.conn.spec))?;
+            let text = line.trim();
+            if text == "OK" || matches!(classify(text), Line::Error) {
+                return Ok(text.to_string());
             }
         }
-    }
-
-    fn expect_ok(&mut self, command: &str) -> Result<String, Fault> {
-        self.conn.send(command)?;
-        let deadline = self.conn.handshake_deadline();
-        self.reply(deadline)
-            .map_err(|f| handshake_fault(f, "OK", &self.conn.spec))
     }
 
     fn start_command(&self) -> String {
@@ -104,9 +108,6 @@ impl GomocupPlayer {
         if self.started {
             let reply = self.expect_ok("RESTART")?;
             if reply != "OK" {
-                if !matches!(classify(&reply), Line::Error) {
-                    return Err(Fault::Handshake(reply));
-                }
                 // No RESTART in this engine: a new START does the same.
                 self.started = false;
             }
@@ -176,27 +177,40 @@ impl GomocupPlayer {
     fn ask(&mut self, turn: &Turn<'_, Mnk>) -> Result<MoveReport<MnkMove>, MoveFault> {
         let pos = turn.position;
         let side = pos.side_to_move();
+        let mut request = Vec::new();
         if self.conn.spec.tc.is_some()
             && let Some(clock) = turn.clock
         {
             let left = clock.remaining[side.index()].as_millis();
-            self.conn.send(&format!("INFO time_left {left}"))?;
+            request.push(format!("INFO time_left {left}"));
         }
         let asked = Instant::now();
         let deadline = self.conn.move_deadline(turn.clock, side);
-        let request = self.request(pos);
-        self.conn.send_all(&request)?;
+        request.extend(self.request(pos));
+        self.conn.request(&request)?;
         let mut summary = InfoSummary::default();
+        // The engine's own last move, repeated: the late second copy of an answer
+        // (written after the request went out, so not dropped before it).
+        let own_last = self.synced.last().copied();
+        let mut repeated: Option<String> = None;
         loop {
-            let line = self.conn.recv(deadline)?;
+            let line = match self.conn.recv(deadline) {
+                Ok(line) => line,
+                // It never answered but with its own last move: that was its answer.
+                Err(Fault::Timeout) if repeated.is_some() => {
+                    return Err(MoveFault::IllegalThenSilent(repeated.unwrap_or_default()));
+                }
+                Err(f) => return Err(f.into()),
+            };
             let text = line.trim();
             match classify(text) {
                 Line::Chatter(message) => {
-                    if let Some(info) = Info::parse(message, true) {
+                    if let Some(info) = parse_message(message) {
                         summary.add(&info);
                     }
                 }
-                Line::Error => return Err(Fault::Refused(text.to_string()).into()),
+                // Logged (it is in the log already); the move may still come.
+                Line::Error => {}
                 Line::Reply => {
                     let Some((x, y)) = parse_xy(text) else {
                         return Err(Fault::Garbage(text.to_string()).into());
@@ -204,6 +218,13 @@ impl GomocupPlayer {
                     let Some(mv) = self.game.at(x, y) else {
                         return Err(MoveFault::Illegal(text.to_string()));
                     };
+                    if repeated.is_none() && Some(mv) == own_last && !pos.is_legal(mv) {
+                        self.conn.note(&format!(
+                            "'{text}' repeats the engine's last move: a late copy, ignored"
+                        ));
+                        repeated = Some(text.to_string());
+                        continue;
+                    }
                     let mut synced = pos.history().to_vec();
                     synced.push(mv);
                     self.synced = synced;
@@ -221,6 +242,8 @@ enum MoveFault {
     Fault(Fault),
     /// A well-formed `x,y` off the board.
     Illegal(String),
+    /// Only its own last move again, then nothing until the deadline (killed).
+    IllegalThenSilent(String),
 }
 
 impl From<Fault> for MoveFault {
@@ -257,10 +280,13 @@ impl Player<Mnk> for GomocupPlayer {
                 self.conn.flush_log();
                 Err(PlayerError::Illegal(text))
             }
+            Err(MoveFault::IllegalThenSilent(text)) => {
+                self.started = false;
+                let _ = self.conn.fail(Fault::Timeout);
+                Err(PlayerError::Illegal(text))
+            }
             Err(MoveFault::Fault(fault)) => {
-                if fault.needs_restart() {
-                    self.started = false;
-                }
+                self.started = false;
                 Err(self.conn.fail(fault))
             }
         }
@@ -357,7 +383,7 @@ mod tests {
             ),
             (
                 "read s; echo OK; while read l; do [ \"$l\" = BEGIN ] && echo 'UNKNOWN x'; done",
-                "refused 'UNKNOWN x'",
+                "timeout",
             ),
         ];
         for (script, reason) in cases {
@@ -375,6 +401,56 @@ mod tests {
         p.new_game(0).unwrap();
         let r = p.play(&turn(&start, &start)).map(|_| ());
         assert_eq!(r, Err(PlayerError::Illegal("20,3".into())));
+    }
+
+    /// Regression: an ERROR line while the move was awaited lost the game ("refused"),
+    /// and the engine, not restarted, had its late move read as the answer to RESTART.
+    #[test]
+    fn error_lines_are_skipped_and_every_fault_restarts_the_engine() {
+        let game = MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap();
+        let start = Mnk::new(&game);
+        let script = "while read l; do case \"$l\" in START*|RESTART) echo OK;; \
+                      BEGIN) echo 'ERROR unknown INFO key'; echo 'UNKNOWN x'; echo 4,4;; \
+                      END) exit 0;; esac; done";
+        let mut p = GomocupPlayer::new(&spec(script), game, None);
+        p.new_game(0).unwrap();
+        let r = p.play(&turn(&start, &start)).unwrap();
+        assert_eq!(start.format_xy(r.mv), "4,4");
+        // Garbage first, the move late: after the fault the process starts afresh, so
+        // the late move cannot answer the next game's RESTART.
+        let dir = tempfile::tempdir().unwrap();
+        let count = dir.path().join("starts");
+        let script = format!(
+            "echo x >> '{}'; while read l; do case \"$l\" in START*|RESTART) echo OK;; \
+             BEGIN) echo zzz; sleep 0.2; echo 4,4;; END) exit 0;; esac; done",
+            count.display()
+        );
+        let mut p = GomocupPlayer::new(&spec(&script), game, None);
+        p.new_game(0).unwrap();
+        let e = p.play(&turn(&start, &start)).unwrap_err();
+        assert_eq!(e, PlayerError::Failed("garbage 'zzz'".into()));
+        p.new_game(0).unwrap();
+        assert!(p.play(&turn(&start, &start)).is_err(), "zzz again");
+        drop(p);
+        let starts = std::fs::read_to_string(&count).unwrap();
+        assert_eq!(starts.lines().count(), 2, "a fresh process after the fault");
+    }
+
+    /// Regression: the second copy of a move, written late, answered the next request.
+    #[test]
+    fn a_late_copy_of_the_last_move_is_not_the_next_answer() {
+        let game = MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap();
+        let start = Mnk::new(&game);
+        // The copy of 4,4 comes after the TURN that asks for the next move.
+        let script = "while read l; do case \"$l\" in START*) echo OK;; \
+                      BEGIN) echo 4,4;; TURN*) echo 4,4; echo 5,5;; END) exit 0;; esac; done";
+        let mut p = GomocupPlayer::new(&spec(script), game, None);
+        p.new_game(0).unwrap();
+        p.play(&turn(&start, &start)).unwrap();
+        let mut pos = start.clone();
+        pos.play_move_list("4,4 0,0").unwrap();
+        let r = p.play(&turn(&start, &pos)).unwrap();
+        assert_eq!(pos.format_xy(r.mv), "5,5");
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Driving outside engines: [`GomocupPlayer`] and [`UaiPlayer`] are [`Player`]s that
 //! talk to an engine process. One process per player, reused across games (`RESTART` /
-//! `uainewgame` between them), started again after a crash or a hang. Every fault ends
-//! the game as a loss for the engine with the reason (`fault: crash (exit code 1)`,
-//! `fault: timeout`, `fault: garbage 'xyz'`, `illegal-move`), never the run.
+//! `uainewgame` between them), killed after every fault and started again for the next
+//! game (its state is unknown: a late reply must not answer the next request). Every
+//! fault ends the game as a loss for the engine with the reason (`fault: crash (exit
+//! code 1)`, `fault: timeout`, `fault: garbage 'xyz'`, `illegal-move`), never the run.
+//! Before each request, lines the engine wrote unasked are dropped (they are logged).
 //!
 //! Waiting: a move may take its limit (`movetime_ms`, or what is left on the clock) plus
 //! the tolerance; replies without a time limit (handshakes, depth- or node-limited
@@ -123,23 +125,33 @@ impl Connection {
         self.process()?.send_all(lines)
     }
 
+    /// Sends a request whose reply is awaited next: lines left unread before it (a
+    /// second move to the last request, a late reply) are dropped first, so they cannot
+    /// pass for its reply.
+    fn request<S: AsRef<str>>(&mut self, lines: &[S]) -> Result<(), Fault> {
+        let p = self.process()?;
+        p.discard_pending();
+        p.send_all(lines)
+    }
+
     fn recv(&mut self, deadline: Instant) -> Result<String, Fault> {
         let abort = self.abort.clone();
         self.process()?.recv(deadline, abort.as_deref())
     }
 
-    /// Turns a fault into the player's error, killing the process when its state is
-    /// unknown (it starts again at the next game).
+    /// Turns a fault into the player's error, killing the process: after a fault its
+    /// state is unknown (it starts again at the next game).
     fn fail(&mut self, fault: Fault) -> PlayerError {
-        if fault.needs_restart()
-            && let Some(p) = self.process.take()
-        {
+        if let Some(p) = self.process.take() {
             p.kill(&fault.reason());
-        } else if let Some(p) = &self.process {
-            p.note(&format!("fault: {}", fault.reason()));
-            p.flush_log();
         }
         PlayerError::Failed(fault.reason())
+    }
+
+    fn note(&self, text: &str) {
+        if let Some(p) = &self.process {
+            p.note(text);
+        }
     }
 
     fn flush_log(&self) {

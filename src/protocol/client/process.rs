@@ -1,21 +1,35 @@
-//! An engine process: started directly (never through a shell), its standard output read
-//! line by line on a thread into a bounded channel (so waiting for a reply can time out),
-//! its standard error copied to the log, and stopped politely (the protocol's quit
-//! command, a short wait) or killed.
+//! An engine process: started directly (never through a shell) in a process group of its
+//! own, its standard output read on a thread into a bounded queue (so waiting for a reply
+//! can time out, and a flood cannot fill the memory), its standard error copied to the
+//! log, and stopped politely (the protocol's quit command, a short wait) or killed: the
+//! whole process group, so helpers an engine started never outlive it.
+//!
+//! Bounds: a line may hold [`MAX_LINE`] bytes; an engine that writes a longer one (or
+//! writes without newlines) is cut off with a fault (`garbage (line too long)`). The
+//! queue of unread lines holds at most [`QUEUE_BYTES`]; past that the reader stops
+//! reading and the engine waits on its pipe. Log lines are cut at [`LOG_LINE`] bytes.
+//!
+//! While a reply is awaited, the engine's exit is noticed even when its output stays
+//! open (a child it left behind holds it): the wait ends at once as a crash, with the
+//! exit status, and the group is killed.
+//!
+//! Every live engine's process group is known ([`kill_all`]), so arena can take them
+//! down when it must exit at once (a second Ctrl-C). On Linux an engine also dies with
+//! arena itself (`PR_SET_PDEATHSIG`), even when arena is killed with SIGKILL.
 //!
 //! The log (`results/<run>/logs/<engine>-w<worker>.log`) holds every line both ways with
 //! the seconds since the log was opened: `> ` sent, `< ` received, `! ` standard error,
-//! `# ` what the harness did (start, exit status, kill and why).
+//! `# ` what the harness did (start, exit status, kill and why, lines left unread).
 
 use std::{
+    collections::VecDeque,
     fs::{self, File, OpenOptions},
-    io::{self, BufRead, BufReader, BufWriter, Write},
+    io::{self, BufRead, BufReader, BufWriter, Read, Write},
     path::{Path, PathBuf},
     process::{Child, ChildStdin, Command, Stdio},
     sync::{
-        Arc, Mutex,
+        Arc, Condvar, Mutex,
         atomic::{AtomicBool, Ordering},
-        mpsc::{self, Receiver, RecvTimeoutError},
     },
     time::{Duration, Instant},
 };
@@ -24,28 +38,39 @@ use std::{
 /// here (with a note), not the disk.
 const LOG_CAP: u64 = 16 << 20;
 
-/// Lines waiting to be read before the reader thread (and so the engine) blocks.
-const PIPE_LINES: usize = 4096;
+/// The longest line an engine may write (a whole 20×20 `BOARD` answer is 4 KB).
+pub const MAX_LINE: usize = 1 << 20;
 
-/// How often a wait looks at the abort flag.
-const ABORT_POLL: Duration = Duration::from_millis(50);
+/// The unread output an engine may have queued before its reader waits.
+pub const QUEUE_BYTES: usize = 8 << 20;
 
-/// Why talking to an engine failed. Each is a loss for the engine; the text after
-/// `fault: ` in the game record is [`Fault::reason`].
+/// The longest line the log keeps whole; longer ones are cut, with their length noted.
+pub const LOG_LINE: usize = 8 << 10;
+
+/// How often a wait looks at the abort flag and at the process.
+const POLL: Duration = Duration::from_millis(50);
+
+/// How long a wait goes on reading after the engine exited, for the lines it wrote
+/// just before.
+const EXIT_GRACE: Duration = Duration::from_millis(100);
+
+/// Why talking to an engine failed. Each is a loss for the engine, and the process is
+/// killed (it starts again for the next game); the text after `fault: ` in the game
+/// record is [`Fault::reason`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
     /// The process could not be started (missing program, bad working folder, ...).
     Start(String),
-    /// The process is gone (output closed, or writing to it failed).
+    /// The process is gone (it exited, its output closed, or writing to it failed).
     Crash(String),
     /// No reply within the time allowed; the process was killed.
     Timeout,
     /// A reply that is not what the protocol allows here.
     Garbage(String),
+    /// A line longer than [`MAX_LINE`] (or output without line breaks).
+    LineTooLong,
     /// A wrong answer to the start-up or new-game handshake (`START`, `uai`, ...).
     Handshake(String),
-    /// The engine answered a move request with an error (`ERROR ..`, `UNKNOWN ..`).
-    Refused(String),
     /// The run is being stopped: the wait was abandoned.
     Aborted,
 }
@@ -59,15 +84,10 @@ impl Fault {
             Fault::Crash(detail) => format!("crash ({detail})"),
             Fault::Timeout => "timeout".to_string(),
             Fault::Garbage(text) => format!("garbage '{}'", clip(text)),
+            Fault::LineTooLong => format!("garbage (line too long: over {MAX_LINE} bytes)"),
             Fault::Handshake(text) => format!("handshake '{}'", clip(text)),
-            Fault::Refused(text) => format!("refused '{}'", clip(text)),
             Fault::Aborted => "aborted".to_string(),
         }
-    }
-
-    /// Whether the process must be restarted after this fault (its state is unknown).
-    pub fn needs_restart(&self) -> bool {
-        !matches!(self, Fault::Refused(_))
     }
 }
 
@@ -106,7 +126,8 @@ impl Log {
         &self.path
     }
 
-    /// Adds a line: `mark` is `>`, `<`, `!` or `#`.
+    /// Adds a line: `mark` is `>`, `<`, `!` or `#`. A line longer than [`LOG_LINE`] is
+    /// cut (its length noted), and the whole log stops at its cap.
     pub fn line(&mut self, mark: char, text: &str) {
         let Some(file) = &mut self.file else { return };
         if self.written >= LOG_CAP {
@@ -116,7 +137,19 @@ impl Log {
             return;
         }
         let secs = self.start.elapsed().as_secs_f64();
-        let line = format!("{secs:10.3} {mark} {text}\n");
+        let line = if text.len() > LOG_LINE {
+            let mut cut = LOG_LINE;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            format!(
+                "{secs:10.3} {mark} {} [... cut: {} bytes in all]\n",
+                &text[..cut],
+                text.len()
+            )
+        } else {
+            format!("{secs:10.3} {mark} {text}\n")
+        };
         self.written += line.len() as u64;
         if file.write_all(line.as_bytes()).is_err() {
             self.file = None;
@@ -182,11 +215,33 @@ impl Launch {
         }
         // Its own process group: a Ctrl-C in the terminal reaches arena alone, which
         // stops the run and then its engines, instead of engines dying mid-game and
-        // being scored as crashes.
+        // being scored as crashes; and killing the group takes the engine's helpers too.
         #[cfg(unix)]
         {
             use std::os::unix::process::CommandExt;
             c.process_group(0);
+        }
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::process::CommandExt;
+            let parent = std::process::id();
+            // SAFETY: between fork and exec the closure calls only async-signal-safe
+            // system calls (prctl, getppid, _exit) and allocates nothing.
+            unsafe {
+                c.pre_exec(move || {
+                    // Die with arena, however arena ends. The signal follows the thread
+                    // that started the engine: the players that start engines live on
+                    // threads that outlive them (a run's workers).
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    if libc::getppid() as u32 != parent {
+                        // arena died between the fork and the prctl.
+                        libc::_exit(1);
+                    }
+                    Ok(())
+                });
+            }
         }
         c
     }
@@ -195,15 +250,15 @@ impl Launch {
     /// executable, its working folder exists). The error names the command and the
     /// operating system's reason.
     pub fn check(&self) -> Result<(), String> {
-        let mut child = self
+        let child = self
             .command()
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| self.start_error(&e))?;
-        let _ = child.kill();
-        let _ = child.wait();
+        let mut group = Group::new(child, None);
+        group.kill();
         Ok(())
     }
 
@@ -219,14 +274,213 @@ impl Launch {
     }
 }
 
+/// The process groups of every engine that runs now.
+static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Kills every engine's process group at once (when arena must exit without the
+/// polite way: a second Ctrl-C). Safe to call from any thread.
+pub fn kill_all() {
+    let live = LIVE.lock().unwrap_or_else(|p| p.into_inner());
+    for &pgid in live.iter() {
+        kill_group(pgid);
+    }
+}
+
+fn kill_group(pgid: i32) {
+    #[cfg(unix)]
+    // SAFETY: kill(2) with a negative pid signals the process group; no memory is
+    // involved. The group's leader is not reaped yet (see `Group`), so its id cannot
+    // have been reused.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+    #[cfg(not(unix))]
+    let _ = pgid;
+}
+
+/// An engine process and its process group (the engine is the group's leader). The
+/// leader is reaped only after the group was killed, so the group's id stays its own
+/// until then.
+struct Group {
+    child: Child,
+    pid: i32,
+    log: Option<SharedLog>,
+    status: Option<std::process::ExitStatus>,
+}
+
+impl Group {
+    fn new(child: Child, log: Option<SharedLog>) -> Group {
+        let pid = child.id() as i32;
+        LIVE.lock().unwrap_or_else(|p| p.into_inner()).push(pid);
+        Group {
+            child,
+            pid,
+            log,
+            status: None,
+        }
+    }
+
+    /// Whether the engine has exited, without reaping it (its group stays reserved).
+    fn has_exited(&mut self) -> bool {
+        if self.status.is_some() {
+            return true;
+        }
+        #[cfg(unix)]
+        {
+            // SAFETY: waitid writes into the zeroed siginfo it is given; WNOWAIT leaves
+            // the child waitable.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            let rc = unsafe {
+                libc::waitid(
+                    libc::P_PID,
+                    self.pid as libc::id_t,
+                    &mut info,
+                    libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+                )
+            };
+            // SAFETY: si_pid is set by waitid (0 when nothing has exited).
+            rc == 0 && unsafe { info.si_pid() } != 0
+        }
+        #[cfg(not(unix))]
+        {
+            matches!(self.child.try_wait(), Ok(Some(_)))
+        }
+    }
+
+    /// Kills the group (whatever is left of it) and reaps the engine; its exit status.
+    fn kill(&mut self) -> String {
+        if self.status.is_none() {
+            kill_group(self.pid);
+            self.status = self.child.wait().ok();
+            LIVE.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .retain(|&p| p != self.pid);
+        }
+        self.status
+            .map_or_else(|| "unknown status".into(), describe_status)
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if self.status.is_none() {
+            let status = self.kill();
+            log_line(&self.log, '#', &format!("killed (dropped): {status}"));
+            log_flush(&self.log);
+        }
+    }
+}
+
+/// The engine's output as the reader thread queues it.
+#[derive(Default)]
+struct Queue {
+    lines: VecDeque<String>,
+    bytes: usize,
+    /// The output closed.
+    closed: bool,
+    /// A line over [`MAX_LINE`] came: the reader stopped.
+    too_long: bool,
+    /// Nobody reads any more: the reader may stop.
+    abandoned: bool,
+}
+
+/// The queue shared by the reader thread and the process.
+#[derive(Default)]
+struct Pipe {
+    queue: Mutex<Queue>,
+    changed: Condvar,
+}
+
+impl Pipe {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Reads `stream` line by line with every line at most `max` bytes; hands the lines
+/// (without their line breaks, decoded lossily) to `lines` in batches: all the lines
+/// that came in one read together, so that lines an engine wrote at once are queued at
+/// once. A longer line goes to `too_long` (its first `LOG_LINE` bytes and its length so
+/// far), and the rest of it up to the next line break is skipped, or reading stops when
+/// `too_long` says so. Returns at the end of the stream, or when `lines` says stop.
+fn read_lines(
+    stream: impl Read,
+    max: usize,
+    mut lines: impl FnMut(Vec<String>) -> bool,
+    mut too_long: impl FnMut(&[u8], usize) -> bool,
+) {
+    let mut reader = BufReader::with_capacity(64 << 10, stream);
+    let mut buf: Vec<u8> = Vec::new();
+    let mut batch: Vec<String> = Vec::new();
+    // Bytes of an over-long line skipped so far (None: not skipping).
+    let mut skipping: Option<usize> = None;
+    loop {
+        // Everything read so far is split: hand it over before reading (and maybe
+        // waiting) again.
+        if reader.buffer().is_empty() && !batch.is_empty() && !lines(std::mem::take(&mut batch)) {
+            return;
+        }
+        let chunk = match reader.fill_buf() {
+            Ok([]) | Err(_) => break,
+            Ok(c) => c,
+        };
+        let (part, ends) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], Some(i + 1)),
+            None => (chunk, None),
+        };
+        let used = ends.unwrap_or(chunk.len());
+        if let Some(skipped) = skipping.as_mut() {
+            *skipped += part.len();
+            if ends.is_some() {
+                skipping = None;
+            }
+            reader.consume(used);
+            continue;
+        }
+        if buf.len() + part.len() > max {
+            let total = buf.len() + part.len();
+            let room = max.saturating_sub(buf.len()).min(part.len());
+            buf.extend_from_slice(&part[..room]);
+            if !batch.is_empty() && !lines(std::mem::take(&mut batch)) {
+                return;
+            }
+            let stop = too_long(&buf[..buf.len().min(LOG_LINE)], total);
+            buf.clear();
+            reader.consume(used);
+            if stop {
+                return;
+            }
+            if ends.is_none() {
+                skipping = Some(total);
+            }
+            continue;
+        }
+        buf.extend_from_slice(part);
+        reader.consume(used);
+        if ends.is_some() {
+            let text = String::from_utf8_lossy(&buf);
+            batch.push(text.trim_end_matches('\r').to_string());
+            buf.clear();
+        }
+    }
+    if !buf.is_empty() {
+        batch.push(
+            String::from_utf8_lossy(&buf)
+                .trim_end_matches('\r')
+                .to_string(),
+        );
+    }
+    if !batch.is_empty() {
+        lines(batch);
+    }
+}
+
 /// A running engine process.
 pub struct Process {
-    child: Child,
+    group: Group,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Option<String>>,
+    pipe: Arc<Pipe>,
     log: Option<SharedLog>,
-    /// Set once the output closed: later reads fail at once.
-    closed: bool,
 }
 
 impl Process {
@@ -251,49 +505,85 @@ impl Process {
         );
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
-        let (tx, rx) = mpsc::sync_channel(PIPE_LINES);
-        // The readers end when the process closes its streams; they are never joined,
-        // so a process that leaves a child holding its output cannot block us.
+        let stdin = child.stdin.take();
+        let group = Group::new(child, log.clone());
+        let pipe = Arc::new(Pipe::default());
+        // The readers end when the process closes its streams (or a line is too long);
+        // they are never joined, so a process that leaves a child holding its output
+        // cannot block us.
+        let out_pipe = Arc::clone(&pipe);
+        let out_log = log.clone();
         std::thread::Builder::new()
             .name("engine-stdout".into())
             .spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                let mut buf = Vec::new();
-                loop {
-                    buf.clear();
-                    match reader.read_until(b'\n', &mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(_) => {
-                            let text = String::from_utf8_lossy(&buf);
-                            let line = text.trim_end_matches(['\n', '\r']).to_string();
-                            if tx.send(Some(line)).is_err() {
-                                return;
-                            }
-                        }
+                let push = |batch: Vec<String>| {
+                    for text in &batch {
+                        log_line(&out_log, '<', text);
                     }
-                }
-                let _ = tx.send(None);
+                    let mut q = out_pipe.lock();
+                    while q.bytes > QUEUE_BYTES && !q.abandoned {
+                        q = out_pipe.changed.wait(q).unwrap_or_else(|p| p.into_inner());
+                    }
+                    if q.abandoned {
+                        return false;
+                    }
+                    for text in batch {
+                        q.bytes += text.len();
+                        q.lines.push_back(text);
+                    }
+                    out_pipe.changed.notify_all();
+                    true
+                };
+                let too_long = |start: &[u8], total: usize| {
+                    log_line(
+                        &out_log,
+                        '<',
+                        &format!(
+                            "{} [... a line of over {total} bytes: cut off]",
+                            String::from_utf8_lossy(start)
+                        ),
+                    );
+                    let mut q = out_pipe.lock();
+                    q.too_long = true;
+                    out_pipe.changed.notify_all();
+                    true
+                };
+                read_lines(stdout, MAX_LINE, push, too_long);
+                let mut q = out_pipe.lock();
+                q.closed = true;
+                out_pipe.changed.notify_all();
             })
             .map_err(|e| Fault::Start(format!("cannot start a reader thread: {e}")))?;
         let err_log = log.clone();
         std::thread::Builder::new()
             .name("engine-stderr".into())
             .spawn(move || {
-                let reader = BufReader::new(stderr);
-                for line in reader.split(b'\n') {
-                    let Ok(line) = line else { break };
-                    let text = String::from_utf8_lossy(&line);
-                    log_line(&err_log, '!', text.trim_end_matches('\r'));
+                let line = |batch: Vec<String>| {
+                    for text in &batch {
+                        log_line(&err_log, '!', text);
+                    }
                     log_flush(&err_log);
-                }
+                    true
+                };
+                let too_long = |start: &[u8], total: usize| {
+                    log_line(
+                        &err_log,
+                        '!',
+                        &format!(
+                            "{} [... a line of over {total} bytes: cut]",
+                            String::from_utf8_lossy(start)
+                        ),
+                    );
+                    false
+                };
+                read_lines(stderr, LOG_LINE, line, too_long);
             })
             .map_err(|e| Fault::Start(format!("cannot start a reader thread: {e}")))?;
         Ok(Process {
-            stdin: child.stdin.take(),
-            child,
-            lines: rx,
+            group,
+            stdin,
+            pipe,
             log,
-            closed: false,
         })
     }
 
@@ -314,6 +604,8 @@ impl Process {
             return Err(Fault::Crash(String::new()));
         };
         let result = stdin.write_all(&buf).and_then(|()| stdin.flush());
+        // The request is in the log before the engine answers (or hangs on it).
+        log_flush(&self.log);
         match result {
             Ok(()) => Ok(()),
             Err(e) => {
@@ -323,29 +615,80 @@ impl Process {
         }
     }
 
+    /// Drops the lines the engine wrote that nothing asked for (a second move to one
+    /// request, a late answer): before a request, so that they cannot be read as its
+    /// reply. They are in the log already; a note says how many were left.
+    pub fn discard_pending(&mut self) -> usize {
+        let n = {
+            let mut q = self.pipe.lock();
+            let n = q.lines.len();
+            q.lines.clear();
+            q.bytes = 0;
+            self.pipe.changed.notify_all();
+            n
+        };
+        if n > 0 {
+            log_line(
+                &self.log,
+                '#',
+                &format!("{n} line(s) above came unasked: ignored"),
+            );
+        }
+        n
+    }
+
     /// The next line, waiting until `deadline`; raises no fault for the line's text.
+    /// The wait ends early when `abort` is raised, when the output closes, when a line
+    /// is too long, or when the engine exits (even if something else holds its output).
     pub fn recv(&mut self, deadline: Instant, abort: Option<&AtomicBool>) -> Result<String, Fault> {
+        let mut exited_at: Option<Instant> = None;
         loop {
-            if self.closed {
-                return Err(self.crash());
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(Fault::Timeout);
-            }
-            if abort.is_some_and(|a| a.load(Ordering::Relaxed)) {
-                return Err(Fault::Aborted);
-            }
-            let wait = (deadline - now).min(ABORT_POLL);
-            match self.lines.recv_timeout(wait) {
-                Ok(Some(line)) => {
-                    log_line(&self.log, '<', &line);
+            {
+                let mut q = self.pipe.lock();
+                if let Some(line) = q.lines.pop_front() {
+                    q.bytes -= line.len();
+                    self.pipe.changed.notify_all();
                     return Ok(line);
                 }
-                Ok(None) | Err(RecvTimeoutError::Disconnected) => {
-                    self.closed = true;
+                if q.too_long {
+                    drop(q);
+                    log_line(&self.log, '#', &format!("a line over {MAX_LINE} bytes"));
+                    return Err(Fault::LineTooLong);
                 }
-                Err(RecvTimeoutError::Timeout) => {}
+                if q.closed {
+                    drop(q);
+                    return Err(self.crash());
+                }
+                let now = Instant::now();
+                if now >= deadline {
+                    return Err(Fault::Timeout);
+                }
+                if abort.is_some_and(|a| a.load(Ordering::Relaxed)) {
+                    return Err(Fault::Aborted);
+                }
+                if exited_at.is_some_and(|t| now >= t + EXIT_GRACE) {
+                    drop(q);
+                    let status = self.group.kill();
+                    log_line(
+                        &self.log,
+                        '#',
+                        &format!(
+                            "exited: {status} (its output is still open: a process it left holds it; killed)"
+                        ),
+                    );
+                    log_flush(&self.log);
+                    return Err(Fault::Crash(status));
+                }
+                let wait = (deadline - now).min(POLL);
+                let (q, _) = self
+                    .pipe
+                    .changed
+                    .wait_timeout(q, wait)
+                    .unwrap_or_else(|p| p.into_inner());
+                drop(q);
+            }
+            if exited_at.is_none() && self.group.has_exited() {
+                exited_at = Some(Instant::now());
             }
         }
     }
@@ -354,31 +697,28 @@ impl Process {
     /// moment to, since its output closes just before it exits).
     fn crash(&mut self) -> Fault {
         let until = Instant::now() + Duration::from_millis(200);
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => {
-                    let detail = describe_status(status);
-                    log_line(&self.log, '#', &format!("exited: {detail}"));
-                    log_flush(&self.log);
-                    return Fault::Crash(detail);
-                }
-                Ok(None) if Instant::now() < until => {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                _ => {
-                    log_line(&self.log, '#', "the engine closed its output");
-                    log_flush(&self.log);
-                    return Fault::Crash(String::new());
-                }
-            }
+        while !self.group.has_exited() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if self.group.has_exited() {
+            let detail = self.group.kill();
+            log_line(&self.log, '#', &format!("exited: {detail}"));
+            log_flush(&self.log);
+            Fault::Crash(detail)
+        } else {
+            log_line(&self.log, '#', "the engine closed its output");
+            log_flush(&self.log);
+            Fault::Crash(String::new())
         }
     }
 
-    /// Whether the process has exited (and how), without waiting.
+    /// Whether the process has exited (and how), without waiting. An exited process
+    /// is reaped, with whatever it left in its group.
     pub fn exited(&mut self) -> Option<String> {
-        match self.child.try_wait() {
-            Ok(Some(status)) => Some(describe_status(status)),
-            _ => None,
+        if self.group.has_exited() {
+            Some(self.group.kill())
+        } else {
+            None
         }
     }
 
@@ -392,27 +732,27 @@ impl Process {
         log_flush(&self.log);
     }
 
-    /// Kills the process at once (after a hang or garbage), noting why.
+    /// Kills the process and its group at once (after a hang or garbage), noting why.
     pub fn kill(mut self, why: &str) {
-        if self.exited().is_none() {
+        if !self.group.has_exited() {
             log_line(&self.log, '#', &format!("killed: {why}"));
         }
-        // Closing its input also ends helpers it left behind (a shell's pipeline).
         self.stdin = None;
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let status = self.group.kill();
+        log_line(&self.log, '#', &format!("exit status: {status}"));
         log_flush(&self.log);
     }
 
     /// Asks the process to quit with `quit` (`END`, `quit`), waits up to `grace` for it
-    /// to exit, then kills it.
+    /// to exit, then kills it; helpers it left in its group are killed either way.
     pub fn stop(mut self, quit: &str, grace: Duration) {
-        if self.exited().is_none() {
+        if !self.group.has_exited() {
             let _ = self.send(quit);
             self.stdin = None;
             let until = Instant::now() + grace;
             while Instant::now() < until {
-                if let Some(status) = self.exited() {
+                if self.group.has_exited() {
+                    let status = self.group.kill();
                     log_line(&self.log, '#', &format!("exited: {status}"));
                     log_flush(&self.log);
                     return;
@@ -421,6 +761,15 @@ impl Process {
             }
         }
         self.kill("did not exit after the quit command");
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        // The reader may stop waiting for room in the queue.
+        let mut q = self.pipe.lock();
+        q.abandoned = true;
+        self.pipe.changed.notify_all();
     }
 }
 
@@ -475,6 +824,58 @@ mod tests {
             "# exited: exit code 3",
         ] {
             assert!(text.contains(want), "{want} in {text}");
+        }
+    }
+
+    #[test]
+    fn lines_are_capped_and_come_in_batches() {
+        let mut batches = Vec::new();
+        let mut long = Vec::new();
+        let input = format!("a\r\nb\n{}\nc\nd", "x".repeat(100));
+        read_lines(
+            input.as_bytes(),
+            10,
+            |b| {
+                batches.push(b);
+                true
+            },
+            |start, total| {
+                long.push((start.len(), total));
+                false
+            },
+        );
+        assert_eq!(batches.concat(), ["a", "b", "c", "d"]);
+        assert_eq!(long, [(10, 100)]);
+    }
+
+    /// Regression: an engine that exited while a child it left held its output was
+    /// waited for until the deadline (a `timeout`), and the child stayed.
+    #[test]
+    fn an_exit_is_seen_while_an_orphan_holds_the_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("orphan");
+        let script = format!("sleep 30 & echo $! > '{}'; exit 5", pid_file.display());
+        let mut p = Process::start(&sh(&script), None).unwrap();
+        let far = Instant::now() + Duration::from_secs(25);
+        assert_eq!(p.recv(far, None), Err(Fault::Crash("exit code 5".into())));
+        let orphan: i32 = fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // The group went with the engine: the orphan is gone (or a zombie of init's).
+        let until = Instant::now() + Duration::from_secs(5);
+        loop {
+            let state = fs::read_to_string(format!("/proc/{orphan}/stat")).unwrap_or_default();
+            let alive = state
+                .rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next());
+            if matches!(alive, None | Some("Z")) {
+                break;
+            }
+            assert!(Instant::now() < until, "the orphan {orphan} still runs");
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 

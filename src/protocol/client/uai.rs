@@ -6,7 +6,9 @@
 //! limits: `depth`, `nodes`, `movetime`, or the clocks (`btime`/`binc` for black `x`,
 //! `wtime`/`winc` for white `o`). `info` lines give the move's depth, nodes and score;
 //! other lines are skipped (and logged); `bestmove` ends the wait. A `bestmove` that is
-//! not a move in the game's notation is garbage; `bestmove (none)` is no move.
+//! not a move in the game's notation is garbage; `bestmove (none)` is no move. Lines
+//! the engine wrote before a request are dropped, and after any fault the process is
+//! killed and started afresh.
 
 use std::time::Instant;
 
@@ -61,7 +63,7 @@ impl<G: Game> UaiPlayer<G> {
             self.ready = false;
         }
         if !self.ready {
-            self.conn.send("uai")?;
+            self.conn.request(&["uai"])?;
             self.wait_for("uaiok")?;
             let options: Vec<(String, String)> = self
                 .conn
@@ -76,8 +78,7 @@ impl<G: Game> UaiPlayer<G> {
             }
             self.ready = true;
         }
-        self.conn.send("uainewgame")?;
-        self.conn.send("isready")?;
+        self.conn.request(&["uainewgame", "isready"])?;
         self.wait_for("readyok")
     }
 
@@ -135,7 +136,7 @@ impl<G: Game> UaiPlayer<G> {
         let go = self.go(turn);
         let asked = Instant::now();
         let deadline = self.conn.move_deadline(turn.clock, side);
-        self.conn.send_all(&[position, go])?;
+        self.conn.request(&[position, go])?;
         let mut summary = InfoSummary::default();
         loop {
             let line = self.conn.recv(deadline)?;
@@ -196,9 +197,7 @@ impl<G: Game> Player<G> for UaiPlayer<G> {
             Ok(r) => Ok(r),
             Err(AskError::NoMove) => Err(PlayerError::NoMove),
             Err(AskError::Fault(fault)) => {
-                if fault.needs_restart() {
-                    self.ready = false;
-                }
+                self.ready = false;
                 Err(self.conn.fail(fault))
             }
         }

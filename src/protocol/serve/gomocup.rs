@@ -21,7 +21,7 @@ use std::{
     time::Duration,
 };
 
-use super::{Output, ServeError, check, split_command};
+use super::{Commands, Output, ServeError, check, split_command};
 use crate::{
     config,
     engine::{Engine, EngineConfig},
@@ -55,7 +55,7 @@ pub fn serve<R: BufRead, W: Write + Send>(
     let mut state = State::new(config.clone(), game);
     std::thread::scope(|s| -> Result<(), ServeError> {
         let mut job: Option<Job<'_>> = None;
-        let mut lines = input.lines();
+        let mut lines = Commands::new(input);
         while let Some(line) = lines.next() {
             let line = line?;
             out.log_input(&line);
@@ -105,6 +105,18 @@ pub fn serve<R: BufRead, W: Write + Send>(
                         Ok(()) => job = state.start_search(s, &out),
                         Err(e) => out.line(&format!("ERROR {e}")),
                     }
+                }
+                // Other managers' board commands (Yixin's YXBOARD, SWAP2BOARD, ...):
+                // their stone lines and DONE belong to them, and get one answer.
+                _ if cmd.ends_with("BOARD") => {
+                    for l in lines.by_ref() {
+                        let l = l?;
+                        out.log_input(&l);
+                        if l.trim().eq_ignore_ascii_case("DONE") {
+                            break;
+                        }
+                    }
+                    out.line(&format!("UNKNOWN command '{cmd}'"));
                 }
                 _ => {
                     if let Some(reply) = state.command(&cmd, rest) {
@@ -326,9 +338,16 @@ impl State {
     }
 
     fn set_rule(&mut self, bits: u64) -> Option<Reply> {
-        if bits & 4 != 0 {
+        // Bit 1 is exactly five; the others are rules this engine does not play, and
+        // playing freestyle instead would lose games the manager scores by its rule.
+        let unsupported = [(2, "continuous game"), (4, "renju"), (8, "caro")]
+            .into_iter()
+            .find(|(bit, _)| bits & bit != 0)
+            .map(|(_, name)| name.to_string())
+            .or_else(|| (bits > 15).then(|| format!("rule bits {bits}")));
+        if let Some(name) = unsupported {
             return err(format!(
-                "rule {bits}: renju is not supported (freestyle 0 and exactly five 1 are)"
+                "rule {bits}: {name} is not supported (freestyle 0 and exactly five 1 are)"
             ));
         }
         let rule = if bits & 1 != 0 {
@@ -738,6 +757,54 @@ mod tests {
         let c = engine(2);
         let replies = transcript(&c, "START 15\nINFO max_depth 60\nTURN 7,7\nEND\n");
         assert_eq!(replies, ["OK"]);
+    }
+
+    /// Regression: one byte that is not UTF-8 ended the protocol loop.
+    #[test]
+    fn bytes_that_are_not_utf8_are_read_lossily() {
+        let c = engine(1);
+        let mut input = b"START 9\nINFO folder C:\\J".to_vec();
+        input.push(0xFC);
+        input.extend_from_slice(b"rgen\nBEGIN\n");
+        let mut out = Vec::new();
+        serve(&c, &input[..], &mut out, None).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let replies: Vec<&str> = text.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
+        assert_eq!(replies, ["OK", "4,4"], "{text}");
+    }
+
+    /// Regression: a block command arena does not know was answered once per line.
+    #[test]
+    fn unknown_board_blocks_get_one_answer() {
+        let c = engine(1);
+        let replies = transcript(
+            &c,
+            "START 9\nYXBOARD\n4,4,1\n3,3,2\nDONE\nSWAP2BOARD\nDONE\nBEGIN\n",
+        );
+        assert_eq!(
+            replies,
+            [
+                "OK",
+                "UNKNOWN command 'YXBOARD'",
+                "UNKNOWN command 'SWAP2BOARD'",
+                "4,4"
+            ]
+        );
+    }
+
+    /// Regression: `INFO rule 8` (caro) was played as freestyle.
+    #[test]
+    fn unsupported_rules_are_refused() {
+        let c = engine(1);
+        let replies = transcript(
+            &c,
+            "START 9\nINFO rule 8\nINFO rule 2\nINFO rule 16\nINFO rule 1\nINFO rule 0\n",
+        );
+        assert_eq!(replies[0], "OK");
+        assert!(replies[1].contains("caro is not supported"), "{replies:?}");
+        assert!(replies[2].contains("continuous game"), "{replies:?}");
+        assert!(replies[3].contains("rule bits 16"), "{replies:?}");
+        assert_eq!(replies.len(), 4, "rules 1 and 0 are taken: {replies:?}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub mod gomocup;
 pub mod uai;
 
 use std::{
-    io::{self, Write},
+    io::{self, BufRead, Write},
     sync::Mutex,
     time::Instant,
 };
@@ -108,6 +108,65 @@ fn check<W: Write>(out: &Output<W>) -> Result<(), ServeError> {
             "cannot write to the manager",
         ))),
         None => Ok(()),
+    }
+}
+
+/// The longest command line read whole; the rest of a longer line is skipped.
+pub const MAX_COMMAND: usize = 1 << 20;
+
+/// The manager's commands, one a line, decoded lossily: a manager may send any bytes
+/// (`INFO folder C:\Jürgen` in Latin-1), and a bad byte must not end the protocol
+/// loop. A line longer than [`MAX_COMMAND`] is cut there (the rest is skipped), so no
+/// input can fill the memory.
+pub struct Commands<R> {
+    input: R,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> Commands<R> {
+    /// Commands from `input`.
+    pub fn new(input: R) -> Commands<R> {
+        Commands {
+            input,
+            buf: Vec::new(),
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Commands<R> {
+    type Item = io::Result<String>;
+
+    fn next(&mut self) -> Option<io::Result<String>> {
+        self.buf.clear();
+        let mut skipping = false;
+        loop {
+            let chunk = match self.input.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Some(Err(e)),
+            };
+            if chunk.is_empty() {
+                if self.buf.is_empty() && !skipping {
+                    return None;
+                }
+                break;
+            }
+            let (part, used, done) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (&chunk[..i], i + 1, true),
+                None => (chunk, chunk.len(), false),
+            };
+            if !skipping {
+                let room = MAX_COMMAND - self.buf.len();
+                self.buf.extend_from_slice(&part[..part.len().min(room)]);
+                skipping = part.len() > room;
+            }
+            self.input.consume(used);
+            if done {
+                break;
+            }
+        }
+        let text = String::from_utf8_lossy(&self.buf);
+        Some(Ok(text.trim_end_matches('\r').to_string()))
     }
 }
 

@@ -20,7 +20,7 @@ use std::{
     time::Duration,
 };
 
-use super::{Output, ServeError, check, split_command};
+use super::{Commands, Output, ServeError, check, split_command};
 use crate::{
     config,
     engine::{Engine, EngineConfig},
@@ -55,9 +55,23 @@ pub fn serve<R: BufRead, W: Write + Send>(
     };
     std::thread::scope(|s| -> Result<(), ServeError> {
         let mut job: Option<Job<'_>> = None;
-        for line in input.lines() {
-            let line = line?;
-            out.log_input(&line);
+        let mut lines = Commands::new(input);
+        // Commands that came during `go infinite`: they wait for its `stop`, while the
+        // loop goes on reading (a `stop` or `quit` behind them must be seen).
+        let mut waiting: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+        loop {
+            let searching_forever = job.as_ref().is_some_and(|j| j.infinite);
+            let line = match waiting.pop_front().filter(|_| !searching_forever) {
+                Some(line) => line,
+                None => match lines.next() {
+                    Some(line) => {
+                        let line = line?;
+                        out.log_input(&line);
+                        line
+                    }
+                    None => break,
+                },
+            };
             let (cmd, rest) = split_command(&line);
             let cmd = cmd.to_ascii_lowercase();
             if cmd.is_empty() {
@@ -92,9 +106,13 @@ pub fn serve<R: BufRead, W: Write + Send>(
                     return check(&out);
                 }
                 "ponderhit" | "debug" | "register" => continue,
+                _ if searching_forever => {
+                    waiting.push_back(line);
+                    continue;
+                }
                 _ => {}
             }
-            // Everything else waits for a running search.
+            // Everything else waits for a running search (one with limits ends).
             if let Some(j) = job.take() {
                 state.finish(j);
             }
@@ -393,6 +411,30 @@ mod tests {
         let mut e = Engine::<Ataxx>::new(config, &()).unwrap();
         e.searcher().new_game(0);
         e.search(pos, limits, |_| {}).best.unwrap().to_string()
+    }
+
+    /// Regression: after `go infinite` a `position` blocked the loop, so the `stop`
+    /// and `quit` behind it were never read.
+    #[test]
+    fn commands_during_an_infinite_search_wait_for_its_stop() {
+        let r = transcript(
+            &engine(),
+            "uai\nposition startpos\ngo infinite\nposition startpos moves g2\n\
+             setoption name Hash value 1\nisready\nstop\nisready\nquit\n",
+        );
+        let ready = r.iter().filter(|l| *l == "readyok").count();
+        assert_eq!(ready, 2, "{r:?}");
+        assert_eq!(
+            r.iter().filter(|l| l.starts_with("bestmove")).count(),
+            1,
+            "{r:?}"
+        );
+        let stop_answer = r.iter().position(|l| l.starts_with("bestmove")).unwrap();
+        let first_ready = r.iter().position(|l| l == "readyok").unwrap();
+        assert!(
+            first_ready < stop_answer,
+            "isready is answered mid-search: {r:?}"
+        );
     }
 
     #[test]

@@ -1,0 +1,259 @@
+//! One writer per results folder. A run, a resume, a merge, a tune (and `arena stats` or
+//! `arena report` when they rewrite files) hold an exclusive lock on `DIR/.arena.lock`
+//! while they write; a shard holds that lock shared (shards of one run write side by
+//! side, each into its own file) and its own shard's lock exclusively
+//! (`DIR/.arena.shard-I-of-N.lock`). A second writer is refused at once with an error
+//! that names the holder's pid and host, instead of both appending to one file.
+//!
+//! The locks are the operating system's (`flock`): a holder that dies, however it dies,
+//! releases them, so a stale lock file never blocks anyone. Holders write their pid,
+//! host and command into the file they lock exclusively, for the refusal message. On a
+//! file system that cannot lock at all, writers go on without the lock.
+
+use std::{
+    fs::{self, File, OpenOptions, TryLockError},
+    io::{Read, Seek, Write},
+    path::{Path, PathBuf},
+};
+
+use super::{error::RunError, shard::Shard};
+
+/// The lock file in a results folder.
+pub const LOCK_FILE: &str = ".arena.lock";
+
+/// A held lock: released when dropped (or when the process ends).
+#[derive(Debug)]
+pub struct FolderLock {
+    folder: File,
+    /// The shard's own lock, for shard runs.
+    shard: Option<File>,
+    path: PathBuf,
+    exclusive: bool,
+}
+
+impl FolderLock {
+    /// The folder's lock file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether no other writer can be at work in the folder (the lock is exclusive), so
+    /// temporary files left there are stale.
+    pub fn is_exclusive(&self) -> bool {
+        self.exclusive
+    }
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        // Leave no stale holder in the file (a later refusal would name it).
+        if self.exclusive {
+            let _ = self.folder.set_len(0);
+        }
+        if let Some(f) = &self.shard {
+            let _ = f.set_len(0);
+        }
+    }
+}
+
+/// Takes `dir`'s lock for `what` (`arena run`, `arena merge`, ...), creating the folder
+/// if needed; refuses when another process holds it.
+pub fn lock_exclusive(dir: &Path, what: &str) -> Result<FolderLock, RunError> {
+    let (path, mut folder) = open(dir)?;
+    match folder.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => return Err(busy(dir, &path)),
+        Err(TryLockError::Error(e)) if unsupported(&e) => {}
+        Err(TryLockError::Error(e)) => return Err(RunError::io(&path, e)),
+    }
+    write_holder(&mut folder, &path, what)?;
+    Ok(FolderLock {
+        folder,
+        shard: None,
+        path,
+        exclusive: true,
+    })
+}
+
+/// Takes `dir`'s lock shared and shard `shard`'s lock exclusively, for a shard run.
+pub fn lock_shard(dir: &Path, shard: Shard, what: &str) -> Result<FolderLock, RunError> {
+    let (path, folder) = open(dir)?;
+    match folder.try_lock_shared() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => return Err(busy(dir, &path)),
+        Err(TryLockError::Error(e)) if unsupported(&e) => {}
+        Err(TryLockError::Error(e)) => return Err(RunError::io(&path, e)),
+    }
+    let own = dir.join(shard_lock_name(shard));
+    let mut file = open_file(&own)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::Error(e)) if unsupported(&e) => {}
+        Err(TryLockError::WouldBlock) => {
+            return Err(RunError::Input(format!(
+                "shard {} of {} is being played by another arena ({}): wait for it, or \
+                 stop it first",
+                shard.label(),
+                dir.display(),
+                holder(&own)
+            )));
+        }
+        Err(TryLockError::Error(e)) => return Err(RunError::io(&own, e)),
+    }
+    write_holder(&mut file, &own, what)?;
+    Ok(FolderLock {
+        folder,
+        shard: Some(file),
+        path,
+        exclusive: false,
+    })
+}
+
+/// A file system that cannot lock (an NFS mount without its lock service, some FUSE
+/// file systems): the run goes on unprotected rather than not at all.
+fn unsupported(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::Unsupported
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::ENOLCK | libc::EOPNOTSUPP | libc::ENOSYS)
+        )
+}
+
+fn shard_lock_name(shard: Shard) -> String {
+    format!(".arena.shard-{}-of-{}.lock", shard.index, shard.count)
+}
+
+fn open(dir: &Path) -> Result<(PathBuf, File), RunError> {
+    fs::create_dir_all(dir).map_err(|e| RunError::io(dir, e))?;
+    let path = dir.join(LOCK_FILE);
+    let file = open_file(&path)?;
+    Ok((path, file))
+}
+
+fn open_file(path: &Path) -> Result<File, RunError> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| RunError::io(path, e))
+}
+
+fn write_holder(file: &mut File, path: &Path, what: &str) -> Result<(), RunError> {
+    let text = format!(
+        "pid {} on {}: {what}\n",
+        std::process::id(),
+        hostname().unwrap_or_else(|| "?".into())
+    );
+    file.set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| file.write_all(text.as_bytes()))
+        .and_then(|()| file.flush())
+        .map_err(|e| RunError::io(path, e))
+}
+
+/// The refusal when `dir`'s lock is taken: the exclusive holder, or the shards at work.
+fn busy(dir: &Path, path: &Path) -> RunError {
+    let shards = running_shards(dir);
+    let who = if shards.is_empty() {
+        holder(path)
+    } else {
+        format!("shards at work: {}", shards.join(", "))
+    };
+    RunError::Input(format!(
+        "{} is in use by another arena ({who}): one writer per results folder; wait for \
+         it to finish, or use another --out",
+        dir.display()
+    ))
+}
+
+/// Who holds the lock of `path`, from what the holder wrote into it.
+fn holder(path: &Path) -> String {
+    // The holder writes right after locking: give it a moment.
+    for _ in 0..20 {
+        let mut text = String::new();
+        if let Ok(mut f) = File::open(path) {
+            let _ = f.read_to_string(&mut text);
+        }
+        let line = text.lines().next().unwrap_or("").trim();
+        if !line.is_empty() {
+            return line.to_string();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    "pid unknown".to_string()
+}
+
+/// The shards whose own lock is held now, with their holders.
+fn running_shards(dir: &Path) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut held = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(label) = name
+            .strip_prefix(".arena.shard-")
+            .and_then(|n| n.strip_suffix(".lock"))
+        else {
+            continue;
+        };
+        let Ok(file) = File::open(entry.path()) else {
+            continue;
+        };
+        if let Err(TryLockError::WouldBlock) = file.try_lock_shared() {
+            held.push(format!(
+                "shard {} ({})",
+                label.replace("-of-", "/"),
+                holder(&entry.path())
+            ));
+        }
+    }
+    held.sort();
+    held
+}
+
+fn hostname() -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname writes at most that much.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return None;
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    Some(String::from_utf8_lossy(&buf[..end]).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_writer_is_refused_with_the_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        let first = lock_exclusive(&run, "arena run a.toml").unwrap();
+        assert!(first.is_exclusive());
+        let e = lock_exclusive(&run, "arena run b.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("pid {}", std::process::id())) && e.contains("arena run a.toml"),
+            "{e}"
+        );
+        let shard = Shard { index: 0, count: 2 };
+        assert!(lock_shard(&run, shard, "shard").is_err());
+        drop(first);
+        // Released: shards may share the folder, each its own shard alone.
+        let a = lock_shard(&run, shard, "arena run --shard 0/2").unwrap();
+        let b = lock_shard(&run, Shard { index: 1, count: 2 }, "arena run --shard 1/2").unwrap();
+        let e = lock_shard(&run, shard, "again").unwrap_err().to_string();
+        assert!(e.contains("shard 0/2") && e.contains("--shard 0/2"), "{e}");
+        let e = lock_exclusive(&run, "arena merge").unwrap_err().to_string();
+        assert!(e.contains("shards at work: shard 0/2"), "{e}");
+        assert!(e.contains("shard 1/2"), "{e}");
+        drop((a, b));
+        lock_exclusive(&run, "arena merge").unwrap();
+    }
+}

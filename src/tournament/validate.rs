@@ -1,0 +1,362 @@
+//! Checking game records against the run they claim to belong to, wherever records are
+//! read (`arena stats`, `--resume`, `arena merge`, `arena export`): a record's index must
+//! be in the schedule (and in the shard), its pair, round, pairing and colours must be
+//! the schedule's for that index, its engine names the config's, its seed the one derived
+//! from the master seed, and no game may appear twice. A record that fails is refused
+//! with `file:line` and what is wrong, so a hand-edited, truncated-and-glued or foreign
+//! `games.jsonl` is an error (exit 2), never a panic or a silently wrong statistic.
+//!
+//! It takes parsed records ([`GameRecord`]) and knows nothing of how they are stored.
+
+use std::path::Path;
+
+use super::{
+    Tournament,
+    error::RunError,
+    record::{GameRecord, ReadError, Scan, ScanError, scan_records},
+    schedule::Schedule,
+    seeds::{Stream, derive_seed},
+    shard::Shard,
+};
+use crate::game::GameSpec;
+
+/// Which games a results file may hold: the run's game, schedule, names and seed, and
+/// the shard (the whole run when `None`).
+#[derive(Clone, Debug)]
+pub struct RunShape {
+    /// The game played.
+    pub game: GameSpec,
+    /// The schedule.
+    pub schedule: Schedule,
+    /// The master seed.
+    pub seed: u64,
+    /// Engine names, by engine index.
+    pub names: Vec<String>,
+    /// The shard the file belongs to.
+    pub shard: Option<Shard>,
+}
+
+impl RunShape {
+    /// The shape of tournament `t` (or of its shard).
+    pub fn of(t: &Tournament, shard: Option<Shard>) -> RunShape {
+        RunShape {
+            game: t.config.game,
+            schedule: Schedule::new(t.config.format, t.engines.len(), u64::from(t.config.rounds)),
+            seed: t.config.seed,
+            names: t.engines.iter().map(|e| e.name().to_string()).collect(),
+            shard,
+        }
+    }
+
+    /// Checks one record on its own (not whether it repeats another). The message says
+    /// what is wrong, starting with the game.
+    pub fn check(&self, r: &GameRecord) -> Result<(), String> {
+        let s = &self.schedule;
+        if r.game >= s.games() {
+            return Err(format!(
+                "game {} is not in the schedule, which has games 0 to {}",
+                r.game,
+                s.games().saturating_sub(1)
+            ));
+        }
+        if let Some(variant) = r.variant
+            && variant != self.game
+        {
+            return Err(format!(
+                "game {}: variant is {variant}, the run plays {}",
+                r.game, self.game
+            ));
+        }
+        let want = s.game(r.game);
+        let what = |field: &str, got: String, want: String| {
+            Err(format!(
+                "game {}: {field} is {got}, the schedule says {want}",
+                r.game
+            ))
+        };
+        if r.pair != want.pair {
+            return what("pair", r.pair.to_string(), want.pair.to_string());
+        }
+        if r.round != want.round {
+            return what("round", r.round.to_string(), want.round.to_string());
+        }
+        if r.pairing != want.pairing {
+            return what("pairing", r.pairing.to_string(), want.pairing.to_string());
+        }
+        if (r.black, r.white) != (want.black, want.white) {
+            return what(
+                "the colours (black, white)",
+                format!("({}, {})", r.black, r.white),
+                format!("({}, {})", want.black, want.white),
+            );
+        }
+        for (side, index, name) in [
+            ("black", r.black, &r.black_name),
+            ("white", r.white, &r.white_name),
+        ] {
+            if self.names.get(index) != Some(name) {
+                return what(
+                    &format!("{side}_name"),
+                    format!("'{name}'"),
+                    format!("'{}'", self.names.get(index).map_or("?", |n| n.as_str())),
+                );
+            }
+        }
+        let seed = derive_seed(self.seed, Stream::Game, r.game);
+        if r.seed != seed {
+            return Err(format!(
+                "game {}: another seed ({}; the run's is {seed}, from the master seed {}): \
+                 the record comes from another run",
+                r.game, r.seed, self.seed
+            ));
+        }
+        if let Some(shard) = self.shard
+            && !shard.has_pair(r.pair)
+        {
+            let owner = Shard {
+                index: (r.pair % u64::from(shard.count)) as u32,
+                count: shard.count,
+            };
+            return Err(format!(
+                "game {} belongs to shard {}, not {}",
+                r.game,
+                owner.label(),
+                shard.label()
+            ));
+        }
+        if r.first_mover != r.black && r.first_mover != r.white {
+            return Err(format!(
+                "game {}: first_mover {} is neither black ({}) nor white ({})",
+                r.game, r.first_mover, r.black, r.white
+            ));
+        }
+        if r.stats.len() != r.moves.len() || r.plies as usize != r.moves.len() {
+            return Err(format!(
+                "game {}: {} moves, {} move stats and plies = {} do not agree",
+                r.game,
+                r.moves.len(),
+                r.stats.len(),
+                r.plies
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A set of game indices, one bit each: memory grows with the highest index added, not
+/// with the schedule.
+#[derive(Clone, Debug, Default)]
+pub struct GameSet {
+    words: Vec<u64>,
+    len: u64,
+}
+
+impl GameSet {
+    /// Adds `game`; false if it was there already.
+    pub fn insert(&mut self, game: u64) -> bool {
+        let (word, bit) = ((game / 64) as usize, game % 64);
+        if word >= self.words.len() {
+            self.words.resize(word + 1, 0);
+        }
+        let was = self.words[word] & (1 << bit) != 0;
+        self.words[word] |= 1 << bit;
+        self.len += u64::from(!was);
+        !was
+    }
+
+    /// Whether `game` is in the set.
+    pub fn contains(&self, game: u64) -> bool {
+        self.words
+            .get((game / 64) as usize)
+            .is_some_and(|w| w & (1 << (game % 64)) != 0)
+    }
+
+    /// How many games are in the set.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Checks records one after the other: each against the shape, and none twice.
+#[derive(Clone, Debug)]
+pub struct Checker<'a> {
+    shape: &'a RunShape,
+    seen: GameSet,
+}
+
+impl<'a> Checker<'a> {
+    /// A checker for files of `shape`.
+    pub fn new(shape: &'a RunShape) -> Checker<'a> {
+        Checker {
+            shape,
+            seen: GameSet::default(),
+        }
+    }
+
+    /// Checks `r` (see [`RunShape::check`]) and that no earlier record had its index.
+    pub fn check(&mut self, r: &GameRecord) -> Result<(), String> {
+        self.shape.check(r)?;
+        if !self.seen.insert(r.game) {
+            return Err(format!("game {} appears twice", r.game));
+        }
+        Ok(())
+    }
+
+    /// The games checked so far.
+    pub fn seen(&self) -> &GameSet {
+        &self.seen
+    }
+
+    /// Gives up the set of games checked.
+    pub fn into_seen(self) -> GameSet {
+        self.seen
+    }
+}
+
+/// Hands every record of `path` to `each` after checking it against `shape`; the first
+/// bad record is an error naming `path:line`. Returns the checked games and the scan.
+pub fn scan_checked(
+    path: &Path,
+    shape: &RunShape,
+    mut each: impl FnMut(&GameRecord),
+) -> Result<(GameSet, Scan), RunError> {
+    let mut checker = Checker::new(shape);
+    let scan = scan_records(path, |line, record| {
+        checker
+            .check(&record)
+            .map_err(|why| format!("{}:{line}: {why}", path.display()))?;
+        each(&record);
+        Ok(())
+    })
+    .map_err(|e| match e {
+        ScanError::Read(ReadError::Io { path, source }) => RunError::Io { path, source },
+        ScanError::Read(e) => RunError::Input(e.to_string()),
+        ScanError::Record(message) => RunError::Input(message),
+    })?;
+    Ok((checker.into_seen(), scan))
+}
+
+/// Every record of `path`, checked against `shape` (see [`scan_checked`]).
+pub fn read_checked(path: &Path, shape: &RunShape) -> Result<Checked, RunError> {
+    let mut records = Vec::new();
+    let (_, scan) = scan_checked(path, shape, |r| records.push(r.clone()))?;
+    Ok(Checked {
+        records,
+        torn_tail: scan.torn_tail,
+        valid_len: scan.valid_len,
+        lines: scan.lines,
+    })
+}
+
+/// The records of a file that passed [`read_checked`].
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// In file order.
+    pub records: Vec<GameRecord>,
+    /// Whether a torn last line was left out.
+    pub torn_tail: bool,
+    /// Byte length of the valid part.
+    pub valid_len: u64,
+    /// Lines read (a torn last line included).
+    pub lines: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::{config::Format, record::GameResult};
+
+    fn shape() -> RunShape {
+        RunShape {
+            game: GameSpec::Ataxx,
+            schedule: Schedule::new(Format::RoundRobin, 3, 2),
+            seed: 7,
+            names: vec!["a".into(), "b".into(), "c".into()],
+            shard: None,
+        }
+    }
+
+    fn record(shape: &RunShape, game: u64) -> GameRecord {
+        let g = shape.schedule.game(game);
+        GameRecord {
+            variant: Some(GameSpec::Ataxx),
+            game,
+            pair: g.pair,
+            round: g.round,
+            pairing: g.pairing,
+            black: g.black,
+            white: g.white,
+            black_name: shape.names[g.black].clone(),
+            white_name: shape.names[g.white].clone(),
+            opening: String::new(),
+            first_mover: g.black,
+            moves: vec!["a1".into()],
+            stats: vec![crate::tournament::record::MoveStat {
+                depth: 1,
+                nodes: 1,
+                time_us: 1,
+                score: None,
+                iterations: vec![],
+            }],
+            result: GameResult::Draw,
+            reason: "max-plies".into(),
+            plies: 1,
+            seed: derive_seed(shape.seed, Stream::Game, game),
+            reproducible: true,
+            duration_ms: 1,
+        }
+    }
+
+    #[test]
+    fn records_must_match_the_schedule() {
+        let s = shape();
+        for g in 0..s.schedule.games() {
+            s.check(&record(&s, g)).unwrap();
+        }
+        type Mutation = fn(&mut GameRecord);
+        let cases: [(&str, Mutation); 10] = [
+            ("variant is tictactoe", |r| {
+                r.variant = Some("tictactoe".parse().unwrap())
+            }),
+            ("not in the schedule", |r| r.game = 99),
+            ("pairing is 99", |r| r.pairing = 99),
+            ("colours", |r| r.black = 99),
+            ("colours", |r| std::mem::swap(&mut r.black, &mut r.white)),
+            ("black_name", |r| r.black_name = "x".into()),
+            ("another run", |r| r.seed ^= 1),
+            ("pair is", |r| r.pair += 1),
+            ("first_mover", |r| r.first_mover = 0),
+            ("do not agree", |r| r.plies = 5),
+        ];
+        for (want, mutate) in cases {
+            let mut r = record(&s, 4);
+            mutate(&mut r);
+            let e = s.check(&r).unwrap_err();
+            assert!(e.contains(want), "{want}: {e}");
+        }
+        let mut c = Checker::new(&s);
+        c.check(&record(&s, 3)).unwrap();
+        assert!(c.check(&record(&s, 3)).unwrap_err().contains("twice"));
+        let sharded = RunShape {
+            shard: Some(Shard { index: 1, count: 2 }),
+            ..shape()
+        };
+        assert!(sharded.check(&record(&s, 2)).is_ok());
+        let e = sharded.check(&record(&s, 0)).unwrap_err();
+        assert!(e.contains("belongs to shard 0/2"), "{e}");
+    }
+
+    #[test]
+    fn game_sets_grow_with_the_highest_index() {
+        let mut set = GameSet::default();
+        assert!(set.insert(5) && !set.insert(5) && set.insert(1000));
+        assert!(set.contains(5) && set.contains(1000) && !set.contains(6));
+        assert_eq!(set.len(), 2);
+        assert_eq!(set.words.len(), 1000 / 64 + 1);
+    }
+}
