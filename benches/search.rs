@@ -1,7 +1,14 @@
-//! Search speed: each game's built-in engine on the bench positions at the bench depth
+//! Search speed and size.
+//!
+//! `search`: each game's built-in engine on the bench positions at the bench depth
 //! (`arena bench` prints the same fingerprint). The node totals are asserted so a speed-up
 //! cannot silently change the search; criterion's time per iteration divided into the
 //! node total gives nodes per second.
+//!
+//! `to_depth`: the seed engines and the modern ones side by side on the positions of
+//! `configs/positions/` (five 15x15 gomoku positions to depth 8, four Ataxx middle games
+//! to depth 6): the time to reach the depth, with the nodes and the effective branching
+//! factor printed once per engine, so one run shows what the selective search saves.
 
 use arena::engine::{bench, builtin};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -29,5 +36,44 @@ fn search(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, search);
+/// The positions of a `configs/positions/` file.
+fn positions(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+fn to_depth(c: &mut Criterion) {
+    let gomoku = positions(include_str!("../configs/positions/gomoku-15x15.txt"));
+    let ataxx = positions(include_str!("../configs/positions/ataxx-middlegame.txt"));
+    let mut group = c.benchmark_group("to_depth");
+    group.sample_size(10);
+    for (name, list, depth) in [
+        ("gomoku-seed003-threat", &gomoku, 8),
+        ("gomoku-modern", &gomoku, 8),
+        ("ataxx-rich", &ataxx, 6),
+        ("ataxx-modern", &ataxx, 6),
+    ] {
+        let config = builtin::engine(name).expect("built-in engines load");
+        let first = bench::run_on(&config, Some(depth), Some(list)).expect("bench runs");
+        let ebf = first.ebf.map_or("-".to_string(), |e| format!("{e:.2}"));
+        println!(
+            "{name}: depth {depth} on {} positions: {} nodes, effective branching factor {ebf}",
+            list.len(),
+            first.nodes
+        );
+        group.throughput(Throughput::Elements(first.nodes));
+        group.bench_function(format!("{name}/depth-{depth}"), |b| {
+            b.iter(|| {
+                let report = bench::run_on(&config, Some(depth), Some(list)).expect("bench runs");
+                assert_eq!(report.nodes, first.nodes, "the search is deterministic");
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, search, to_depth);
 criterion_main!(benches);

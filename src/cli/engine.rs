@@ -48,7 +48,20 @@ pub struct AnalyseArgs {
 /// Search fixed positions to a fixed depth: total nodes (a fingerprint of the engine's
 /// behaviour) and speed.
 #[derive(Args, Debug)]
-#[command(after_help = "Without an engine config, benches the built-in engines of each game.")]
+#[command(
+    after_help = "Without an engine config, benches the built-in engines of each game.
+
+The search switches of [search] (README: Search), each off unless the config turns it on:
+  pvs, aspiration = 50, staged, mate_distance, null_move, lmr, futility, reverse_futility,
+  late_move_pruning, iir; gomoku also forced, extensions, vcf, vct.
+Their numbers are search.params.* (nmp_base, lmr_divisor, futility_margin, lmp_scale,
+vcf_nodes, vcf_near, ...). What one switch saves, on the positions of issue 11:
+
+Examples:
+  arena bench configs/engines/gomoku-modern.toml --positions configs/positions/gomoku-15x15.txt --depth 8
+  arena bench configs/engines/gomoku-modern.toml --positions configs/positions/gomoku-15x15.txt --depth 8 --set search.lmr=false
+  arena bench configs/engines/ataxx-modern.toml --positions configs/positions/ataxx-middlegame.txt --depth 7"
+)]
 pub struct BenchArgs {
     /// An engine config (TOML); default: the built-in engines.
     engine: Option<PathBuf>,

@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// Override the master seed.
     #[arg(long)]
     seed: Option<u64>,
+    /// Override [adjudication] max_plies: a game still going after this many plies is a
+    /// draw (0: never). A quick look at a long config: --rounds 1 --max-plies 20.
+    #[arg(long, value_name = "N")]
+    max_plies: Option<u32>,
     /// No progress (the bar on a terminal, a line per game without one); print only the
     /// final standings.
     #[arg(long, short)]
@@ -132,6 +136,9 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     if let Some(s) = args.seed {
         t.config.seed = s;
+    }
+    if let Some(m) = args.max_plies {
+        t.config.adjudication.max_plies = m;
     }
     let shard = choose_shard(&args)?;
     play(

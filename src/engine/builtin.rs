@@ -45,6 +45,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../configs/engines/ataxx-rich.toml"),
     ),
     (
+        "configs/engines/ataxx-modern.toml",
+        include_str!("../../configs/engines/ataxx-modern.toml"),
+    ),
+    (
         "configs/engines/tictactoe-perfect.toml",
         include_str!("../../configs/engines/tictactoe-perfect.toml"),
     ),

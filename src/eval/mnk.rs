@@ -186,6 +186,8 @@ pub struct MnkEval {
     near_empty: CellSet,
     /// Positions known to have no VCF for the side to move within some number of fours.
     pub(super) vcf_memo: super::threats::Memo,
+    /// During a [`ThreatKind::VcfNear`] search: the moves it started with.
+    pub(super) vcf_near: Option<u32>,
 }
 
 impl MnkEval {
@@ -248,6 +250,7 @@ impl MnkEval {
             threats: [[CellSet::EMPTY; level::COUNT]; 2],
             near_empty: CellSet::EMPTY,
             vcf_memo: super::threats::Memo::default(),
+            vcf_near: None,
         };
         eval.clear();
         eval
@@ -530,6 +533,16 @@ impl MnkEval {
     #[inline]
     pub fn threat_cells(&self, side: usize, level: usize) -> &CellSet {
         &self.threats[side][level]
+    }
+
+    /// The cells on the four lines through `c` within the pattern radius (those whose
+    /// keys a stone on `c` changes).
+    pub fn line_cells(&self, c: usize) -> CellSet {
+        let mut set = CellSet::EMPTY;
+        for link in &self.links[c] {
+            set.insert(usize::from(link.cell));
+        }
+        set
     }
 
     /// Whether cell `c` is empty in the evaluator's board.

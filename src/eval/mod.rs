@@ -93,6 +93,10 @@ pub enum Forcing<M> {
 pub enum ThreatKind {
     /// Victory by continuous fours: the attacker plays only fours, every reply is forced.
     Vcf,
+    /// A VCF whose every four after the first lies on a line through the attacker's
+    /// previous four, within reach: a quick check for the leaves (it can miss a win that
+    /// needs an unrelated four, never claims a false one).
+    VcfNear,
     /// Victory by continuous threats: fours and open threes (the defender then has every
     /// move that stops the three, and its own fours).
     Vct,

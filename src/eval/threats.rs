@@ -70,6 +70,8 @@ impl Memo {
 
 /// Salt that keeps VCT results apart from VCF results in the memo.
 const VCT_SALT: u64 = 0x5643_545F_5341_4C54;
+/// Salt for the results of the restricted VCF ([`ThreatKind::VcfNear`]).
+const NEAR_SALT: u64 = 0x4E45_4152_5F56_4346;
 
 impl MnkEval {
     /// Plays `mv` for the side to move, in the position and the evaluator.
@@ -118,8 +120,9 @@ impl MnkEval {
         budget: &mut NodeBudget,
     ) -> Option<ThreatWin<MnkMove>> {
         let mut line = Vec::new();
+        self.vcf_near = (kind == ThreatKind::VcfNear).then_some(max_moves);
         let plies = match kind {
-            ThreatKind::Vcf => self.vcf(pos, max_moves, budget, &mut line)?,
+            ThreatKind::Vcf | ThreatKind::VcfNear => self.vcf(pos, max_moves, budget, &mut line)?,
             ThreatKind::Vct => self.vct(pos, max_moves, budget, &mut line)?,
         };
         line.reverse();
@@ -163,11 +166,20 @@ impl MnkEval {
         if moves_left <= 1 {
             return None;
         }
-        let key = pos.hash();
+        let mut fours = *self.threat_cells(me, level::FOUR);
+        let mut key = pos.hash();
+        if let Some(start) = self.vcf_near {
+            key ^= NEAR_SALT;
+            // After the first four: only fours on the lines through the previous one.
+            if moves_left < start
+                && let Some(prev) = pos.history().iter().rev().nth(1)
+            {
+                fours = fours.and(&self.line_cells(prev.cell()));
+            }
+        }
         if self.vcf_memo.no_win_within(key, moves_left) {
             return None;
         }
-        let fours = *self.threat_cells(me, level::FOUR);
         let moves = self.attack_moves(me, &fours)?;
         for mv in moves {
             if budget.exhausted() {

@@ -362,9 +362,12 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let mut budget = NodeBudget::new(self.node_budget(u64::from(p.vcf_nodes)));
         // The hard limit is checked between nodes of the main search; a leaf's VCF is
         // small enough not to need it.
-        let win = self
-            .eval
-            .threat_search(pos, ThreatKind::Vcf, p.vcf_moves, &mut budget);
+        let kind = if p.vcf_near == 1 {
+            ThreatKind::VcfNear
+        } else {
+            ThreatKind::Vcf
+        };
+        let win = self.eval.threat_search(pos, kind, p.vcf_moves, &mut budget);
         self.nodes += budget.used;
         let win = win?;
         if let Some(&mv) = win.line.first() {

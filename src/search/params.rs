@@ -46,6 +46,10 @@ pub struct SearchParams {
     pub vcf_moves: u32,
     /// VCF at a leaf: positions at most.
     pub vcf_nodes: u32,
+    /// VCF at a leaf: 1 = after its first four the attacker plays only fours on the
+    /// lines through its previous four (a cheaper check that can miss a win needing an
+    /// unrelated four, never claims a false one); 0 = any four, as the root's VCF.
+    pub vcf_near: u32,
     /// VCF at the root: the attacker's moves at most.
     pub vcf_root_moves: u32,
     /// VCF at the root: positions at most.
@@ -76,6 +80,7 @@ impl Default for SearchParams {
             iir_depth: 4,
             vcf_moves: 10,
             vcf_nodes: 500,
+            vcf_near: 1,
             vcf_root_moves: 30,
             vcf_root_nodes: 200_000,
             vct_moves: 6,
@@ -120,6 +125,12 @@ impl SearchParams {
         }
         if self.lmp_base == 0 && self.lmp_scale == 0 {
             return Err("search.lmp_base and search.lmp_scale cannot both be 0".into());
+        }
+        if self.vcf_near > 1 {
+            return Err(format!(
+                "search.vcf_near = {} must be 0 (any four) or 1 (fours on the lines through the previous one)",
+                self.vcf_near
+            ));
         }
         for (name, v) in [
             ("vcf_moves", self.vcf_moves),

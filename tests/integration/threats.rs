@@ -201,7 +201,7 @@ fn check_vcf_line(pos: &Mnk, line: &[MnkMove]) {
 #[test]
 fn vcf_finds_a_win_exactly_when_brute_force_over_fours_does() {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let (mut wins, mut no_wins) = (0, 0);
+    let (mut wins, mut no_wins, mut near_wins) = (0, 0, 0);
     let mut positions = 0;
     for config in [
         MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap(),
@@ -236,6 +236,24 @@ fn vcf_finds_a_win_exactly_when_brute_force_over_fours_does() {
                 "VCF within {moves} moves of {}",
                 pos.to_text()
             );
+            // The leaves' restricted VCF (fours on the lines through the previous one)
+            // finds a subset of these wins, each a real one.
+            let mut near_budget = NodeBudget::new(u64::MAX);
+            let near = eval.threat_search(&mut pos, ThreatKind::VcfNear, moves, &mut near_budget);
+            assert_eq!(
+                pos, before,
+                "the restricted search leaves the position as it was"
+            );
+            eval.check_kept_state().unwrap();
+            if let Some(near) = &near {
+                assert!(
+                    win.is_some(),
+                    "a restricted VCF without a VCF in {}",
+                    pos.to_text()
+                );
+                check_vcf_line(&pos, &near.line);
+                near_wins += 1;
+            }
             if let Some(win) = win {
                 wins += 1;
                 assert_eq!(win.line.len() as u32, win.plies);
@@ -250,6 +268,11 @@ fn vcf_finds_a_win_exactly_when_brute_force_over_fours_does() {
     assert!(
         wins >= 60 && no_wins >= 60,
         "{wins} wins, {no_wins} without"
+    );
+    // Most wins within 4 fours stay on the lines of the previous four.
+    assert!(
+        near_wins * 2 >= wins,
+        "{near_wins} of {wins} wins found restricted"
     );
 }
 

@@ -363,6 +363,10 @@ fn every_shipped_config_runs() {
                 "--quiet",
                 "--rounds",
                 "1",
+                // Long enough to leave every opening and play real moves, short enough
+                // for node-limited configs in a debug build.
+                "--max-plies",
+                "12",
                 "--out",
                 out.to_str().unwrap(),
             ]);
@@ -403,6 +407,30 @@ fn every_shipped_config_runs() {
             .map(|v| v.len())
         };
         assert!(n.unwrap_or_else(|e| panic!("{e}")) > 10, "{name}");
+    }
+    // Every bench position file is read by `arena bench` with its game's modern engine.
+    for entry in std::fs::read_dir(root.join("positions")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let engine = if name.starts_with("ataxx") {
+            "ataxx-modern"
+        } else {
+            "gomoku-modern"
+        };
+        let engine = root.join("engines").join(format!("{engine}.toml"));
+        let o = arena()
+            .args(["bench", engine.to_str().unwrap(), "--depth", "2"])
+            .arg("--positions")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("mean nodes by depth 1:"), "{name}: {out}");
     }
 }
 
