@@ -204,6 +204,44 @@ fn resume_refuses_a_changed_config() {
     );
 }
 
+/// Issue 12: a finished run is extended with `--resume --rounds N`, and the longer run
+/// equals one played at N rounds from the start; fewer rounds are refused.
+fn strs(a: &[String]) -> Vec<&str> {
+    a.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn resume_with_more_rounds_extends_a_finished_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (short, long) = (out_dir(&tmp, "short"), out_dir(&tmp, "long"));
+    let args = |rounds: &str, dir: &Path, resume: bool| {
+        let mut a = vec![
+            "run".to_string(),
+            config("small"),
+            "--quiet".into(),
+            "--no-report".into(),
+            "--rounds".into(),
+            rounds.into(),
+            "--out".into(),
+            dir.display().to_string(),
+        ];
+        if resume {
+            a.push("--resume".into());
+        }
+        a
+    };
+    run_ok(&strs(&args("2", &short, false)));
+    run_ok(&strs(&args("3", &short, true)));
+    run_ok(&strs(&args("3", &long, false)));
+    assert_eq!(games(&short), games(&long));
+    assert_eq!(
+        std::fs::read_to_string(short.join("run.toml")).unwrap(),
+        std::fs::read_to_string(long.join("run.toml")).unwrap()
+    );
+    let e = run_bad_input(&strs(&args("1", &short, true)));
+    assert!(e.contains("never shortened"), "{e}");
+}
+
 #[test]
 fn sprt_stops_a_lopsided_match_early() {
     let tmp = tempfile::tempdir().unwrap();
@@ -215,7 +253,9 @@ fn sprt_stops_a_lopsided_match_early() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert!(out.contains("accept H1"), "{out}");
+    assert!(out.contains("H1 accepted"), "{out}");
+    assert!(out.contains("reached the upper bound"), "{out}");
+    assert!(out.contains("SPRT-debiased Elo"), "{out}");
     assert!(out.contains("stopped early"), "{out}");
     let n = read_records(&dir.join("games.jsonl"))
         .unwrap()
@@ -227,7 +267,7 @@ fn sprt_stops_a_lopsided_match_early() {
     );
     // `arena stats` recounts the same decision from the records.
     let stats = run_ok(&["stats", dir.to_str().unwrap()]);
-    assert!(stats.contains("accept H1"), "{stats}");
+    assert!(stats.contains("H1 accepted"), "{stats}");
 }
 
 #[test]
