@@ -512,3 +512,59 @@ fn builtin_engines_on_a_clock_manage_their_time() {
         assert!(g.stats.iter().all(|s| s.depth >= 1), "game {}", g.game);
     }
 }
+
+/// Issue 12: `arena sweep` on a shipped config writes one run per point and the scaling
+/// table; a sweep cut short (the last point's games half written) and resumed equals an
+/// uninterrupted one.
+#[test]
+fn sweep_writes_a_scaling_table_and_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/tictactoe.toml");
+    let args = |dir: &Path, resume: bool| {
+        let mut a = vec![
+            "sweep".to_string(),
+            config.display().to_string(),
+            "--over".into(),
+            "search.depth=1,3".into(),
+            "--rounds".into(),
+            "4".into(),
+            "--quiet".into(),
+            "--no-report".into(),
+            "--out".into(),
+            dir.display().to_string(),
+        ];
+        if resume {
+            a.push("--resume".into());
+        }
+        a
+    };
+    let sweep = |dir: &Path, resume: bool| run_ok(&strs(&args(dir, resume)));
+    let (whole, cut) = (out_dir(&tmp, "whole"), out_dir(&tmp, "cut"));
+    let out = sweep(&whole, false);
+    assert!(out.contains("| pairing | search.depth |"), "{out}");
+    let table = std::fs::read_to_string(whole.join("scaling.csv")).unwrap();
+    assert_eq!(table.lines().count(), 1 + 2 * 2, "{table}");
+    assert!(table.starts_with("pairing,search.depth,games,elo,elo_low,elo_high"));
+    let svg = std::fs::read_to_string(whole.join("scaling.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("Elo against search.depth"));
+    sweep(&cut, false);
+    let last = cut.join("search.depth=3").join("games.jsonl");
+    let text = std::fs::read_to_string(&last).unwrap();
+    let half: Vec<&str> = text.lines().take(5).collect();
+    std::fs::write(&last, half.join("\n") + "\n").unwrap();
+    // Without --resume the cut sweep refuses to touch its results.
+    let e = run_bad_input(&strs(&args(&cut, false)));
+    assert!(e.contains("--resume"), "{e}");
+    sweep(&cut, true);
+    for point in ["search.depth=1", "search.depth=3"] {
+        assert_eq!(
+            games(&cut.join(point)),
+            games(&whole.join(point)),
+            "{point}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(cut.join("scaling.csv")).unwrap(),
+        table
+    );
+}
