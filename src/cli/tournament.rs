@@ -85,8 +85,10 @@ pub struct StatsArgs {
 #[command(
     after_help = "Without --pgn or --sgf: SGF for m,n,k games (every move, for Piskvork-era viewers, Renlib and SGF editors), PGN for Ataxx (FEN, SetUp and every move, as cuteataxx writes them). --pgn on m,n,k games writes headers only, which is all Ordo and BayesElo read. Black is the first player in both games; PGN's Result is from White's side (1-0: White won).
 
+Ordo's scale: -z is the rating difference at a 76 % expected score, 202 by default; the logistic Elo arena prints has 200.24 there (400 log10(76/24)), so run ordo -z 200.24 for ratings on arena's scale (and -W for its white-advantage term).
+
 Examples:
-  arena export results/ataxx -o ataxx.pgn && ordo -p ataxx.pgn
+  arena export results/ataxx -o ataxx.pgn && ordo -z 200.24 -p ataxx.pgn
   arena export results/gomoku-tables -o games.sgf
   arena export results/gomoku-tables --pgn | bayeselo"
 )]
