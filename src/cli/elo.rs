@@ -4,11 +4,11 @@
 use std::io::{self, Write};
 
 use anyhow::{Result, bail};
-use arena::stats::{EloEstimate, Penta, SprtConfig, SprtModel, Wdl};
+use arena::stats::{EloEstimate, Penta, SprtConfig, SprtDecision, SprtModel, Wdl};
 use clap::{ArgGroup, Args, ValueEnum};
 
-/// α and β when `--sprt` gives only the two Elo bounds.
-const DEFAULT_ERROR_RATE: f64 = 0.05;
+/// α and β when `--sprt` gives only the two Elo bounds (a config's `[sprt]` has the same).
+const DEFAULT_ERROR_RATE: f64 = arena::stats::DEFAULT_ERROR_RATE;
 
 /// Elo, nElo, LOS and draw ratio of a match result, and optionally an SPRT.
 #[derive(Args, Debug)]
@@ -116,23 +116,56 @@ pub fn elo(args: EloArgs) -> Result<()> {
             "SPRT        {} model, H0 elo = {:.2}, H1 elo = {:.2}, alpha {}, beta {}",
             sprt.model, sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
         )?;
+        let decision = sprt.decide(llr);
         writeln!(out, "LLR         {llr:.2} (bounds {lower:.2}, {upper:.2})")?;
-        writeln!(out, "decision    {}", sprt.decide(llr))?;
+        writeln!(out, "decision    {decision}")?;
+        writeln!(
+            out,
+            "verdict     {}",
+            decision.describe(llr, (lower, upper))
+        )?;
+        let debiased = match (&args.wdl, &args.penta) {
+            (Some(wdl), _) => sprt.debiased_wdl(wdl),
+            (None, Some(penta)) => sprt.debiased_penta(penta),
+            (None, None) => unreachable!("clap requires --wdl or --penta"),
+        };
+        if let Some(d) = debiased.filter(|_| decision != SprtDecision::Continue) {
+            writeln!(
+                out,
+                "debiased    Elo {:.2} in [{:.2}, {:.2}], LOS {:.2} % (fishtest's median-unbiased \
+                 estimate for a test that stopped here{})",
+                d.elo,
+                d.low,
+                d.high,
+                100.0 * d.los,
+                if d.clamped {
+                    "; the LLR overshot the bound, so it is taken as stopped at the bound"
+                } else {
+                    ""
+                }
+            )?;
+        }
     }
     Ok(())
 }
 
 fn print_estimate(out: &mut impl Write, e: &EloEstimate) -> io::Result<()> {
     writeln!(out, "score       {:.4}", e.score)?;
+    if e.elo_error.is_finite() {
+        writeln!(
+            out,
+            "Elo         {} (95 %; +/- {:.2} is half its width)",
+            elo_with_interval(e),
+            e.elo_error
+        )?;
+    } else {
+        writeln!(out, "Elo         {} (95 %)", elo_with_interval(e))?;
+    }
     writeln!(
         out,
-        "Elo         {:.2} +/- {:.2} (95 %)",
-        e.elo, e.elo_error
-    )?;
-    writeln!(
-        out,
-        "nElo        {:.2} +/- {:.2} (95 %)",
-        e.nelo, e.nelo_error
+        "nElo        {} +/- {} (95 %)",
+        fmt_number(e.nelo),
+        fmt_number(e.nelo_error)
     )?;
     writeln!(out, "LOS         {:.2} %", 100.0 * e.los)?;
     if e.draw_ratio.is_nan() {
@@ -148,7 +181,32 @@ fn print_estimate(out: &mut impl Write, e: &EloEstimate) -> io::Result<()> {
         } else {
             "trinomial (games)"
         }
+    )?;
+    for caveat in e.caveats() {
+        writeln!(out, "warning     {caveat}")?;
+    }
+    Ok(())
+}
+
+/// `381.70 in [289.62, 546.71]`: the Elo and its (asymmetric) interval.
+pub(crate) fn elo_with_interval(e: &EloEstimate) -> String {
+    format!(
+        "{} in [{}, {}]",
+        fmt_number(e.elo),
+        fmt_number(e.elo_low),
+        fmt_number(e.elo_high)
     )
+}
+
+/// Two decimals, with a sign for infinities (`+inf`, `-inf`).
+fn fmt_number(x: f64) -> String {
+    if x == f64::INFINITY {
+        "+inf".to_string()
+    } else if x == f64::NEG_INFINITY {
+        "-inf".to_string()
+    } else {
+        format!("{x:.2}")
+    }
 }
 
 /// Splits `text` at commas into numbers, naming `what` on error.

@@ -9,6 +9,7 @@ mod openings;
 mod report;
 mod rules;
 mod serve;
+mod sweep;
 mod tournament;
 mod tune;
 
@@ -60,6 +61,7 @@ enum Command {
     Bench(engine::BenchArgs),
     Elo(elo::EloArgs),
     Run(tournament::RunArgs),
+    Sweep(sweep::SweepArgs),
     Match(Box<matchup::MatchArgs>),
     Stats(tournament::StatsArgs),
     Export(tournament::ExportArgs),
@@ -81,6 +83,7 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => engine::bench(args),
         Command::Elo(args) => elo::elo(args),
         Command::Run(args) => tournament::run(args),
+        Command::Sweep(args) => sweep::sweep(args),
         Command::Match(args) => matchup::matchup(*args),
         Command::Stats(args) => tournament::stats(args),
         Command::Export(args) => tournament::export(args),

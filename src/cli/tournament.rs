@@ -89,8 +89,10 @@ pub struct StatsArgs {
 #[command(
     after_help = "Without --pgn or --sgf: SGF for m,n,k games (every move, for Piskvork-era viewers, Renlib and SGF editors), PGN for Ataxx (FEN, SetUp and every move, as cuteataxx writes them). --pgn on m,n,k games writes headers only, which is all Ordo and BayesElo read. Black is the first player in both games; PGN's Result is from White's side (1-0: White won).
 
+Ordo's scale: -z is the rating difference at a 76 % expected score, 202 by default; the logistic Elo arena prints has 200.24 there (400 log10(76/24)), so run ordo -z 200.24 for ratings on arena's scale (and -W for its white-advantage term).
+
 Examples:
-  arena export results/ataxx -o ataxx.pgn && ordo -p ataxx.pgn
+  arena export results/ataxx -o ataxx.pgn && ordo -z 200.24 -p ataxx.pgn
   arena export results/gomoku-tables -o games.sgf
   arena export results/gomoku-tables --pgn | bayeselo"
 )]
@@ -619,6 +621,8 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
             ", time-limited: not reproducible"
         }
     )?;
+    print_differences(out, s)?;
+    print_head_to_head(out, s)?;
     let width = s
         .engines
         .iter()
@@ -626,9 +630,21 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
         .max()
         .unwrap_or(6)
         .max(6);
+    if !s.ratings_relative_to.is_empty() {
+        writeln!(
+            out,
+            "\nratings relative to {} (95 % intervals, +/- half their width):",
+            s.ratings_relative_to
+        )?;
+    }
     writeln!(
         out,
-        "\n{:>4}  {:<width$}  {:>8} {:>7}  {:>6}  {:>6}  {:>13}  {:>11} {:>11} {:>6} {:>10}  {:>6}",
+        "{}{:>4}  {:<width$}  {:>8} {:>7}  {:>6}  {:>6}  {:>13}  {:>11} {:>11} {:>6} {:>10}  {:>6}",
+        if s.ratings_relative_to.is_empty() {
+            "\n"
+        } else {
+            ""
+        },
         "rank",
         "engine",
         "Elo",
@@ -689,7 +705,7 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
         let est: Option<&EloEstimate> = p.estimate.as_ref();
         writeln!(
             out,
-            "  {} vs {}: {} games +{} ={} -{}  penta [{}]  Elo {} ± {}  nElo {} ± {}  LOS {}  draws {}  first player {}",
+            "  {} vs {}: {} games +{} ={} -{}  penta [{}]  Elo {} [{}, {}]  nElo {} ± {}  LOS {}  draws {}  first player {}",
             p.names[0],
             p.names[1],
             p.wdl.games(),
@@ -703,7 +719,8 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
                 .collect::<Vec<_>>()
                 .join(", "),
             fmt_elo(est.map(|e| e.elo)),
-            fmt_err(est.map(|e| e.elo_error)),
+            fmt_elo(est.map(|e| e.elo_low)),
+            fmt_elo(est.map(|e| e.elo_high)),
             fmt_elo(est.map(|e| e.nelo)),
             fmt_err(est.map(|e| e.nelo_error)),
             est.map_or("-".into(), |e| format!("{:.1}%", 100.0 * e.los)),
@@ -716,18 +733,23 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
     if let Some(sprt) = &s.sprt {
         writeln!(
             out,
-            "\nSPRT [{}, {}] ({:?}, alpha {}, beta {}): LLR {:.2} in [{:.2}, {:.2}] after {} pairs: {}",
+            "\nSPRT [{}, {}] ({:?}, alpha {}, beta {}) after {} pairs: {}",
             sprt.config.elo0,
             sprt.config.elo1,
             sprt.config.model,
             sprt.config.alpha,
             sprt.config.beta,
-            sprt.llr,
-            sprt.bounds.0,
-            sprt.bounds.1,
             sprt.pairs,
-            sprt.decision
+            sprt.config.decide(sprt.llr).describe(sprt.llr, sprt.bounds)
         )?;
+        if let Some(d) = &sprt.debiased {
+            writeln!(
+                out,
+                "SPRT-debiased Elo {:+.1} [{:+.1}, {:+.1}] (fishtest's median-unbiased estimate; \
+                 the plain Elo of a stopped test leans towards the bound it crossed)",
+                d.elo, d.low, d.high
+            )?;
+        }
     }
     if !s.reasons.is_empty() {
         let reasons: Vec<String> = s.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
@@ -738,6 +760,49 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
         writeln!(out, "warning: {warning}")?;
     }
     Ok(())
+}
+
+/// What differs between the engines (their resolved configs), one line a setting.
+fn print_differences(out: &mut impl Write, s: &Summary) -> io::Result<()> {
+    if s.engines.len() < 2 {
+        return Ok(());
+    }
+    if s.differences.is_empty() {
+        return writeln!(out, "the engines differ in nothing but their names");
+    }
+    let names: Vec<&str> = s.engines.iter().map(|e| e.name.as_str()).collect();
+    writeln!(
+        out,
+        "what differs between the engines ({}):",
+        names.join(" | ")
+    )?;
+    for d in &s.differences {
+        writeln!(out, "  {}", d.describe())?;
+    }
+    Ok(())
+}
+
+/// With two engines the answer is the head-to-head, not two ratings against their mean.
+fn print_head_to_head(out: &mut impl Write, s: &Summary) -> io::Result<()> {
+    let [p] = &s.pairings[..] else {
+        return Ok(());
+    };
+    let Some(e) = &p.estimate else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "\nhead-to-head: {} vs {}: Elo {} [{}, {}] (95 %), nElo {} ± {}, LOS {:.1} %, {} games",
+        p.names[0],
+        p.names[1],
+        fmt_elo(Some(e.elo)),
+        fmt_elo(Some(e.elo_low)),
+        fmt_elo(Some(e.elo_high)),
+        fmt_elo(Some(e.nelo)),
+        fmt_err(Some(e.nelo_error)),
+        100.0 * e.los,
+        p.wdl.games()
+    )
 }
 
 /// Games lost to engine faults, one line per engine, when there are any (the details

@@ -1521,6 +1521,90 @@ fn short(v: f64) -> String {
     }
 }
 
+/// One pairing's Elo at each point of a sweep: (x, Elo, interval low, interval high).
+pub type ScalingSeries = (String, Vec<(f64, f64, f64, f64)>);
+
+/// The sweep plot as SVG: Elo with its 95 % interval against the swept value, one colour
+/// per pairing (slightly offset sideways so the bars do not hide each other). Infinite
+/// Elo values and interval ends are drawn at the edge of the plot.
+pub(crate) fn scaling_svg(key: &str, series: &[ScalingSeries]) -> Result<String, ReportError> {
+    register_fonts()?;
+    let finite = series
+        .iter()
+        .flat_map(|(_, points)| points.iter())
+        .flat_map(|&(_, e, lo, hi)| [e, lo, hi])
+        .filter(|v| v.is_finite());
+    let (mut y0, mut y1) = finite.fold((-50.0f64, 50.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let pad = 0.05 * (y1 - y0);
+    (y0, y1) = (y0 - pad, y1 + pad);
+    let xs = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
+    let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    let (x0, x1) = if x0.is_finite() { (x0, x1) } else { (0.0, 1.0) };
+    let span = (x1 - x0).max(1.0);
+    let (x0, x1) = (x0 - 0.1 * span, x1 + 0.1 * span);
+    let clamp = |v: f64| v.clamp(y0, y1);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (760, 420)).into_drawing_area();
+        let plot = |root: &DrawingArea<SVGBackend<'_>, Shift>| -> DrawResult<SVGBackend<'_>> {
+            root.fill(&WHITE)?;
+            let mut chart = ChartBuilder::on(root)
+                .caption(format!("Elo against {key} (95 % intervals)"), font(14.0))
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(56)
+                .build_cartesian_2d(x0..x1, y0..y1)?;
+            chart
+                .configure_mesh()
+                .label_style(font(LABEL_SIZE))
+                .axis_desc_style(font(DESC_SIZE))
+                .bold_line_style(GRID)
+                .light_line_style(TRANSPARENT)
+                .x_desc(key)
+                .y_desc("Elo (first engine's view)")
+                .draw()?;
+            chart.draw_series(std::iter::once(hline(x0, x1, 0.0, GRID.stroke_width(1))))?;
+            let n = series.len().max(1) as f64;
+            for (i, (label, points)) in series.iter().enumerate() {
+                let c = color(i);
+                let offset = (i as f64 - (n - 1.0) / 2.0) * 0.03 * span;
+                let at = |p: &(f64, f64, f64, f64)| (p.0 + offset, clamp(p.1));
+                chart
+                    .draw_series(LineSeries::new(points.iter().map(at), c.stroke_width(2)))?
+                    .label(label.clone())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
+                    });
+                for p in points {
+                    let x = p.0 + offset;
+                    chart.draw_series(std::iter::once(vline(
+                        x,
+                        clamp(p.2),
+                        clamp(p.3),
+                        c.stroke_width(1),
+                    )))?;
+                    chart.draw_series(std::iter::once(Circle::new(at(p), 3, c.filled())))?;
+                }
+            }
+            chart
+                .configure_series_labels()
+                .label_font(font(LABEL_SIZE))
+                .background_style(WHITE.mix(0.8))
+                .border_style(GRID)
+                .position(SeriesLabelPosition::UpperLeft)
+                .draw()?;
+            root.present()
+        };
+        plot(&root).map_err(|e| ReportError::Plot {
+            name: "scaling".into(),
+            message: e.to_string(),
+        })?;
+    }
+    Ok(svg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

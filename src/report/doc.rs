@@ -225,11 +225,12 @@ fn headline(t: &Tour) -> String {
         let p = &s.pairings[0];
         if let Some(e) = &p.estimate {
             line.push_str(&format!(
-                " {} against {}: {} ± {} Elo (95 %), LOS {}, +{} ={} -{}.",
+                " Head-to-head, {} against {}: {} Elo, 95 % interval [{}, {}], LOS {}, +{} ={} -{}.",
                 p.names[0],
                 p.names[1],
                 elo(Some(e.elo)),
-                err(Some(e.elo_error)),
+                elo(Some(e.elo_low)),
+                elo(Some(e.elo_high)),
                 pct(Some(e.los)),
                 p.wdl.wins,
                 p.wdl.draws,
@@ -240,25 +241,35 @@ fn headline(t: &Tour) -> String {
         let e = &s.engines[best];
         if e.elo.is_some() {
             line.push_str(&format!(
-                " Highest rated: {} at {} ± {} Elo over {} games.",
+                " Highest rated: {} at {} ± {} Elo over {} games (relative to {}).",
                 e.name,
                 elo(e.elo),
                 err(e.elo_error),
-                e.games
+                e.games,
+                if s.ratings_relative_to.is_empty() {
+                    "the pool average"
+                } else {
+                    &s.ratings_relative_to
+                }
             ));
         }
     }
     if let Some(sprt) = &s.sprt {
         line.push_str(&format!(
-            " SPRT [{}, {}]: {} (LLR {:.2}, bounds {:.2} and {:.2}, {} pairs).",
+            " SPRT [{}, {}] after {} pairs: {}.",
             sprt.config.elo0,
             sprt.config.elo1,
-            sprt.decision,
-            sprt.llr,
-            sprt.bounds.0,
-            sprt.bounds.1,
-            sprt.pairs
+            sprt.pairs,
+            sprt.config.decide(sprt.llr).describe(sprt.llr, sprt.bounds)
         ));
+        if let Some(d) = &sprt.debiased {
+            line.push_str(&format!(
+                " SPRT-debiased Elo (fishtest's median-unbiased estimate): {} [{}, {}].",
+                elo(Some(d.elo)),
+                elo(Some(d.low)),
+                elo(Some(d.high))
+            ));
+        }
     }
     if t.torn_tail {
         line.push_str(" The last line of games.jsonl is torn (a crash mid-write) and left out.");
@@ -270,6 +281,28 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
     let s = &t.summary;
     let id = |x: &str| format!("{plot_prefix}{x}");
     doc.heading(&id("standings"), "Standings");
+    if s.engines.len() > 1 {
+        if s.differences.is_empty() {
+            doc.para("The engines differ in nothing but their names.".to_string());
+        } else {
+            let names: Vec<&str> = s.engines.iter().map(|e| e.name.as_str()).collect();
+            doc.para(format!(
+                "What differs between the engines ({}): {}.",
+                names.join(" | "),
+                s.differences
+                    .iter()
+                    .map(|d| d.describe())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
+    }
+    if !s.ratings_relative_to.is_empty() {
+        doc.para(format!(
+            "Ratings are relative to {}; the pairings below give each head-to-head.",
+            s.ratings_relative_to
+        ));
+    }
     doc.figure(&id("elo"));
     let rows = t
         .order
@@ -336,9 +369,10 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
                     .collect::<Vec<_>>()
                     .join(" "),
                 format!(
-                    "{} ± {}",
+                    "{} [{}, {}]",
                     elo(e.map(|e| e.elo)),
-                    err(e.map(|e| e.elo_error))
+                    elo(e.map(|e| e.elo_low)),
+                    elo(e.map(|e| e.elo_high))
                 ),
                 format!(
                     "{} ± {}",
@@ -358,7 +392,7 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
             "games",
             "W D L",
             "pairs LL..WW",
-            "Elo ±95 %",
+            "Elo [95 %]",
             "nElo ±95 %",
             "LOS",
             "draws",

@@ -26,9 +26,15 @@ use std::{
     path::{Path, PathBuf},
 };
 
-pub use self::env::Environment;
 use self::{charts::Rendered, load::Tour, tuning::Tune};
+pub use self::{charts::ScalingSeries, env::Environment};
 pub use crate::stats::branching::effective_branching_factor;
+
+/// The plot of a sweep (`arena sweep`) as SVG: each pairing's Elo with its 95 % interval
+/// against the swept value.
+pub fn scaling_plot(key: &str, series: &[ScalingSeries]) -> Result<String, ReportError> {
+    charts::scaling_svg(key, series)
+}
 
 /// Why a report could not be written.
 #[derive(Debug, thiserror::Error)]

@@ -16,5 +16,5 @@ pub mod sprt;
 pub use self::{
     elo::{EloEstimate, GameScore, Penta, Wdl, Z95, elo_from_score, score_from_elo},
     ratings::{Anchor, PairResult, Ratings, RatingsError, fit_ratings},
-    sprt::{SprtConfig, SprtDecision, SprtModel},
+    sprt::{DEFAULT_ERROR_RATE, SprtConfig, SprtDecision, SprtEstimate, SprtModel},
 };

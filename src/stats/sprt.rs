@@ -14,27 +14,41 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::elo::{Penta, Wdl, score_from_elo};
+use super::elo::{Penta, Wdl, normal_cdf, regularized, score_from_elo};
 
 /// Normalized Elo per unit of t-value: 800 / ln 10.
 const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
-/// What an empty outcome count is replaced by, so every outcome keeps some probability.
-const EMPTY_COUNT: f64 = 1e-3;
-
-/// The two hypotheses and error rates of an SPRT.
+/// The two hypotheses and error rates of an SPRT. In a config (`[sprt]`) only `elo0` and
+/// `elo1` are needed: `alpha` and `beta` default to [`DEFAULT_ERROR_RATE`] and `model` to
+/// logistic, as `arena elo --sprt ELO0,ELO1` and fishtest have them.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SprtConfig {
     /// Elo difference under H0 (the change is no better than this).
     pub elo0: f64,
     /// Elo difference under H1 (the change is at least this much better).
     pub elo1: f64,
     /// Probability of accepting H1 when H0 holds (false positive rate).
+    #[serde(default = "default_error_rate")]
     pub alpha: f64,
     /// Probability of accepting H0 when H1 holds (false negative rate).
+    #[serde(default = "default_error_rate")]
     pub beta: f64,
     /// How `elo0` and `elo1` are measured.
+    #[serde(default = "default_model")]
     pub model: SprtModel,
+}
+
+/// α and β when a test does not give them: fishtest's 0.05.
+pub const DEFAULT_ERROR_RATE: f64 = 0.05;
+
+fn default_error_rate() -> f64 {
+    DEFAULT_ERROR_RATE
+}
+
+fn default_model() -> SprtModel {
+    SprtModel::Logistic
 }
 
 /// How the hypotheses' Elo values are measured.
@@ -79,6 +93,24 @@ impl fmt::Display for SprtDecision {
     }
 }
 
+impl SprtDecision {
+    /// Where the LLR stands against the bounds and what that means, for a reader:
+    /// `LLR 3.04 crossed the upper bound 2.94: H1 accepted`.
+    pub fn describe(self, llr: f64, (lower, upper): (f64, f64)) -> String {
+        match self {
+            SprtDecision::AcceptH1 => {
+                format!("LLR {llr:.2} reached the upper bound {upper:.2}: H1 accepted")
+            }
+            SprtDecision::AcceptH0 => {
+                format!("LLR {llr:.2} reached the lower bound {lower:.2}: H0 accepted")
+            }
+            SprtDecision::Continue => format!(
+                "LLR {llr:.2}, between the bounds {lower:.2} and {upper:.2}: no decision yet"
+            ),
+        }
+    }
+}
+
 impl SprtConfig {
     /// Checks that α and β are in (0, 0.5) and that `elo0 < elo1` are finite.
     pub fn validate(&self) -> Result<(), String> {
@@ -117,7 +149,7 @@ impl SprtConfig {
     /// NaN when the normalized model cannot fit a hypothesis to these results (an
     /// extreme `elo0`/`elo1`); [`decide`](SprtConfig::decide) then says continue.
     pub fn llr_wdl(&self, wdl: &Wdl) -> f64 {
-        let counts = [wdl.losses, wdl.draws, wdl.wins].map(regularize);
+        let counts = regularized(&[wdl.losses, wdl.draws, wdl.wins]);
         self.llr(&counts, &[0.0, 0.5, 1.0], 1.0)
     }
 
@@ -127,7 +159,7 @@ impl SprtConfig {
     /// NaN when the normalized model cannot fit a hypothesis to these results (an
     /// extreme `elo0`/`elo1`); [`decide`](SprtConfig::decide) then says continue.
     pub fn llr_penta(&self, p: &Penta) -> f64 {
-        let counts = p.counts.map(regularize);
+        let counts = regularized(&p.counts);
         self.llr(
             &counts,
             &[0.0, 0.25, 0.5, 0.75, 1.0],
@@ -166,14 +198,6 @@ impl SprtConfig {
             .map(|(o, (p0, p1))| o * (p1.ln() - p0.ln()))
             .sum();
         total * mean_log_ratio
-    }
-}
-
-fn regularize(count: u64) -> f64 {
-    if count == 0 {
-        EMPTY_COUNT
-    } else {
-        count as f64
     }
 }
 
@@ -262,6 +286,240 @@ fn mle_with_t_value(observed: &[f64], scores: &[f64], reference: f64, t: f64) ->
         }
     }
     Some(p)
+}
+
+/// fishtest's estimate of the Elo after an SPRT (`sprt.analytics`): the plain Elo of a
+/// test that stopped when its LLR crossed a bound is biased towards the bound it crossed
+/// (a test stops early when luck ran its way), so the estimate is the Elo at which the
+/// observed outcome (stop at this LLR after this many units, or not yet) is the median
+/// outcome, with the LLR moving as a Brownian motion between the bounds; its 95 %
+/// interval and LOS are read off the same outcome distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SprtEstimate {
+    /// The median-unbiased Elo (logistic, whatever the test's model).
+    pub elo: f64,
+    /// Lower end of its 95 % interval.
+    pub low: f64,
+    /// Upper end of its 95 % interval.
+    pub high: f64,
+    /// Likelihood of superiority under the same model.
+    pub los: f64,
+    /// The LLR went more than 3 % past a bound (batched or resumed results): the
+    /// estimate then assumes the test stopped at the bound.
+    pub clamped: bool,
+}
+
+impl SprtConfig {
+    /// The SPRT-debiased Elo of game results (trinomial).
+    pub fn debiased_wdl(&self, wdl: &Wdl) -> Option<SprtEstimate> {
+        self.debiased(&[wdl.losses, wdl.draws, wdl.wins])
+    }
+
+    /// The SPRT-debiased Elo of game pairs (pentanomial).
+    pub fn debiased_penta(&self, p: &Penta) -> Option<SprtEstimate> {
+        self.debiased(&p.counts)
+    }
+
+    /// fishtest's `sprt.set_state` and `analytics(0.05)`; `None` before the first result.
+    fn debiased(&self, counts: &[u64]) -> Option<SprtEstimate> {
+        if counts.iter().all(|&c| c == 0) {
+            return None;
+        }
+        let r = regularized(counts);
+        let total: f64 = r.iter().sum();
+        let scores: Vec<f64> = (0..r.len())
+            .map(|i| i as f64 / (r.len() - 1) as f64)
+            .collect();
+        let p: Vec<f64> = r.iter().map(|c| c / total).collect();
+        let mean: f64 = p.iter().zip(&scores).map(|(p, a)| p * a).sum();
+        let var: f64 = p
+            .iter()
+            .zip(&scores)
+            .map(|(p, a)| p * (a - mean).powi(2))
+            .sum();
+        // σ per game: a pair's score is the mean of two games.
+        let sigma_per_game = if r.len() == 5 {
+            (2.0 * var).sqrt()
+        } else {
+            var.sqrt()
+        };
+        let to_score = |elo: f64| match self.model {
+            SprtModel::Logistic => score_from_elo(elo),
+            SprtModel::Normalized => elo / NELO_PER_T * sigma_per_game + 0.5,
+        };
+        let (s0, s1) = (to_score(self.elo0), to_score(self.elo1));
+        // The LLR's drift and variance per unit as a Brownian motion (fishtest's
+        // `LLR_drift_variance_alt2`), when the true score is `s` (None: the observed one).
+        // The variance stays the observed one whatever `s` is.
+        let drift = |s: Option<f64>| {
+            let s = s.unwrap_or(mean);
+            (
+                (s - (s0 + s1) / 2.0) * (s1 - s0) / var,
+                (s1 - s0).powi(2) / var,
+            )
+        };
+        let (a, b) = self.bounds();
+        let mut llr = total * drift(None).0;
+        let mut time = total;
+        let slope = llr / total;
+        let clamped = llr > 1.03 * b || llr < 1.03 * a;
+        if llr < a {
+            time = a / slope;
+            llr = a;
+        } else if llr > b {
+            time = b / slope;
+            llr = b;
+        }
+        let outcome = |elo: f64| {
+            let (mu, v) = drift(Some(score_from_elo(elo)));
+            Brownian {
+                a,
+                b,
+                mu,
+                sigma2: v,
+            }
+            .outcome_cdf(time, llr)
+        };
+        let quantile = |q: f64| self.lower_confidence_bound(&outcome, q);
+        Some(SprtEstimate {
+            elo: quantile(0.5),
+            low: quantile(0.025),
+            high: quantile(0.975),
+            los: outcome(0.0),
+            clamped,
+        })
+    }
+
+    /// The largest Elo at which the observed outcome has probability less than `p`
+    /// (fishtest's `lower_cb`): the root of `outcome(elo) = 1 - p`, searched in a window
+    /// around the bounds that widens up to ±1000 Elo.
+    fn lower_confidence_bound(&self, outcome: &dyn Fn(f64) -> f64, p: f64) -> f64 {
+        let middle = (self.elo0 + self.elo1) / 2.0;
+        let delta = self.elo1 - self.elo0;
+        let f = |elo: f64| outcome(elo) - (1.0 - p);
+        let mut widths = 30.0;
+        loop {
+            let lo = (middle - widths * delta).max(-1000.0);
+            let hi = (middle + widths * delta).min(1000.0);
+            let (f_lo, f_hi) = (f(lo), f(hi));
+            if f_lo.is_nan() || f_hi.is_nan() {
+                return f64::NAN;
+            }
+            if f_lo.signum() == f_hi.signum() && f_lo != 0.0 && f_hi != 0.0 {
+                if lo > -1000.0 || hi < 1000.0 {
+                    widths *= 2.0;
+                    continue;
+                }
+                return if f_lo > 0.0 { hi } else { lo };
+            }
+            return bisect(&f, lo, hi, f_lo);
+        }
+    }
+}
+
+/// A root of `f` in `[lo, hi]`, where `f` changes sign (`f_lo = f(lo)`), to about 1e-9.
+fn bisect(f: &dyn Fn(f64) -> f64, mut lo: f64, mut hi: f64, mut f_lo: f64) -> f64 {
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if hi - lo < 1e-9 || mid <= lo || mid >= hi {
+            break;
+        }
+        let f_mid = f(mid);
+        if f_mid == 0.0 {
+            return mid;
+        }
+        if f_mid.signum() == f_lo.signum() {
+            lo = mid;
+            f_lo = f_mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// A Brownian motion with drift `mu` and variance `sigma2` per unit of time, started at
+/// 0 between absorbing bounds `a < 0 < b` (fishtest's `brownian.Brownian`).
+struct Brownian {
+    a: f64,
+    b: f64,
+    mu: f64,
+    sigma2: f64,
+}
+
+impl Brownian {
+    /// The probability of an outcome "to the right" of stopping at `y` at time `t`: a
+    /// later or upper exit when `y` is the upper bound, an upper exit or a higher
+    /// position at `t` otherwise.
+    fn outcome_cdf(&self, t: f64, y: f64) -> f64 {
+        let gamma = self.mu / self.sigma2;
+        let width = self.b - self.a;
+        let value = if self.sigma2 * t / (width * width) < 1e-2 || (gamma * width).abs() > 15.0 {
+            self.siegmund(t, y)
+        } else {
+            self.series(t, y)
+        };
+        value.clamp(0.0, 1.0)
+    }
+
+    /// The exact answer as a Fourier series (slow to converge for small times).
+    fn series(&self, t: f64, y: f64) -> f64 {
+        use std::f64::consts::PI;
+        let (mu, sigma2) = (self.mu, self.sigma2);
+        let width = self.b - self.a;
+        let x = -self.a;
+        let y = y - self.a;
+        let gamma = mu / sigma2;
+        let lambda = |n: f64| (n * PI / width).powi(2) * sigma2 / 2.0 + (mu * mu / sigma2) / 2.0;
+        let lambda_1 = lambda(1.0);
+        let t0 = (-lambda_1 * t - x * gamma + y * gamma).exp();
+        let mut sum = 0.0;
+        for n in 1..100_000 {
+            let n = f64::from(n);
+            let t1 = (-(lambda(n) - lambda_1) * t).exp();
+            let t3 = primitive(n, gamma, width, y);
+            let t4 = (n * PI * x / width).sin();
+            sum += t1 * t3 * t4;
+            if (t0 * t1 * t3).abs() <= 1e-9 {
+                break;
+            }
+        }
+        let pre = if gamma * width > 30.0 {
+            (-2.0 * gamma * x).exp()
+        } else if (gamma * width).abs() < 1e-8 {
+            (width - x) / width
+        } else {
+            (1.0 - (2.0 * gamma * (width - x)).exp()) / (1.0 - (2.0 * gamma * width).exp())
+        };
+        pre + t0 * sum
+    }
+
+    /// Siegmund's approximation, with the asymptotic form of Φ far in the tails.
+    fn siegmund(&self, t: f64, y: f64) -> f64 {
+        let denominator = (t * self.sigma2).sqrt();
+        let offset = self.mu * t;
+        let gamma = self.mu / self.sigma2;
+        let (a, b) = (self.a, self.b);
+        let z = (y - offset) / denominator;
+        let za = (-y + offset + 2.0 * a) / denominator;
+        let zb = (y - offset - 2.0 * b) / denominator;
+        let tail = |z: f64, g: f64| {
+            if g >= 5.0 {
+                -(-(z * z) / 2.0 + 2.0 * g).exp() / (2.0 * std::f64::consts::PI).sqrt()
+                    * (1.0 / z - 1.0 / z.powi(3))
+            } else {
+                (2.0 * g).exp() * normal_cdf(z)
+            }
+        };
+        normal_cdf(z) + tail(za, gamma * a) - tail(zb, gamma * b)
+    }
+}
+
+/// A primitive of `e^(γy) sin(nπy/A)`, times `(2/A) e^(-γy)` (fishtest's `U`).
+fn primitive(n: f64, gamma: f64, width: f64, y: f64) -> f64 {
+    use std::f64::consts::PI;
+    (2.0 * width * gamma * (PI * n * y / width).sin() - 2.0 * PI * n * (PI * n * y / width).cos())
+        / (width * width * gamma * gamma + PI * PI * n * n)
 }
 
 #[cfg(test)]
@@ -482,6 +740,74 @@ mod tests {
         assert!(
             accepted_h0 * 100 >= runs * 85,
             "{accepted_h0} of {runs} runs"
+        );
+    }
+
+    fn estimate_close(e: SprtEstimate, elo: f64, (low, high): (f64, f64), los: f64) {
+        let pairs = [(e.elo, elo), (e.low, low), (e.high, high), (e.los, los)];
+        for (what, (a, b)) in ["elo", "low", "high", "los"].into_iter().zip(pairs) {
+            assert!(
+                (a - b).abs() <= 1e-3,
+                "{what}: {a}, fishtest says {b} ({e:?})"
+            );
+        }
+    }
+
+    /// fishtest's `sprt.sprt(...).set_state(results).analytics(0.05)`, run on these
+    /// results (its Python, with brentq and Φ substituted by bisection and the standard
+    /// library's NormalDist).
+    #[test]
+    fn debiased_elo_matches_fishtest() {
+        let c = config(0.0, 5.0, SprtModel::Logistic);
+        let e = c
+            .debiased_penta(&Penta::from_counts([1000, 3000, 4000, 3000, 1200]))
+            .expect("pairs were played");
+        estimate_close(e, 4.876275, (-0.103981, 9.632561), 0.972629);
+        assert!(e.clamped);
+        let e = c
+            .debiased_penta(&Penta::from_counts([1200, 3000, 4000, 3000, 1000]))
+            .expect("pairs were played");
+        estimate_close(e, -4.859926, (-12.316951, 2.692058), 0.102761);
+        let e = c
+            .debiased_penta(&Penta::from_counts([30, 40, 50, 60, 70]))
+            .expect("pairs were played");
+        estimate_close(e, 70.436504, (40.459032, 101.488423), 0.999998);
+        assert!(!e.clamped);
+        let e = config(0.0, 2.0, SprtModel::Normalized)
+            .debiased_penta(&Penta::from_counts([400, 1000, 1400, 1100, 500]))
+            .expect("pairs were played");
+        estimate_close(e, 11.848987, (6.013277, 17.691387), 0.999966);
+        let e = config(-3.0, 1.0, SprtModel::Logistic)
+            .debiased_wdl(&Wdl::new(4000, 5000, 3000))
+            .expect("games were played");
+        estimate_close(e, 28.339165, (15.704612, 41.029757), 0.999995);
+        assert_eq!(c.debiased_wdl(&Wdl::default()), None);
+    }
+
+    /// A config's `[sprt]` needs only the bounds: the rest defaults as `arena elo --sprt`.
+    #[test]
+    fn config_defaults_equal_the_command_line() {
+        let c: SprtConfig = toml::from_str("elo0 = 0\nelo1 = 5").expect("bounds suffice");
+        assert_eq!(c, config(0.0, 5.0, SprtModel::Logistic));
+        assert!(toml::from_str::<SprtConfig>("elo0 = 0\nelo1 = 5\nalfa = 0.1").is_err());
+    }
+
+    /// The verdict says the LLR crossed a bound, never that it lies inside it.
+    #[test]
+    fn decisions_are_worded_against_the_bounds() {
+        let c = config(0.0, 5.0, SprtModel::Logistic);
+        let bounds = c.bounds();
+        assert_eq!(
+            SprtDecision::AcceptH1.describe(3.04, bounds),
+            "LLR 3.04 reached the upper bound 2.94: H1 accepted"
+        );
+        assert_eq!(
+            SprtDecision::AcceptH0.describe(-3.0, bounds),
+            "LLR -3.00 reached the lower bound -2.94: H0 accepted"
+        );
+        assert_eq!(
+            SprtDecision::Continue.describe(1.0, bounds),
+            "LLR 1.00, between the bounds -2.94 and 2.94: no decision yet"
         );
     }
 

@@ -8,6 +8,7 @@
 //! bad input is an error that names the file, line and key.
 
 pub mod config;
+pub mod differences;
 pub mod error;
 pub mod game;
 pub mod lock;

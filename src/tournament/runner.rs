@@ -324,7 +324,20 @@ fn run_game<G: OpeningGame + ExternalGame>(
     // every record checked against the schedule as it streams by.
     if run_toml.exists() && (options.resume || options.shard.is_some()) {
         let old = fs::read_to_string(&run_toml).map_err(io_err(&run_toml))?;
-        if old != resolved {
+        let extended = options.resume && options.shard.is_none() && {
+            match rounds_extended(&old, &resolved) {
+                Extension::More => true,
+                Extension::Fewer { old, new } => {
+                    return Err(RunError::Input(format!(
+                        "{}: the run has {old} rounds and --rounds asks for {new}: a run can \
+                         be extended, never shortened (its games stay in the results)",
+                        run_toml.display()
+                    )));
+                }
+                Extension::No => false,
+            }
+        };
+        if old != resolved && !extended {
             return Err(RunError::Input(format!(
                 "{} was made from a different config ({}); resume needs the same config",
                 run_toml.display(),
@@ -620,6 +633,36 @@ fn log_path(out: &Path, name: &str, index: usize, worker: usize, shard: Option<S
     let shard = shard.map_or(String::new(), |s| format!("-s{}of{}", s.index, s.count));
     out.join("logs")
         .join(format!("{safe}{shard}-w{worker}.log"))
+}
+
+/// How a resumed run's config relates to the one it was made from.
+enum Extension {
+    /// The same but for more rounds: the run is extended (a longer schedule keeps every
+    /// game of a shorter one at its index, with its seed and opening).
+    More,
+    /// The same but for fewer rounds.
+    Fewer { old: i64, new: i64 },
+    /// Something else differs (or nothing does).
+    No,
+}
+
+/// Whether `new` is `old` with another `rounds` (compared as TOML trees).
+fn rounds_extended(old: &str, new: &str) -> Extension {
+    let (Ok(mut a), Ok(mut b)) = (old.parse::<toml::Table>(), new.parse::<toml::Table>()) else {
+        return Extension::No;
+    };
+    let (Some(toml::Value::Integer(ra)), Some(toml::Value::Integer(rb))) =
+        (a.remove("rounds"), b.remove("rounds"))
+    else {
+        return Extension::No;
+    };
+    if a != b || ra == rb {
+        Extension::No
+    } else if rb > ra {
+        Extension::More
+    } else {
+        Extension::Fewer { old: ra, new: rb }
+    }
 }
 
 /// The first line that differs between two configs, for the resume error.

@@ -13,12 +13,13 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Tournament,
+    differences::{Difference, confound_warning, differences},
     error::{RunError, write_text},
     record::{GameRecord, GameResult},
     schedule::Schedule,
 };
 use crate::stats::{
-    Anchor, EloEstimate, GameScore, PairResult, Penta, SprtDecision, Wdl, fit_ratings,
+    Anchor, EloEstimate, GameScore, PairResult, Penta, SprtDecision, SprtEstimate, Wdl, fit_ratings,
 };
 
 /// One engine's line of the standings.
@@ -131,6 +132,10 @@ pub struct SprtSummary {
     pub config: crate::stats::SprtConfig,
     /// Game pairs counted (after a decision, later pairs are recorded but not counted).
     pub pairs: u64,
+    /// After a decision: fishtest's median-unbiased Elo (the plain Elo of a stopped test
+    /// is biased towards the bound it crossed).
+    #[serde(default)]
+    pub debiased: Option<SprtEstimate>,
 }
 
 /// Everything `summary.json` holds.
@@ -175,6 +180,13 @@ pub struct Summary {
     /// Things a reader must know before trusting the numbers.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// What the engines' ratings are relative to: `the pool average (0)` or the anchor.
+    #[serde(default)]
+    pub ratings_relative_to: String,
+    /// The settings that differ between the engines (from their resolved configs): what
+    /// the comparison is a comparison of.
+    #[serde(default)]
+    pub differences: Vec<Difference>,
 }
 
 /// The kind of fault a game's end reason records, if it is one (the loser committed
@@ -371,6 +383,10 @@ pub fn summarize(
         },
         None => Anchor::PoolAverage,
     };
+    let ratings_relative_to = match &t.config.anchor {
+        Some(name) => format!("{name}, fixed at {}", t.config.anchor_elo),
+        None => "the pool average (0)".to_string(),
+    };
     let (ratings, ratings_note) = match fit_ratings(n_engines, &results, anchor) {
         Ok(r) => (Some(r), None),
         Err(e) if records.is_empty() => (None, Some(format!("no games yet ({e})"))),
@@ -430,7 +446,8 @@ pub fn summarize(
     let sprt = t.config.sprt.map(|config| {
         let penta = pairings.first().map(|p| p.penta).unwrap_or_default();
         let llr = config.llr_penta(&penta);
-        let decision = match config.decide(llr) {
+        let decided = config.decide(llr);
+        let decision = match decided {
             SprtDecision::AcceptH0 => "accept H0",
             SprtDecision::AcceptH1 => "accept H1",
             SprtDecision::Continue => "continue",
@@ -441,9 +458,28 @@ pub fn summarize(
             decision: decision.to_string(),
             config,
             pairs: penta.pairs(),
+            debiased: (decided != SprtDecision::Continue)
+                .then(|| config.debiased_penta(&penta))
+                .flatten(),
         }
     });
     let (replayed_pairs, complete_pairs) = count_replays(&records);
+    let differences = differences(&t.engines);
+    let mut warnings = replay_warning(replayed_pairs, complete_pairs);
+    warnings.extend(confound_warning(&differences));
+    for p in &pairings {
+        for caveat in p.estimate.iter().flat_map(|e| e.caveats()) {
+            warnings.push(format!("{} vs {}: {caveat}", p.names[0], p.names[1]));
+        }
+    }
+    if ratings.as_ref().is_some_and(|r| r.regularized) {
+        warnings.push(
+            "some engine won or lost every game against the rest, so its maximum-likelihood \
+             rating is infinite: the ratings include one virtual draw per engine (as \
+             BayesElo's prior) to stay finite, and the ones it kept finite mean little"
+                .to_string(),
+        );
+    }
     Summary {
         name: t.config.name.clone(),
         game: t.config.game.to_string(),
@@ -459,8 +495,10 @@ pub fn summarize(
         ratings_note,
         sprt,
         faults,
-        warnings: replay_warning(replayed_pairs, complete_pairs),
+        warnings,
         replayed_pairs,
+        ratings_relative_to,
+        differences,
     }
 }
 

@@ -16,8 +16,12 @@ fn wdl_prints_the_fastchess_numbers() {
     let out = run_ok(&["elo", "--wdl", "136,111,96"]);
     assert_eq!(line(&out, "games"), "343 (wins 136, draws 111, losses 96)");
     assert_eq!(line(&out, "score"), "0.5583");
-    assert_eq!(line(&out, "Elo"), "40.70 +/- 30.43 (95 %)");
-    assert_eq!(line(&out, "nElo"), "49.77 +/- 36.77 (95 %)");
+    assert_eq!(
+        line(&out, "Elo"),
+        "40.70 in [10.59, 71.44] (95 %; +/- 30.43 is half its width)"
+    );
+    // fastchess prints +/- 36.77 (sigma taken as known); fishtest estimates it too.
+    assert_eq!(line(&out, "nElo"), "49.77 +/- 37.38 (95 %)");
     assert_eq!(line(&out, "LOS"), "99.60 %");
     assert_eq!(line(&out, "draw ratio"), "32.36 %");
     assert!(!out.contains("SPRT"), "{out}");
@@ -27,8 +31,11 @@ fn wdl_prints_the_fastchess_numbers() {
 fn penta_prints_the_fastchess_numbers_in_both_forms() {
     // fastchess elo_test.cpp: pentanomial 332,433,457,41,333,334.
     let six = run_ok(&["elo", "--penta", "332,433,457,41,333,334"]);
-    assert_eq!(line(&six, "Elo"), "-8.64 +/- 10.33 (95 %)");
-    assert_eq!(line(&six, "nElo"), "-9.17 +/- 10.96 (95 %)");
+    assert_eq!(
+        line(&six, "Elo"),
+        "-8.64 in [-18.98, 1.68] (95 %; +/- 10.33 is half its width)"
+    );
+    assert_eq!(line(&six, "nElo"), "-9.17 +/- 10.98 (95 %)");
     assert_eq!(line(&six, "LOS"), "5.05 %");
     assert!(line(&six, "pairs").ends_with("games 3860"), "{six}");
     // The five-bin form gives the same Elo; only the draw ratio is unknown.
@@ -62,6 +69,11 @@ fn sprt_prints_llr_bounds_and_decision() {
     assert!(line(&out, "SPRT").starts_with("logistic model"), "{out}");
     assert_eq!(line(&out, "LLR"), "-3.07 (bounds -2.94, 2.94)");
     assert_eq!(line(&out, "decision"), "H0 accepted");
+    assert_eq!(
+        line(&out, "verdict"),
+        "LLR -3.07 reached the lower bound -2.94: H0 accepted"
+    );
+    assert!(line(&out, "debiased").starts_with("Elo "), "{out}");
     // Negative bounds are numbers, not options.
     let out = run_ok(&["elo", "--wdl", "10,10,10", "--sprt", "-5,0"]);
     assert!(line(&out, "SPRT").contains("H0 elo = -5.00"), "{out}");
@@ -70,7 +82,37 @@ fn sprt_prints_llr_bounds_and_decision() {
 #[test]
 fn a_perfect_score_is_infinite_not_a_crash() {
     let out = run_ok(&["elo", "--wdl", "10,0,0"]);
-    assert_eq!(line(&out, "Elo"), "inf +/- inf (95 %)");
+    assert_eq!(line(&out, "Elo"), "+inf in [140.22, +inf] (95 %)");
+    assert!(line(&out, "warning").starts_with("a 100 % score"), "{out}");
+}
+
+/// Issue 12's figures, each against fishtest's formulas.
+#[test]
+fn figures_that_claimed_too_much() {
+    let out = run_ok(&["elo", "--wdl", "25,38,92"]);
+    assert_eq!(line(&out, "nElo"), "-199.27 +/- 69.72 (95 %)");
+    assert!(!out.contains("warning"), "{out}");
+    let out = run_ok(&["elo", "--penta", "0,0,100,0,0"]);
+    assert_eq!(
+        line(&out, "Elo"),
+        "0.00 in [-0.34, 0.34] (95 %; +/- 0.34 is half its width)"
+    );
+    assert!(line(&out, "warning").starts_with("every pair of 100 scored the same"));
+    let out = run_ok(&["elo", "--wdl", "0,10,0"]);
+    assert_eq!(
+        line(&out, "Elo"),
+        "0.00 in [-3.04, 3.04] (95 %; +/- 3.04 is half its width)"
+    );
+    let out = run_ok(&["elo", "--wdl", "90,0,10"]);
+    assert_eq!(
+        line(&out, "Elo"),
+        "381.70 in [289.62, 546.71] (95 %; +/- 128.55 is half its width)"
+    );
+    let out = run_ok(&["elo", "--wdl", "1,0,0"]);
+    assert_eq!(line(&out, "LOS"), "75.00 %");
+    let out = run_ok(&["elo", "--wdl", "1200,0,0"]);
+    assert!(line(&out, "Elo").starts_with("+inf in ["), "{out}");
+    assert!(out.contains("warning"), "{out}");
 }
 
 #[test]

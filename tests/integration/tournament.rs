@@ -204,6 +204,44 @@ fn resume_refuses_a_changed_config() {
     );
 }
 
+/// Issue 12: a finished run is extended with `--resume --rounds N`, and the longer run
+/// equals one played at N rounds from the start; fewer rounds are refused.
+fn strs(a: &[String]) -> Vec<&str> {
+    a.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn resume_with_more_rounds_extends_a_finished_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (short, long) = (out_dir(&tmp, "short"), out_dir(&tmp, "long"));
+    let args = |rounds: &str, dir: &Path, resume: bool| {
+        let mut a = vec![
+            "run".to_string(),
+            config("small"),
+            "--quiet".into(),
+            "--no-report".into(),
+            "--rounds".into(),
+            rounds.into(),
+            "--out".into(),
+            dir.display().to_string(),
+        ];
+        if resume {
+            a.push("--resume".into());
+        }
+        a
+    };
+    run_ok(&strs(&args("2", &short, false)));
+    run_ok(&strs(&args("3", &short, true)));
+    run_ok(&strs(&args("3", &long, false)));
+    assert_eq!(games(&short), games(&long));
+    assert_eq!(
+        std::fs::read_to_string(short.join("run.toml")).unwrap(),
+        std::fs::read_to_string(long.join("run.toml")).unwrap()
+    );
+    let e = run_bad_input(&strs(&args("1", &short, true)));
+    assert!(e.contains("never shortened"), "{e}");
+}
+
 #[test]
 fn sprt_stops_a_lopsided_match_early() {
     let tmp = tempfile::tempdir().unwrap();
@@ -215,7 +253,9 @@ fn sprt_stops_a_lopsided_match_early() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert!(out.contains("accept H1"), "{out}");
+    assert!(out.contains("H1 accepted"), "{out}");
+    assert!(out.contains("reached the upper bound"), "{out}");
+    assert!(out.contains("SPRT-debiased Elo"), "{out}");
     assert!(out.contains("stopped early"), "{out}");
     let n = read_records(&dir.join("games.jsonl"))
         .unwrap()
@@ -227,7 +267,7 @@ fn sprt_stops_a_lopsided_match_early() {
     );
     // `arena stats` recounts the same decision from the records.
     let stats = run_ok(&["stats", dir.to_str().unwrap()]);
-    assert!(stats.contains("accept H1"), "{stats}");
+    assert!(stats.contains("H1 accepted"), "{stats}");
 }
 
 #[test]
@@ -499,4 +539,60 @@ fn builtin_engines_on_a_clock_manage_their_time() {
         // Each move searched to some depth within its share of the clock.
         assert!(g.stats.iter().all(|s| s.depth >= 1), "game {}", g.game);
     }
+}
+
+/// Issue 12: `arena sweep` on a shipped config writes one run per point and the scaling
+/// table; a sweep cut short (the last point's games half written) and resumed equals an
+/// uninterrupted one.
+#[test]
+fn sweep_writes_a_scaling_table_and_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/tictactoe.toml");
+    let args = |dir: &Path, resume: bool| {
+        let mut a = vec![
+            "sweep".to_string(),
+            config.display().to_string(),
+            "--over".into(),
+            "search.depth=1,3".into(),
+            "--rounds".into(),
+            "4".into(),
+            "--quiet".into(),
+            "--no-report".into(),
+            "--out".into(),
+            dir.display().to_string(),
+        ];
+        if resume {
+            a.push("--resume".into());
+        }
+        a
+    };
+    let sweep = |dir: &Path, resume: bool| run_ok(&strs(&args(dir, resume)));
+    let (whole, cut) = (out_dir(&tmp, "whole"), out_dir(&tmp, "cut"));
+    let out = sweep(&whole, false);
+    assert!(out.contains("| pairing | search.depth |"), "{out}");
+    let table = std::fs::read_to_string(whole.join("scaling.csv")).unwrap();
+    assert_eq!(table.lines().count(), 1 + 2 * 2, "{table}");
+    assert!(table.starts_with("pairing,search.depth,games,elo,elo_low,elo_high"));
+    let svg = std::fs::read_to_string(whole.join("scaling.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("Elo against search.depth"));
+    sweep(&cut, false);
+    let last = cut.join("search.depth=3").join("games.jsonl");
+    let text = std::fs::read_to_string(&last).unwrap();
+    let half: Vec<&str> = text.lines().take(5).collect();
+    std::fs::write(&last, half.join("\n") + "\n").unwrap();
+    // Without --resume the cut sweep refuses to touch its results.
+    let e = run_bad_input(&strs(&args(&cut, false)));
+    assert!(e.contains("--resume"), "{e}");
+    sweep(&cut, true);
+    for point in ["search.depth=1", "search.depth=3"] {
+        assert_eq!(
+            games(&cut.join(point)),
+            games(&whole.join(point)),
+            "{point}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(cut.join("scaling.csv")).unwrap(),
+        table
+    );
 }

@@ -1,0 +1,222 @@
+//! `arena sweep`: the same tournament at each value of one engine setting (`search.depth`,
+//! `search.movetime_ms`, a table weight), one results folder per point, and a scaling
+//! table of every pairing's Elo against the value.
+
+use std::{
+    fmt::Write as _,
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context, Result, bail};
+use arena::{
+    config::parse_assignment,
+    files,
+    protocol::EngineSpec,
+    tournament::{Summary, Tournament},
+};
+use clap::Args;
+
+use super::tournament::{Play, play};
+
+/// Play one tournament at each value of an engine setting and tabulate Elo against it.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Every built-in engine gets KEY = VALUE at each point; the points share \
+                        the config's seed, so they play the same openings in the same order. \
+                        Results go to results/<name>-sweep/ (or --out): one folder per point \
+                        (KEY=VALUE/, a normal run's folder), and scaling.csv and scaling.md \
+                        with every pairing's Elo and 95 % interval at each value, and scaling.svg (the plot).\n\
+                        A sweep that was stopped continues with --resume.\n\
+                        Example: arena sweep configs/gomoku-tables.toml --over search.depth=2,3,4"
+)]
+pub struct SweepArgs {
+    /// The tournament config (TOML).
+    config: PathBuf,
+    /// The setting and its values: KEY=V1,V2,... (`search.depth=2,3,4`).
+    #[arg(long, value_name = "KEY=V1,V2,...")]
+    over: String,
+    /// Worker threads (default: the config's `jobs`, or all cores).
+    #[arg(long, short)]
+    jobs: Option<usize>,
+    /// Continue a sweep whose results exist: play only the missing games of each point.
+    #[arg(long)]
+    resume: bool,
+    /// Results folder (default: results/<name>-sweep).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Override the number of game pairs per pairing.
+    #[arg(long)]
+    rounds: Option<u32>,
+    /// No progress; print only each point's standings and the scaling table.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Do not write each point's report.
+    #[arg(long)]
+    no_report: bool,
+}
+
+pub fn sweep(args: SweepArgs) -> Result<()> {
+    let (key, values) = args
+        .over
+        .split_once('=')
+        .with_context(|| format!("--over: '{}' is not KEY=V1,V2,...", args.over))?;
+    let key = key.trim();
+    let values: Vec<&str> = values
+        .split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .collect();
+    if key.is_empty() || values.is_empty() {
+        bail!("--over: '{}' is not KEY=V1,V2,...", args.over);
+    }
+    let base = Tournament::load(&args.config)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("results").join(format!("{}-sweep", base.config.name)));
+    // Check every point before playing any.
+    let mut points = Vec::new();
+    for &v in &values {
+        let (_, value) =
+            parse_assignment(&format!("{key}={v}")).map_err(|e| anyhow::anyhow!("--over: {e}"))?;
+        let mut t = base.clone();
+        if let Some(r) = args.rounds {
+            if r == 0 {
+                bail!("--rounds: must be at least 1");
+            }
+            t.config.rounds = r;
+        }
+        for spec in &mut t.engines {
+            match spec {
+                EngineSpec::Builtin(e) => e
+                    .set(key, value.clone())
+                    .map_err(|m| anyhow::anyhow!("--over {key}={v}: engine {}: {m}", e.name))?,
+                EngineSpec::External(e) => bail!(
+                    "--over: engine {} is an outside program; a sweep sets {key} on \
+                     built-in engines only",
+                    e.name
+                ),
+            }
+        }
+        points.push((v.to_string(), t, out.join(format!("{key}={v}"))));
+    }
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let mut summaries = Vec::new();
+    for (v, t, dir) in &points {
+        println!("\n== {key} = {v} ({})", dir.display());
+        play(
+            t,
+            Play {
+                jobs: args.jobs,
+                resume: args.resume,
+                out: Some(dir.clone()),
+                quiet: args.quiet,
+                no_report: args.no_report,
+                shard: None,
+            },
+        )?;
+        let path = dir.join("summary.json");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let summary: Summary = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a summary", path.display()))?;
+        summaries.push((v.clone(), summary));
+    }
+    let (csv, markdown) = scaling(key, &summaries);
+    files::write_atomic(&out.join("scaling.csv"), csv.as_bytes(), true)
+        .with_context(|| format!("writing {}", out.join("scaling.csv").display()))?;
+    files::write_atomic(&out.join("scaling.md"), markdown.as_bytes(), true)
+        .with_context(|| format!("writing {}", out.join("scaling.md").display()))?;
+    let svg = arena::report::scaling_plot(key, &series(&summaries))?;
+    files::write_atomic(&out.join("scaling.svg"), svg.as_bytes(), true)
+        .with_context(|| format!("writing {}", out.join("scaling.svg").display()))?;
+    println!("\n{markdown}");
+    println!(
+        "scaling table in {} and {}, plot in {}",
+        out.join("scaling.md").display(),
+        out.join("scaling.csv").display(),
+        out.join("scaling.svg").display()
+    );
+    Ok(())
+}
+
+/// Each pairing's (value, Elo, low, high) for the plot: values that are not numbers are
+/// placed by their order.
+fn series(summaries: &[(String, Summary)]) -> Vec<arena::report::ScalingSeries> {
+    let pairings = summaries.first().map_or(0, |(_, s)| s.pairings.len());
+    (0..pairings)
+        .map(|i| {
+            let label = summaries[0].1.pairings[i].names.join(" vs ");
+            let points = summaries
+                .iter()
+                .enumerate()
+                .filter_map(|(k, (v, s))| {
+                    let e = s.pairings.get(i)?.estimate?;
+                    Some((v.parse().unwrap_or(k as f64), e.elo, e.elo_low, e.elo_high))
+                })
+                .collect();
+            (label, points)
+        })
+        .collect()
+}
+
+/// The scaling table: one row per (pairing, value), as CSV and as Markdown.
+fn scaling(key: &str, summaries: &[(String, Summary)]) -> (String, String) {
+    let mut csv = format!("pairing,{key},games,elo,elo_low,elo_high,nelo,nelo_error,los\n");
+    let mut md = format!(
+        "# Elo against {key}\n\nFirst engine's view, 95 % intervals; every point plays the \
+         same openings.\n\n| pairing | {key} | games | Elo [95 %] | nElo | LOS |\n|---|---:|---:|---|---|---:|\n"
+    );
+    let number = |x: f64| {
+        if x.is_finite() {
+            format!("{x:.1}")
+        } else if x > 0.0 {
+            "+inf".into()
+        } else {
+            "-inf".into()
+        }
+    };
+    let pairings = summaries.first().map_or(0, |(_, s)| s.pairings.len());
+    for i in 0..pairings {
+        for (v, s) in summaries {
+            let Some(p) = s.pairings.get(i) else { continue };
+            let label = format!("{} vs {}", p.names[0], p.names[1]);
+            let cells = match &p.estimate {
+                Some(e) => vec![
+                    p.wdl.games().to_string(),
+                    number(e.elo),
+                    number(e.elo_low),
+                    number(e.elo_high),
+                    number(e.nelo),
+                    number(e.nelo_error),
+                    format!("{:.4}", e.los),
+                ],
+                None => vec![
+                    "0".into(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ],
+            };
+            let _ = writeln!(csv, "{label},{v},{}", cells.join(","));
+            let _ = match p.estimate {
+                Some(e) => writeln!(
+                    md,
+                    "| {label} | {v} | {} | {} [{}, {}] | {} ± {} | {:.1} % |",
+                    cells[0],
+                    cells[1],
+                    cells[2],
+                    cells[3],
+                    cells[4],
+                    cells[5],
+                    100.0 * e.los
+                ),
+                None => writeln!(md, "| {label} | {v} | 0 | - | - | - |"),
+            };
+        }
+    }
+    (csv, md)
+}
