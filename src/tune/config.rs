@@ -414,7 +414,7 @@ pub fn number(v: f64, integer: bool) -> toml::Value {
 }
 
 /// The line of a top-level `key = ...` (before any section header).
-fn top_level_line(text: &str, key: &str) -> Option<usize> {
+pub(crate) fn top_level_line(text: &str, key: &str) -> Option<usize> {
     for (i, line) in text.lines().enumerate() {
         let t = line.trim_start();
         if t.starts_with('[') {
@@ -431,7 +431,7 @@ fn top_level_line(text: &str, key: &str) -> Option<usize> {
 
 /// The line of `key` in the `index`-th `[[params]]` table (its header line when the key
 /// is not written there).
-fn param_line(text: &str, index: usize, key: &str) -> Option<usize> {
+pub(crate) fn param_line(text: &str, index: usize, key: &str) -> Option<usize> {
     let lines: Vec<&str> = text.lines().collect();
     let header = lines
         .iter()

@@ -555,7 +555,7 @@ mod tests {
                 if moves.is_empty() {
                     break;
                 }
-                let mut next = pos.clone();
+                let mut next = pos;
                 next.play(moves[rng.random_range(0..moves.len())]);
                 if next.outcome().is_some() {
                     break;
