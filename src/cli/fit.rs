@@ -10,16 +10,15 @@ use std::{
 
 use anyhow::{Result, bail};
 use arena::{
-    tournament::{Ending, Event, RunError},
-    tune::{
-        TuneError,
-        fit::{self, Fit, FitConfig, FitEnding, FitEvent, FitOptions, FitReport, config::Params},
-    },
+    tournament::{Ending, Event},
+    tune::fit::{self, Fit, FitConfig, FitEnding, FitEvent, FitOptions, FitReport, config::Params},
 };
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::Interrupted;
+use super::{
+    Interrupted,
+    tune::{GamesView, bar, fmt_value, lift, print_verification},
+};
 
 /// Fit table weights to game results by logistic regression (Texel's method).
 #[derive(Args, Debug)]
@@ -80,14 +79,6 @@ pub struct FitArgs {
     /// No progress; print only the final tables.
     #[arg(long, short)]
     quiet: bool,
-}
-
-/// File-system failures exit 1 like tournaments' do; everything else is bad input.
-fn lift(e: TuneError) -> anyhow::Error {
-    match e {
-        TuneError::Io { path, source } => RunError::Io { path, source }.into(),
-        other => other.into(),
-    }
 }
 
 fn params_of(list: &str) -> Params {
@@ -175,27 +166,6 @@ fn first_variant(folder: &Path) -> Option<arena::game::GameSpec> {
     found
 }
 
-fn bar(show: bool, template: &str) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    if !show {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template(template)
-            .expect("the progress template is valid")
-            .progress_chars("=> "),
-    );
-    bar
-}
-
-fn fmt_value(v: f64, integer: bool) -> String {
-    if integer {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.4}")
-    }
-}
-
 pub fn fit(args: FitArgs) -> Result<()> {
     let f = load(&args)?;
     let out_dir = args
@@ -212,44 +182,15 @@ pub fn fit(args: FitArgs) -> Result<()> {
     };
     let show = !args.quiet && io::stderr().is_terminal();
     let log = !args.quiet && !show;
-    let games = bar(
-        show,
-        "self-play {elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}",
-    );
+    let mut games = GamesView::new(show, log, "self-play");
     let epochs = bar(
         show,
         "fit {elapsed_precise} [{bar:30}] {pos}/{len} epochs  ETA {eta}\n{msg}",
     );
-    let mut game_log = log.then(super::tournament::GameLog::new);
     let mut sink = |event: &FitEvent<'_>| match event {
-        FitEvent::Selfplay(e) => match e {
-            Event::Started {
-                total, done, jobs, ..
-            } => {
-                games.set_length(*total);
-                games.set_position(*done);
-                games.reset_eta();
-                games.enable_steady_tick(Duration::from_millis(500));
-                if let Some(l) = game_log.as_mut() {
-                    l.started(*total, *done, *jobs);
-                }
-            }
-            Event::Game {
-                record,
-                done,
-                total,
-                standings,
-            } => {
-                games.set_position(*done);
-                if let Some(l) = game_log.as_mut() {
-                    l.game(record, *done, *total, standings);
-                }
-            }
-            Event::Tick => games.tick(),
-            Event::SprtDecided { .. } => {}
-        },
+        FitEvent::Selfplay(e) => games.event(e),
         FitEvent::Positions { counts, seconds } => {
-            games.finish_and_clear();
+            games.finish();
             if !args.quiet {
                 eprintln!(
                     "arena: {} games: {} training and {} validation positions in {seconds:.1} s \
@@ -281,7 +222,12 @@ pub fn fit(args: FitArgs) -> Result<()> {
                 } else {
                     String::new()
                 };
-                epochs.println(format!("arena: K = {k:.4e}, {jobs} worker(s){resumed}"));
+                let line = format!("arena: K = {k:.4e}, {jobs} worker(s){resumed}");
+                if log {
+                    eprintln!("{line}");
+                } else {
+                    epochs.println(line);
+                }
             }
         }
         FitEvent::Epoch {
@@ -317,7 +263,7 @@ pub fn fit(args: FitArgs) -> Result<()> {
         }
     };
     let outcome = fit::run(&f, &options, &mut sink);
-    games.finish_and_clear();
+    games.finish();
     epochs.finish_and_clear();
     let outcome = outcome.map_err(lift)?;
     let mut out = io::stdout().lock();
@@ -333,71 +279,21 @@ pub fn fit(args: FitArgs) -> Result<()> {
         return Err(Interrupted.into());
     }
 
-    let games = bar(
-        show,
-        "verification {elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}\n{msg}",
-    );
-    let mut game_log = log.then(super::tournament::GameLog::new);
-    let mut sink = |event: &Event<'_>| match event {
-        Event::Started {
-            total, done, jobs, ..
-        } => {
-            games.set_length(*total);
-            games.set_position(*done);
-            games.reset_eta();
-            if let Some(l) = game_log.as_mut() {
-                l.started(*total, *done, *jobs);
-            }
-        }
-        Event::Game {
-            record,
-            done,
-            total,
-            standings,
-        } => {
-            games.set_position(*done);
-            games.set_message(standings.clone());
-            if let Some(l) = game_log.as_mut() {
-                l.game(record, *done, *total, standings);
-            }
-        }
-        Event::Tick => games.tick(),
-        Event::SprtDecided {
-            decision,
-            llr,
-            pairs,
-        } => games.println(format!(
-            "arena: verification SPRT: {decision} after {pairs} game pairs (LLR {llr:.2})"
-        )),
-    };
-    games.enable_steady_tick(Duration::from_millis(500));
+    let mut games = GamesView::new(show, log, "verification");
+    let mut sink = |event: &Event<'_>| games.event(event);
     let verified = fit::verify(&f, &options, args.verify_pairs, &mut sink);
-    games.finish_and_clear();
-    match verified.map_err(lift)? {
+    games.finish();
+    let verified = verified.map_err(lift)?;
+    // The report (parameter and loss plots, verification Elo), once, at the end.
+    super::report::after(&out_dir, None);
+    match verified {
         None => writeln!(
             out,
             "\nno verification match (no [verification] in the config, or --verify-pairs 0)"
         )?,
         Some((run, report)) => {
             if let Some(v) = &report.verification {
-                let elo = v.estimate.map_or("-".to_string(), |e| {
-                    format!(
-                        "{:+.1} ± {:.1} (95 %), LOS {:.1} %",
-                        e.elo,
-                        e.elo_error,
-                        100.0 * e.los
-                    )
-                });
-                writeln!(
-                    out,
-                    "\nverification: {} vs {}: {} games +{} ={} -{}  Elo {elo}",
-                    v.engines[0],
-                    v.engines[1],
-                    v.wdl.games(),
-                    v.wdl.wins,
-                    v.wdl.draws,
-                    v.wdl.losses
-                )?;
+                print_verification(&mut out, v)?;
             }
             if run.ending == Ending::Interrupted {
                 writeln!(

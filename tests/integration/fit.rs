@@ -77,6 +77,20 @@ fn a_small_fit_writes_every_output() {
     let v = r.verification.as_ref().expect("a verification");
     assert_eq!(v.wdl.games(), 8);
 
+    // The report: the parameters and the loss curve, as a tune's report shows them.
+    let csv = read(&out.join("trajectory.csv"));
+    assert!(
+        csv.starts_with("epoch,table.open_three,table.defence\n0,7500,1\n"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 1 + 9);
+    for plot in ["tuning", "loss"] {
+        assert!(out.join(format!("plots/{plot}.svg")).exists(), "{plot}");
+    }
+    let html = read(&out.join("report.html"));
+    assert!(html.contains("arena report: fit small-fit"), "{html}");
+    assert!(html.contains("fitted in range"));
+
     // Self-play games are a normal results folder.
     let games = read(&out.join("selfplay/games.jsonl"));
     assert_eq!(games.lines().count(), 80);

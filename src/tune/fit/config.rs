@@ -37,8 +37,11 @@ use crate::{
     engine::EngineConfig,
     eval::{Table, patterns::Pattern, table::MnkEvaluation},
     game::GameSpec,
-    tournament::config::{Adjudication, OpeningKind, OpeningsConfig},
-    tune::config::{VerificationConfig, number, param_line, top_level_line},
+    tournament::config::{Adjudication, OpeningsConfig},
+    tune::config::{
+        EngineRef, VerificationConfig, check_verification_and_openings, number, param_line,
+        resolve_engine, top_level_line,
+    },
 };
 
 /// One parameter as written: a name, or a table with optional bounds.
@@ -249,38 +252,18 @@ impl Fit {
             message,
         };
         let key_line = |key: &str| top_level_line(text, key);
-        if config.name.trim().is_empty()
-            || config.name.contains(['/', '\\'])
-            || config.name.starts_with('.')
-        {
-            return Err(at(
-                key_line("name"),
-                format!(
-                    "key `name`: '{}' cannot name a results folder (no slashes, no leading dot)",
-                    config.name
-                ),
-            ));
-        }
-        let engine_path = config::resolve(base, &config.engine);
-        let mut engine = EngineConfig::load(&engine_path)
-            .map_err(|e| at(key_line("engine"), format!("key `engine`: {e}")))?;
-        let game = config.game.unwrap_or(engine.game);
-        if engine.game.family() != game.family() {
-            return Err(at(
-                key_line("game"),
-                format!(
-                    "key `game`: the engine '{}' plays {}, the fit reads {game}",
-                    engine.name, engine.game
-                ),
-            ));
-        }
-        engine.game = game;
-        engine
-            .set_all(config.set.iter().map(|(k, v)| (k, v.clone())))
-            .map_err(|e| {
-                let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
-                at(line.or(key_line("set")), format!("key `set`: {e}"))
-            })?;
+        let (engine_path, engine, game) = resolve_engine(
+            source,
+            base,
+            text,
+            EngineRef {
+                name: &config.name,
+                engine: &config.engine,
+                game: config.game,
+                set: &config.set,
+                what: "the fit reads",
+            },
+        )?;
         if engine.table.is_none() || engine.table_path.is_none() {
             return Err(at(
                 key_line("engine"),
@@ -337,42 +320,13 @@ impl Fit {
                 ));
             }
         }
-        if let Some(v) = &config.verification {
-            let mut probe = engine.clone();
-            probe
-                .set_all(v.set.iter().map(|(k, v)| (k, v.clone())))
-                .map_err(|e| {
-                    let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
-                    at(
-                        line.or(config::line_of(text, "[verification]")),
-                        format!("[verification] set: {e}"),
-                    )
-                })?;
-            if let Some(sprt) = &v.sprt {
-                sprt.validate().map_err(|e| {
-                    at(
-                        config::line_of(text, "[verification.sprt]"),
-                        format!("[verification.sprt]: {e}"),
-                    )
-                })?;
-            }
-        }
-        let o = &config.openings;
-        match o.kind {
-            OpeningKind::File if o.file.is_none() => {
-                return Err(at(
-                    config::line_of(text, "[openings]"),
-                    "[openings]: kind = \"file\" needs `file`".into(),
-                ));
-            }
-            OpeningKind::Random if o.balance_margin > 0 && o.balance_engine.is_none() => {
-                return Err(at(
-                    config::line_of(text, "balance_margin"),
-                    "[openings]: balance_margin needs balance_engine (an engine config)".into(),
-                ));
-            }
-            _ => {}
-        }
+        check_verification_and_openings(
+            source,
+            text,
+            &engine,
+            config.verification.as_ref(),
+            &config.openings,
+        )?;
         let games = config
             .games
             .iter()

@@ -41,6 +41,7 @@ use crate::{
         output::{
             VerificationReport, tuned_engine, tuned_table_named, write_atomic, write_durable,
         },
+        runner::first_difference,
     },
 };
 
@@ -52,6 +53,8 @@ pub const REPORT_FILE: &str = "fit.json";
 pub const TABLE_FILE: &str = "fitted.toml";
 /// The base engine pointing at the fitted table.
 pub const ENGINE_FILE: &str = "fitted-engine.toml";
+/// θ per epoch (for the report).
+pub const TRAJECTORY_FILE: &str = "trajectory.csv";
 /// The resolved config.
 pub const CONFIG_FILE: &str = "run.toml";
 /// The self-play games.
@@ -115,6 +118,9 @@ pub struct EpochRow {
     pub train: f64,
     /// Mean validation loss (0 without validation positions).
     pub validation: f64,
+    /// The parameters after it (θ, before rounding).
+    #[serde(default)]
+    pub values: Vec<f64>,
 }
 
 /// The checkpoint: everything a resumed fit needs, floats as their bits.
@@ -447,6 +453,7 @@ pub fn run(
             epoch: 0,
             train: data.train.loss(None, w, k, loss, false).0,
             validation: data.validation.loss(None, w, k, loss, false).0,
+            values: params.iter().map(|p| w[p.slot]).collect(),
         })
     };
     let start_theta: Vec<f64> = fit.params.iter().map(|p| p.start).collect();
@@ -578,6 +585,7 @@ fn write_outputs(
         epoch: state.epoch,
         train: data.train.loss(None, &w, k, loss, false).0,
         validation: data.validation.loss(None, &w, k, loss, false).0,
+        values: values.clone(),
     };
     let header = format!(
         "Fitted by `arena fit` run '{}': {} of {} epochs on {} positions, K = {k:.6e}, \
@@ -641,7 +649,28 @@ fn write_outputs(
     };
     let json = serde_json::to_string_pretty(&report).expect("a report serialises");
     write_atomic(&out.join(REPORT_FILE), &(json + "\n"))?;
+    write_atomic(&out.join(TRAJECTORY_FILE), &trajectory(fit, &state.history))?;
     Ok(report)
+}
+
+/// `trajectory.csv`: `epoch,<param>,...`, θ at the start and after every epoch (what the
+/// report plots, as it does a tune's).
+fn trajectory(fit: &Fit, history: &[EpochRow]) -> String {
+    let mut text = String::from("epoch");
+    for p in &fit.params {
+        text.push(',');
+        text.push_str(&p.name);
+    }
+    text.push('\n');
+    for row in history {
+        text.push_str(&row.epoch.to_string());
+        for v in &row.values {
+            text.push(',');
+            text.push_str(&v.to_string());
+        }
+        text.push('\n');
+    }
+    text
 }
 
 /// Plays the verification match of the finished fit in `options.out_dir`: the fitted
@@ -720,14 +749,4 @@ pub fn verify(
     let json = serde_json::to_string_pretty(&report).expect("a report serialises");
     write_atomic(&out.join(REPORT_FILE), &(json + "\n"))?;
     Ok(Some((outcome, report)))
-}
-
-/// The first line that differs between two configs, for the resume error.
-fn first_difference(old: &str, new: &str) -> String {
-    for (a, b) in old.lines().zip(new.lines()) {
-        if a != b {
-            return format!("was `{}`, now `{}`", a.trim(), b.trim());
-        }
-    }
-    "one has more lines".to_string()
 }
