@@ -25,6 +25,13 @@ fn report(dir: &Path) -> FitReport {
     FitReport::read(dir).unwrap_or_else(|e| panic!("{e}"))
 }
 
+fn seed003_engine() -> String {
+    format!(
+        "{}/configs/engines/gomoku-seed003-threat.toml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
 fn fit(args: &[&str], out: &Path) -> String {
     let mut all = vec!["fit"];
     all.extend_from_slice(args);
@@ -127,10 +134,7 @@ fn a_small_fit_writes_every_output() {
     let printed = run_ok(&[
         "fit",
         "--engine",
-        &format!(
-            "{}/configs/engines/gomoku-seed003-threat.toml",
-            env!("CARGO_MANIFEST_DIR")
-        ),
+        &seed003_engine(),
         "--games",
         out.join("selfplay").to_str().unwrap(),
         "--params",
@@ -288,6 +292,17 @@ fn bad_input_is_one_line_with_file_and_line_exit_2() {
         }
     }
     assert!(!out.exists(), "bad configs touch nothing");
+    let e = run_bad_input(&[
+        "fit",
+        "--engine",
+        &seed003_engine(),
+        "--games",
+        tmp.path().join("nope").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(e.contains("key `games`") && e.contains("nope"), "{e}");
+    assert!(!out.exists(), "a missing games folder touches nothing");
 
     // A record edited by hand: the error names the file and line.
     let good = tmp.path().join("good");
@@ -304,10 +319,7 @@ fn bad_input_is_one_line_with_file_and_line_exit_2() {
     let e = run_bad_input(&[
         "fit",
         "--engine",
-        &format!(
-            "{}/configs/engines/gomoku-seed003-threat.toml",
-            env!("CARGO_MANIFEST_DIR")
-        ),
+        &seed003_engine(),
         "--games",
         good.join("selfplay").to_str().unwrap(),
         "--out",
@@ -315,6 +327,8 @@ fn bad_input_is_one_line_with_file_and_line_exit_2() {
     ]);
     assert!(e.contains("games.jsonl:5"), "{e}");
     assert!(e.contains("move 2"), "{e}");
+    // The failed fit made no claim on its folder: mended records start it afresh.
+    assert!(!flags.join("run.toml").exists() && !flags.join("state.json").exists());
 
     // A checkpoint edited by hand.
     std::fs::write(good.join("state.json"), "{\"config\": 3}\n").unwrap();

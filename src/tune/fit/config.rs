@@ -327,11 +327,24 @@ impl Fit {
             config.verification.as_ref(),
             &config.openings,
         )?;
-        let games = config
+        let games: Vec<PathBuf> = config
             .games
             .iter()
             .map(|g| config::resolve(base, g))
             .collect();
+        if let Some(g) = games
+            .iter()
+            .find(|g| !super::positions::records_file(g).is_file())
+        {
+            return Err(at(
+                key_line("games"),
+                format!(
+                    "key `games`: {} holds no game records (expected a results folder with \
+                     games.jsonl)",
+                    g.display()
+                ),
+            ));
+        }
         Ok(Fit {
             config,
             game,

@@ -410,7 +410,6 @@ pub fn run(
             first_difference(&old, &resolved)
         )));
     }
-    write_atomic(&run_toml, &resolved)?;
 
     let interrupted = || FitOutcome {
         ending: FitEnding::Interrupted,
@@ -446,6 +445,9 @@ pub fn run(
             data.counts.games, data.counts.opening, data.counts.not_quiet, data.counts.decisive
         )));
     }
+    // Written once the inputs proved good: a fit that failed on a bad record leaves no
+    // claim on the folder (the self-play games guard themselves with their own run.toml).
+    write_atomic(&run_toml, &resolved)?;
     let positions = [data.train.len() as u64, data.validation.len() as u64];
     let loss = fit.config.loss;
     let losses = |w: &[f64], k: f64| -> EpochRow {
