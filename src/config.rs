@@ -302,6 +302,8 @@ pub enum Kind {
     Tournament,
     /// A tuning run (`arena tune`): `engine`, `pairs`, `[[params]]`.
     Tune,
+    /// A fit of table weights (`arena fit`): `engine`, `games` or `[selfplay]`.
+    Fit,
     /// An engine (`arena analyse`, `serve`, `bench`, `match`): `game` and `[search]` or
     /// `table`, no `engines`.
     Engine,
@@ -315,6 +317,7 @@ impl Kind {
         match self {
             Kind::Tournament => "a tournament config, for arena run",
             Kind::Tune => "a tuning config, for arena tune",
+            Kind::Fit => "a fit config, for arena fit",
             Kind::Engine => {
                 "an engine config, for arena analyse, bench, serve and match (or a \
                  tournament's `file = ...`)"
@@ -331,6 +334,8 @@ pub fn kind_of(text: &str) -> Option<Kind> {
     let has = |k: &str| table.contains_key(k);
     if has("family") {
         Some(Kind::Table)
+    } else if has("engine") && (has("games") || has("selfplay") || has("epochs")) {
+        Some(Kind::Fit)
     } else if has("params") || (has("engine") && has("pairs")) {
         Some(Kind::Tune)
     } else if has("engines") || has("rounds") {
@@ -358,6 +363,7 @@ pub fn with_kind_hint(error: ConfigError, path: &Path, expected: Kind) -> Config
                 match expected {
                     Kind::Tournament => "a tournament config",
                     Kind::Tune => "a tuning config",
+                    Kind::Fit => "a fit config",
                     Kind::Engine => "an engine config",
                     Kind::Table => "a weight table",
                 }

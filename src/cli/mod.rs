@@ -3,6 +3,7 @@
 
 mod elo;
 mod engine;
+mod fit;
 mod matchup;
 mod merge;
 mod openings;
@@ -70,6 +71,7 @@ enum Command {
     Serve(serve::ServeArgs),
     Report(report::ReportArgs),
     Tune(tune::TuneArgs),
+    Fit(fit::FitArgs),
 }
 
 /// Runs the command line and maps errors to a message and an exit code.
@@ -92,6 +94,7 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => serve::serve(args),
         Command::Report(args) => report::report(args),
         Command::Tune(args) => tune::tune(args),
+        Command::Fit(args) => fit::fit(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -68,14 +68,14 @@ pub struct TuneArgs {
 }
 
 /// File-system failures exit 1 like tournaments' do; everything else is bad input.
-fn lift(e: tune::TuneError) -> anyhow::Error {
+pub(super) fn lift(e: tune::TuneError) -> anyhow::Error {
     match e {
         tune::TuneError::Io { path, source } => RunError::Io { path, source }.into(),
         other => other.into(),
     }
 }
 
-fn bar(show: bool, template: &str) -> ProgressBar {
+pub(super) fn bar(show: bool, template: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     if !show {
         bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -101,7 +101,7 @@ fn live_values(tune: &Tune, values: &[f64]) -> String {
         .join("  ")
 }
 
-fn fmt_value(v: f64, integer: bool) -> String {
+pub(super) fn fmt_value(v: f64, integer: bool) -> String {
     if integer {
         format!("{v:.0}")
     } else if v.abs() >= 100.0 {
@@ -191,46 +191,10 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         return Err(Interrupted.into());
     }
 
-    let games = bar(
-        show,
-        "verification {elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}\n{msg}",
-    );
-    let mut game_log = (!args.quiet && !show).then(super::tournament::GameLog::new);
-    let mut sink = |event: &Event<'_>| match event {
-        Event::Started {
-            total, done, jobs, ..
-        } => {
-            games.set_length(*total);
-            games.set_position(*done);
-            games.reset_eta();
-            if let Some(log) = game_log.as_mut() {
-                log.started(*total, *done, *jobs);
-            }
-        }
-        Event::Game {
-            record,
-            done,
-            total,
-            standings,
-        } => {
-            games.set_position(*done);
-            games.set_message(standings.clone());
-            if let Some(log) = game_log.as_mut() {
-                log.game(record, *done, *total, standings);
-            }
-        }
-        Event::Tick => games.tick(),
-        Event::SprtDecided {
-            decision,
-            llr,
-            pairs,
-        } => games.println(format!(
-            "arena: verification SPRT: {decision} after {pairs} game pairs (LLR {llr:.2})"
-        )),
-    };
-    games.enable_steady_tick(Duration::from_millis(500));
+    let mut games = GamesView::new(show, !args.quiet && !show, "verification");
+    let mut sink = |event: &Event<'_>| games.event(event);
     let verified = tune::verify(&t, &options, args.verify_pairs, &mut sink);
-    games.finish_and_clear();
+    games.finish();
     let verified = verified.map_err(lift)?;
     // The report (trajectory plots, verification Elo), once, after the verification.
     super::report::after(&out_dir, None);
@@ -243,27 +207,7 @@ pub fn tune(args: TuneArgs) -> Result<()> {
             writeln!(out)?;
             super::tournament::print_summary(&mut out, &run.summary)?;
             if let Some(v) = &report.verification {
-                let elo = v.estimate.map_or("-".to_string(), |e| {
-                    format!(
-                        "{:+.1} ± {:.1} (95 %), LOS {:.1} %",
-                        e.elo,
-                        e.elo_error,
-                        100.0 * e.los
-                    )
-                });
-                writeln!(
-                    out,
-                    "\nverification: {} vs {}: {} games +{} ={} -{}  Elo {elo}",
-                    v.engines[0],
-                    v.engines[1],
-                    v.wdl.games(),
-                    v.wdl.wins,
-                    v.wdl.draws,
-                    v.wdl.losses
-                )?;
-                if let Some(w) = &v.warning {
-                    writeln!(out, "warning: {w}")?;
-                }
+                print_verification(&mut out, v)?;
             }
             if run.ending == Ending::Interrupted {
                 writeln!(
@@ -276,6 +220,104 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         }
     }
     writeln!(out, "results in {}", out_dir.display())?;
+    Ok(())
+}
+
+/// The progress of a match played through the tournament runner (a verification, the
+/// fit's self-play games): a bar on a terminal, a line per game in a log.
+pub(super) struct GamesView {
+    bar: ProgressBar,
+    log: Option<super::tournament::GameLog>,
+    label: &'static str,
+}
+
+impl GamesView {
+    /// A bar when `show`, log lines when `log`.
+    pub(super) fn new(show: bool, log: bool, label: &'static str) -> GamesView {
+        let bar = bar(
+            show,
+            &format!(
+                "{label} {{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} games  {{per_sec}}  \
+                 ETA {{eta}}\n{{msg}}"
+            ),
+        );
+        bar.enable_steady_tick(Duration::from_millis(500));
+        GamesView {
+            bar,
+            log: log.then(super::tournament::GameLog::new),
+            label,
+        }
+    }
+
+    /// Shows one event of the runner.
+    pub(super) fn event(&mut self, event: &Event<'_>) {
+        match event {
+            Event::Started {
+                total, done, jobs, ..
+            } => {
+                self.bar.set_length(*total);
+                self.bar.set_position(*done);
+                self.bar.reset_eta();
+                if let Some(log) = self.log.as_mut() {
+                    log.started(*total, *done, *jobs);
+                }
+            }
+            Event::Game {
+                record,
+                done,
+                total,
+                standings,
+            } => {
+                self.bar.set_position(*done);
+                self.bar.set_message(standings.clone());
+                if let Some(log) = self.log.as_mut() {
+                    log.game(record, *done, *total, standings);
+                }
+            }
+            Event::Tick => self.bar.tick(),
+            Event::SprtDecided {
+                decision,
+                llr,
+                pairs,
+            } => self.bar.println(format!(
+                "arena: {} SPRT: {decision} after {pairs} game pairs (LLR {llr:.2})",
+                self.label
+            )),
+        }
+    }
+
+    /// Clears the bar.
+    pub(super) fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The verification line: games, W/D/L, Elo with its interval, and any warning.
+pub(super) fn print_verification(
+    out: &mut impl Write,
+    v: &tune::output::VerificationReport,
+) -> io::Result<()> {
+    let elo = v.estimate.map_or("-".to_string(), |e| {
+        format!(
+            "{:+.1} ± {:.1} (95 %), LOS {:.1} %",
+            e.elo,
+            e.elo_error,
+            100.0 * e.los
+        )
+    });
+    writeln!(
+        out,
+        "\nverification: {} vs {}: {} games +{} ={} -{}  Elo {elo}",
+        v.engines[0],
+        v.engines[1],
+        v.wdl.games(),
+        v.wdl.wins,
+        v.wdl.draws,
+        v.wdl.losses
+    )?;
+    if let Some(w) = &v.warning {
+        writeln!(out, "warning: {w}")?;
+    }
     Ok(())
 }
 

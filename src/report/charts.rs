@@ -531,6 +531,7 @@ enum Kind<'a> {
     Convergence(&'a Tour),
     Sprt(&'a Tour),
     Tuning(&'a Tune),
+    Loss(&'a Tune),
 }
 
 struct Spec<'a> {
@@ -667,20 +668,44 @@ pub(crate) fn render_tournament(t: &Tour, prefix: &str) -> Result<Vec<Rendered>,
     render_all(specs)
 }
 
-/// The plot of a tuning run.
-pub(crate) fn render_tuning(tune: &Tune) -> Result<Rendered, ReportError> {
+/// The plots of a tuning run (a fit's loss curve too).
+pub(crate) fn render_tuning(tune: &Tune) -> Result<Vec<Rendered>, ReportError> {
     register_fonts()?;
-    let spec = Spec {
+    let (title, caption) = if tune.x == "epoch" {
+        (
+            "Parameters during the fit (fraction of each range)",
+            "Each fitted parameter's value after each epoch, as a fraction of its range \
+             (0 % = min, 100 % = max). The legend gives start → fitted values.",
+        )
+    } else {
+        (
+            "Parameters during tuning (fraction of each range)",
+            "Each tuned parameter's value after each batch, as a fraction of its \
+             range (0 % = min, 100 % = max), against the game pairs played. The \
+             legend gives start → tuned values.",
+        )
+    };
+    let mut specs = vec![Spec {
         name: "tuning".into(),
-        title: "Parameters during tuning (fraction of each range)".into(),
-        caption: "Each tuned parameter's value after each batch, as a fraction of its \
-                  range (0 % = min, 100 % = max), against the game pairs played. The \
-                  legend gives start → tuned values."
-            .into(),
+        title: title.into(),
+        caption: caption.into(),
         size: (WIDTH, (140 + 22 * tune.params.len() as u32).max(480)),
         kind: Kind::Tuning(tune),
-    };
-    render_all(vec![spec]).map(|mut v| v.remove(0))
+    }];
+    if !tune.losses.is_empty() {
+        specs.push(Spec {
+            name: "loss".into(),
+            title: "Loss per epoch".into(),
+            caption: "Mean loss of sigmoid(K · eval) against the game results, on the \
+                      training positions and on the held-out validation games (epoch 0: \
+                      the base table). Validation rising while training falls is \
+                      over-fitting."
+                .into(),
+            size: (WIDTH, 440),
+            kind: Kind::Loss(tune),
+        });
+    }
+    render_all(specs)
 }
 
 fn render_all(specs: Vec<Spec<'_>>) -> Result<Vec<Rendered>, ReportError> {
@@ -753,6 +778,7 @@ fn draw<DB: DrawingBackend>(spec: &Spec<'_>, root: &DrawingArea<DB, Shift>) -> D
         Kind::Convergence(t) => convergence(&area, t),
         Kind::Sprt(t) => sprt(root, &area, t),
         Kind::Tuning(tune) => tuning(&area, tune),
+        Kind::Loss(tune) => loss(&area, tune),
     }
 }
 
@@ -1481,13 +1507,12 @@ fn tuning<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, tune: &Tune) -> Dra
     y.lo = -0.02;
     y.hi = 1.02;
     let mut chart = build(&plot_area, &x, &y, 70, 10)?;
-    mesh(
-        &mut chart,
-        &x,
-        &y,
-        "game pairs played",
-        "value (fraction of its range)",
-    )?;
+    let x_label = if tune.x == "epoch" {
+        "epochs"
+    } else {
+        "game pairs played"
+    };
+    mesh(&mut chart, &x, &y, x_label, "value (fraction of its range)")?;
     for (k, &p) in tune.columns.iter().enumerate() {
         let param = &tune.params[p];
         let mut pts: Vec<(f64, f64)> = Vec::new();
@@ -1505,6 +1530,46 @@ fn tuning<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, tune: &Tune) -> Dra
         } else {
             chart.draw_series(std::iter::once(PathElement::new(pts, style)))?;
         }
+    }
+    draw_legend(&legend_area, &legend, 20, true)
+}
+
+fn loss<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, tune: &Tune) -> DrawResult<DB> {
+    let rows = &tune.losses;
+    let has_validation = rows.iter().any(|r| r.validation > 0.0);
+    let values = rows.iter().flat_map(|r| {
+        [r.train]
+            .into_iter()
+            .chain(has_validation.then_some(r.validation))
+    });
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    if !(lo.is_finite() && hi.is_finite()) {
+        return message(area, "no epochs recorded yet");
+    }
+    let pad = ((hi - lo) * 0.05).max(1e-6);
+    let last = rows.iter().map(|r| r.epoch).fold(1.0f64, f64::max);
+    let x = Axis::linear(0.0, last);
+    let y = Axis::linear(lo - pad, hi + pad);
+    let (plot_area, legend_area) = area.split_horizontally(WIDTH - 160);
+    let mut chart = build(&plot_area, &x, &y, 70, 10)?;
+    mesh(&mut chart, &x, &y, "epochs", "mean loss")?;
+    let mut series: Vec<(&str, Vec<(f64, f64)>)> = vec![(
+        "training",
+        rows.iter().map(|r| (r.epoch, y.at(r.train))).collect(),
+    )];
+    if has_validation {
+        series.push((
+            "validation",
+            rows.iter().map(|r| (r.epoch, y.at(r.validation))).collect(),
+        ));
+    }
+    let mut legend = Vec::new();
+    for (k, (name, pts)) in series.into_iter().enumerate() {
+        let style = color(k).stroke_width(2);
+        chart.draw_series(std::iter::once(PathElement::new(pts, style)))?;
+        legend.push((k, name.to_string()));
     }
     draw_legend(&legend_area, &legend, 20, true)
 }

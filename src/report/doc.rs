@@ -113,13 +113,25 @@ pub(crate) fn tuning(tune: &Tune, verification: Option<&Tour>, env: &Environment
     }
     doc.blocks.push(Block::Title(doc.title.clone()));
     let last = tune.rows.last().map_or(0.0, |r| r.0);
-    // trajectory.csv starts with θ before the first batch (at 0 pairs).
-    let batches = tune.rows.iter().filter(|r| r.0 > 0.0).count();
-    let mut line = format!(
-        "{} parameters tuned over {} game pairs ({batches} batches recorded).",
-        tune.params.len(),
-        last,
-    );
+    let is_fit = tune.x == "epoch";
+    let mut line = if is_fit {
+        doc.title = doc.title.replace("tuning", "fit");
+        if let Some(Block::Title(t)) = doc.blocks.last_mut() {
+            *t = doc.title.clone();
+        }
+        format!(
+            "{} table weights fitted to game results (Texel's method) over {last} epochs.",
+            tune.params.len()
+        )
+    } else {
+        // trajectory.csv starts with θ before the first batch (at 0 pairs).
+        let batches = tune.rows.iter().filter(|r| r.0 > 0.0).count();
+        format!(
+            "{} parameters tuned over {} game pairs ({batches} batches recorded).",
+            tune.params.len(),
+            last,
+        )
+    };
     match verification.and_then(|v| v.summary.pairings.first().map(|p| (v, p))) {
         Some((_, p)) => match &p.estimate {
             Some(e) => line.push_str(&format!(
@@ -138,6 +150,9 @@ pub(crate) fn tuning(tune: &Tune, verification: Option<&Tour>, env: &Environment
     doc.para(line);
     doc.heading("parameters", "Parameters");
     doc.figure("tuning");
+    if !tune.losses.is_empty() {
+        doc.figure("loss");
+    }
     let rows = tune
         .params
         .iter()
@@ -160,16 +175,20 @@ pub(crate) fn tuning(tune: &Tune, verification: Option<&Tour>, env: &Environment
             "min",
             "max",
             "start",
-            "tuned",
+            if is_fit { "fitted" } else { "tuned" },
             "change",
             "start in range",
-            "tuned in range",
+            if is_fit {
+                "fitted in range"
+            } else {
+                "tuned in range"
+            },
         ],
         1,
         rows,
     );
     if !tune.facts.is_empty() {
-        doc.heading("run", "Tuning run");
+        doc.heading("run", if is_fit { "Fit" } else { "Tuning run" });
         doc.table(
             &["field", "value"],
             2,
@@ -185,9 +204,9 @@ pub(crate) fn tuning(tune: &Tune, verification: Option<&Tour>, env: &Environment
         tournament_sections(&mut doc, v, "verification-", "verification/");
     }
     doc.blocks.push(Block::File {
-        summary: "tune.json".into(),
+        summary: tune.json_name.into(),
         text: tune.json_text.clone(),
-        link: "tune.json".into(),
+        link: tune.json_name.into(),
     });
     environment(&mut doc, env, verification);
     doc

@@ -113,7 +113,10 @@ pub fn write_report_with(dir: &Path, options: &ReportOptions) -> Result<ReportFi
         return Err(ReportError::input(dir, "no such results folder"));
     }
     let environment = env::for_report(dir, options.run_threads)?;
-    if dir.join("trajectory.csv").exists() || dir.join("tune.json").exists() {
+    let is_tuning = ["trajectory.csv", "tune.json", "fit.json"]
+        .iter()
+        .any(|f| dir.join(f).exists());
+    if is_tuning {
         let tune = Tune::load(dir)?;
         let verification = dir.join("verification");
         let verification = if verification.join("summary.json").exists() {
@@ -121,7 +124,7 @@ pub fn write_report_with(dir: &Path, options: &ReportOptions) -> Result<ReportFi
         } else {
             None
         };
-        let mut plots = vec![charts::render_tuning(&tune)?];
+        let mut plots = charts::render_tuning(&tune)?;
         if let Some(v) = &verification {
             plots.extend(charts::render_tournament(v, "verification-")?);
         }

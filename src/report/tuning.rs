@@ -32,9 +32,22 @@ impl Param {
     }
 }
 
+/// One epoch of a fit (`fit.json`'s `history`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct LossRow {
+    /// Epoch (0: the base table).
+    pub epoch: f64,
+    /// Mean training loss.
+    pub train: f64,
+    /// Mean validation loss.
+    pub validation: f64,
+}
+
 #[derive(Deserialize)]
 struct TuneJson {
     params: Vec<Param>,
+    #[serde(default)]
+    history: Vec<LossRow>,
 }
 
 /// A tuning run.
@@ -48,14 +61,25 @@ pub(crate) struct Tune {
     pub rows: Vec<(f64, Vec<f64>)>,
     /// Top-level scalar fields of `tune.json` other than `params` (shown as a table).
     pub facts: Vec<(String, String)>,
-    /// `tune.json`, verbatim.
+    /// `tune.json` (or `fit.json`), verbatim.
     pub json_text: String,
+    /// The file it came from: `tune.json` or `fit.json`.
+    pub json_name: &'static str,
+    /// What the trajectory's first column counts: `pairs` (a tune) or `epoch` (a fit).
+    pub x: &'static str,
+    /// A fit's losses per epoch (empty for a tune).
+    pub losses: Vec<LossRow>,
 }
 
 impl Tune {
     /// Reads `tune.json` and `trajectory.csv` in `dir`.
     pub fn load(dir: &Path) -> Result<Tune, ReportError> {
-        let json_path = dir.join("tune.json");
+        let json_name = if !dir.join("tune.json").exists() && dir.join("fit.json").exists() {
+            "fit.json"
+        } else {
+            "tune.json"
+        };
+        let json_path = dir.join(json_name);
         let json_text = read(&json_path)?;
         let parsed: TuneJson = serde_json::from_str(&json_text).map_err(|e| {
             ReportError::input(
@@ -80,7 +104,7 @@ impl Tune {
             .as_object()
             .map(|o| {
                 o.iter()
-                    .filter(|(k, _)| k.as_str() != "params")
+                    .filter(|(k, _)| k.as_str() != "params" && k.as_str() != "history")
                     .filter_map(|(k, v)| {
                         let text = match v {
                             serde_json::Value::String(s) => s.clone(),
@@ -95,8 +119,13 @@ impl Tune {
             .unwrap_or_default();
         let csv_path = dir.join("trajectory.csv");
         let csv = read(&csv_path)?;
+        let x = if json_name == "fit.json" {
+            "epoch"
+        } else {
+            "pairs"
+        };
         let (columns, rows) =
-            parse_trajectory(&csv, &parsed.params).map_err(|(line, message)| {
+            parse_trajectory(&csv, &parsed.params, x).map_err(|(line, message)| {
                 ReportError::input(format!("{}:{line}", csv_path.display()), message)
             })?;
         Ok(Tune {
@@ -105,6 +134,9 @@ impl Tune {
             rows,
             facts,
             json_text,
+            json_name,
+            x,
+            losses: parsed.history,
         })
     }
 }
@@ -144,20 +176,21 @@ fn read(path: &Path) -> Result<String, ReportError> {
 fn parse_trajectory(
     text: &str,
     params: &[Param],
+    x: &str,
 ) -> Result<(Vec<usize>, Vec<(f64, Vec<f64>)>), (usize, String)> {
     let mut lines = text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty());
     let Some((_, header)) = lines.next() else {
-        return Err((1, "empty: needs the header `pairs,<param>,...`".into()));
+        return Err((1, format!("empty: needs the header `{x},<param>,...`")));
     };
     let names: Vec<&str> = header.split(',').map(str::trim).collect();
-    if names.first() != Some(&"pairs") {
+    if names.first() != Some(&x) {
         return Err((
             1,
             format!(
-                "the header starts with `{}`, not `pairs`",
+                "the header starts with `{}`, not `{x}`",
                 names.first().unwrap_or(&"")
             ),
         ));
@@ -220,7 +253,8 @@ mod tests {
 
     #[test]
     fn parses_a_trajectory() {
-        let (cols, rows) = parse_trajectory("pairs,b,a\n0,1,2\n8,3.5,4\n", &params()).unwrap();
+        let (cols, rows) =
+            parse_trajectory("pairs,b,a\n0,1,2\n8,3.5,4\n", &params(), "pairs").unwrap();
         assert_eq!(cols, vec![1, 0]);
         assert_eq!(rows, vec![(0.0, vec![1.0, 2.0]), (8.0, vec![3.5, 4.0])]);
         assert_eq!(params()[0].fraction(2.5), 0.25);
@@ -244,15 +278,15 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        let e = parse_trajectory("pairs,a\n0,1\n8,x\n", &params()).unwrap_err();
+        let e = parse_trajectory("pairs,a\n0,1\n8,x\n", &params(), "pairs").unwrap_err();
         assert_eq!(e.0, 3);
         assert!(e.1.contains("`x` is not a number"), "{}", e.1);
-        let e = parse_trajectory("pairs,zz\n", &params()).unwrap_err();
+        let e = parse_trajectory("pairs,zz\n", &params(), "pairs").unwrap_err();
         assert_eq!(e.0, 1);
         assert!(e.1.contains("`zz`"), "{}", e.1);
-        let e = parse_trajectory("pairs,a\n0,1,2\n", &params()).unwrap_err();
+        let e = parse_trajectory("pairs,a\n0,1,2\n", &params(), "pairs").unwrap_err();
         assert_eq!(e.0, 2);
-        let e = parse_trajectory("games,a\n", &params()).unwrap_err();
+        let e = parse_trajectory("games,a\n", &params(), "pairs").unwrap_err();
         assert_eq!(e.0, 1);
     }
 }

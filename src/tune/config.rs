@@ -179,38 +179,18 @@ impl Tune {
             message,
         };
         let key_line = |key: &str| top_level_line(text, key);
-        if config.name.trim().is_empty()
-            || config.name.contains(['/', '\\'])
-            || config.name.starts_with('.')
-        {
-            return Err(at(
-                key_line("name"),
-                format!(
-                    "key `name`: '{}' cannot name a results folder (no slashes, no leading dot)",
-                    config.name
-                ),
-            ));
-        }
-        let engine_path = config::resolve(base, &config.engine);
-        let mut engine = EngineConfig::load(&engine_path)
-            .map_err(|e| at(key_line("engine"), format!("key `engine`: {e}")))?;
-        let game = config.game.unwrap_or(engine.game);
-        if engine.game.family() != game.family() {
-            return Err(at(
-                key_line("game"),
-                format!(
-                    "key `game`: the engine '{}' plays {}, the tune plays {game}",
-                    engine.name, engine.game
-                ),
-            ));
-        }
-        engine.game = game;
-        engine
-            .set_all(config.set.iter().map(|(k, v)| (k, v.clone())))
-            .map_err(|e| {
-                let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
-                at(line.or(key_line("set")), format!("key `set`: {e}"))
-            })?;
+        let (engine_path, engine, game) = resolve_engine(
+            source,
+            base,
+            text,
+            EngineRef {
+                name: &config.name,
+                engine: &config.engine,
+                game: config.game,
+                set: &config.set,
+                what: "the tune plays",
+            },
+        )?;
         let settings_error = Settings {
             pairs: config.pairs,
             batch: config.batch,
@@ -294,43 +274,13 @@ impl Tune {
             }
             params.push(param);
         }
-        if let Some(v) = &config.verification {
-            let mut probe = engine.clone();
-            probe
-                .set_all(v.set.iter().map(|(k, v)| (k, v.clone())))
-                .map_err(|e| {
-                    let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
-                    at(
-                        line.or(config::line_of(text, "[verification]")),
-                        format!("[verification] set: {e}"),
-                    )
-                })?;
-            if let Some(sprt) = &v.sprt {
-                sprt.validate().map_err(|e| {
-                    at(
-                        config::line_of(text, "[verification.sprt]"),
-                        format!("[verification.sprt]: {e}"),
-                    )
-                })?;
-            }
-        }
-        let o = &config.openings;
-        use crate::tournament::config::OpeningKind;
-        match o.kind {
-            OpeningKind::File if o.file.is_none() => {
-                return Err(at(
-                    config::line_of(text, "[openings]"),
-                    "[openings]: kind = \"file\" needs `file`".into(),
-                ));
-            }
-            OpeningKind::Random if o.balance_margin > 0 && o.balance_engine.is_none() => {
-                return Err(at(
-                    config::line_of(text, "balance_margin"),
-                    "[openings]: balance_margin needs balance_engine (an engine config)".into(),
-                ));
-            }
-            _ => {}
-        }
+        check_verification_and_openings(
+            source,
+            text,
+            &engine,
+            config.verification.as_ref(),
+            &config.openings,
+        )?;
         Ok(Tune {
             config,
             game,
@@ -404,6 +354,120 @@ impl Tune {
     }
 }
 
+/// What [`resolve_engine`] reads from a tune or fit config.
+pub(crate) struct EngineRef<'a> {
+    /// The run name (a results folder).
+    pub name: &'a str,
+    /// The engine file, relative to the config.
+    pub engine: &'a str,
+    /// The game, when the config names one.
+    pub game: Option<GameSpec>,
+    /// Named parameters set on the engine.
+    pub set: &'a toml::Table,
+    /// How the error says what the run plays (`the tune plays`).
+    pub what: &'a str,
+}
+
+/// Checks a run name, loads the base engine, checks its game and applies `set`: the
+/// part of reading a config that tune and fit configs share.
+pub(crate) fn resolve_engine(
+    source: &str,
+    base: &Path,
+    text: &str,
+    r: EngineRef<'_>,
+) -> Result<(PathBuf, EngineConfig, GameSpec), ConfigError> {
+    let at = |line: Option<usize>, message: String| ConfigError {
+        source: source.to_string(),
+        line,
+        message,
+    };
+    let key_line = |key: &str| top_level_line(text, key);
+    if r.name.trim().is_empty() || r.name.contains(['/', '\\']) || r.name.starts_with('.') {
+        return Err(at(
+            key_line("name"),
+            format!(
+                "key `name`: '{}' cannot name a results folder (no slashes, no leading dot)",
+                r.name
+            ),
+        ));
+    }
+    let engine_path = config::resolve(base, r.engine);
+    let mut engine = EngineConfig::load(&engine_path)
+        .map_err(|e| at(key_line("engine"), format!("key `engine`: {e}")))?;
+    let game = r.game.unwrap_or(engine.game);
+    if engine.game.family() != game.family() {
+        return Err(at(
+            key_line("game"),
+            format!(
+                "key `game`: the engine '{}' plays {}, {} {game}",
+                engine.name, engine.game, r.what
+            ),
+        ));
+    }
+    engine.game = game;
+    engine
+        .set_all(r.set.iter().map(|(k, v)| (k, v.clone())))
+        .map_err(|e| {
+            let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
+            at(line.or(key_line("set")), format!("key `set`: {e}"))
+        })?;
+    Ok((engine_path, engine, game))
+}
+
+/// Checks a `[verification]` section against the engine and the `[openings]` section:
+/// shared by tune and fit configs.
+pub(crate) fn check_verification_and_openings(
+    source: &str,
+    text: &str,
+    engine: &EngineConfig,
+    verification: Option<&VerificationConfig>,
+    openings: &OpeningsConfig,
+) -> Result<(), ConfigError> {
+    let at = |line: Option<usize>, message: String| ConfigError {
+        source: source.to_string(),
+        line,
+        message,
+    };
+    if let Some(v) = verification {
+        let mut probe = engine.clone();
+        probe
+            .set_all(v.set.iter().map(|(k, v)| (k, v.clone())))
+            .map_err(|e| {
+                let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
+                at(
+                    line.or(config::line_of(text, "[verification]")),
+                    format!("[verification] set: {e}"),
+                )
+            })?;
+        if let Some(sprt) = &v.sprt {
+            sprt.validate().map_err(|e| {
+                at(
+                    config::line_of(text, "[verification.sprt]"),
+                    format!("[verification.sprt]: {e}"),
+                )
+            })?;
+        }
+    }
+    let o = openings;
+    use crate::tournament::config::OpeningKind;
+    match o.kind {
+        OpeningKind::File if o.file.is_none() => {
+            return Err(at(
+                config::line_of(text, "[openings]"),
+                "[openings]: kind = \"file\" needs `file`".into(),
+            ));
+        }
+        OpeningKind::Random if o.balance_margin > 0 && o.balance_engine.is_none() => {
+            return Err(at(
+                config::line_of(text, "balance_margin"),
+                "[openings]: balance_margin needs balance_engine (an engine config)".into(),
+            ));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 /// A parameter value as the engine takes it: an integer or a float.
 pub fn number(v: f64, integer: bool) -> toml::Value {
     if integer {
@@ -414,7 +478,7 @@ pub fn number(v: f64, integer: bool) -> toml::Value {
 }
 
 /// The line of a top-level `key = ...` (before any section header).
-fn top_level_line(text: &str, key: &str) -> Option<usize> {
+pub(crate) fn top_level_line(text: &str, key: &str) -> Option<usize> {
     for (i, line) in text.lines().enumerate() {
         let t = line.trim_start();
         if t.starts_with('[') {
@@ -431,7 +495,7 @@ fn top_level_line(text: &str, key: &str) -> Option<usize> {
 
 /// The line of `key` in the `index`-th `[[params]]` table (its header line when the key
 /// is not written there).
-fn param_line(text: &str, index: usize, key: &str) -> Option<usize> {
+pub(crate) fn param_line(text: &str, index: usize, key: &str) -> Option<usize> {
     let lines: Vec<&str> = text.lines().collect();
     let header = lines
         .iter()

@@ -9,6 +9,7 @@
 //! alone and knows nothing of games.
 
 pub mod config;
+pub mod fit;
 pub mod output;
 pub mod runner;
 pub mod spsa;

@@ -510,6 +510,16 @@ pub fn tuned_table(
     header: &str,
     values: &[(String, toml::Value)],
 ) -> Result<String, TuneError> {
+    tuned_table_named(table_file, header, values, "-tuned")
+}
+
+/// [`tuned_table`] with `name` suffixed `suffix` (`-fitted` for `arena fit`).
+pub fn tuned_table_named(
+    table_file: &Path,
+    header: &str,
+    values: &[(String, toml::Value)],
+    suffix: &str,
+) -> Result<String, TuneError> {
     let text = fs::read_to_string(table_file).map_err(|source| TuneError::Io {
         path: table_file.display().to_string(),
         source,
@@ -522,7 +532,7 @@ pub fn tuned_table(
         ))
     })?;
     if let Some(name) = doc.get("name").and_then(Item::as_str) {
-        let tuned = format!("{name}-tuned");
+        let tuned = format!("{name}{suffix}");
         set_keep_decor(doc.as_item_mut(), &["name"], toml::Value::String(tuned));
     }
     for (name, value) in values {

@@ -592,7 +592,7 @@ fn opening_count(tune: &Tune) -> Result<Option<u64>, TuneError> {
 }
 
 /// The first line that differs between two configs, for the resume error.
-fn first_difference(old: &str, new: &str) -> String {
+pub(crate) fn first_difference(old: &str, new: &str) -> String {
     for (a, b) in old.lines().zip(new.lines()) {
         if a != b {
             return format!("was `{}`, now `{}`", a.trim(), b.trim());

@@ -7,6 +7,7 @@ mod daily;
 mod engines;
 mod eval_props;
 mod export;
+mod fit;
 mod game_props;
 mod hardening;
 mod perft;

@@ -390,10 +390,18 @@ fn every_shipped_config_runs() {
     let mut ran = 0;
     for entry in std::fs::read_dir(&root).unwrap() {
         let path = entry.unwrap().path();
-        // Tuning configs (`tune-*.toml`) are run by the tune tests.
-        let is_tune = path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("tune-"));
+        // Tuning and fit configs (`tune-*.toml`, `fit-*.toml`) are run by the tune and
+        // fit tests; here they must at least load.
+        let name = path.file_name().map(|n| n.to_string_lossy().to_string());
+        let is_tune = name.as_deref().is_some_and(|n| n.starts_with("tune-"));
+        let is_fit = name.as_deref().is_some_and(|n| n.starts_with("fit-"));
+        if is_fit {
+            arena::tune::fit::Fit::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            continue;
+        }
+        if is_tune {
+            arena::tune::Tune::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        }
         if path.extension().is_some_and(|e| e == "toml") && !is_tune {
             let out = tmp.path().join(path.file_stem().unwrap());
             let mut cmd = arena();

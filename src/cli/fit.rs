@@ -1,0 +1,358 @@
+//! `arena fit`: Texel-style fitting of table weights from the command line, with
+//! progress for the self-play games and the epochs, then the verification match.
+
+use std::{
+    io::{self, IsTerminal, Write},
+    path::{Path, PathBuf},
+    sync::{Arc, atomic::AtomicBool},
+    time::Duration,
+};
+
+use anyhow::{Result, bail};
+use arena::{
+    tournament::{Ending, Event},
+    tune::fit::{self, Fit, FitConfig, FitEnding, FitEvent, FitOptions, FitReport, config::Params},
+};
+use clap::Args;
+
+use super::{
+    Interrupted,
+    tune::{GamesView, bar, fmt_value, lift, print_verification},
+};
+
+/// Fit table weights to game results by logistic regression (Texel's method).
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Reads the positions of arena's game records (results folders' games.jsonl; with \
+[selfplay] in the config it first plays games of the base engine into <out>/selfplay/), \
+skips the opening, positions that are not quiet and those after a decisive score, labels \
+each with the game's result from the side to move's view, fits K so that sigmoid(K * \
+eval) predicts it, then the chosen weights by Adam. A checkpoint after every epoch: kill \
+the fit, run the same command with --resume, and it ends with the same table.
+
+Output in results/<name>/ (or --out): fitted.toml (the base table, comments kept, fitted \
+values in place), fitted-engine.toml, fit.json (start and fitted values, K, losses per \
+epoch, positions used and skipped), state.json, run.toml, selfplay/ and verification/ \
+(the fitted engine against the base engine).
+
+Examples:
+  arena fit configs/fit-gomoku.toml
+  arena fit configs/fit-gomoku.toml --resume
+  arena fit --engine configs/engines/gomoku-seed003-threat.toml \\
+      --games results/gomoku-tables --params table.open_three,table.defence")]
+pub struct FitArgs {
+    /// The fit config (TOML); or give --engine and --games instead.
+    config: Option<PathBuf>,
+    /// Without a config: the base engine whose table is fitted.
+    #[arg(long, value_name = "ENGINE.toml")]
+    engine: Option<PathBuf>,
+    /// Without a config: the game (default: the one the first record names, else the
+    /// engine's).
+    #[arg(long)]
+    game: Option<arena::game::GameSpec>,
+    /// Without a config: results folders to read.
+    #[arg(long, value_name = "DIR", num_args = 1..)]
+    games: Vec<PathBuf>,
+    /// The parameters: `table.open_three,table.defence` or `all` (default: the config's;
+    /// `all` without a config).
+    #[arg(long, value_name = "LIST")]
+    params: Option<String>,
+    /// Override the number of epochs.
+    #[arg(long, value_name = "N")]
+    epochs: Option<u64>,
+    /// Continue from the checkpoint (state.json) in the results folder.
+    #[arg(long)]
+    resume: bool,
+    /// Worker threads (default: the config's `jobs`, or all cores). Results do not
+    /// depend on it.
+    #[arg(long, short)]
+    jobs: Option<usize>,
+    /// Override the number of self-play game pairs (a quick try; needs [selfplay]).
+    #[arg(long, value_name = "N")]
+    selfplay_pairs: Option<u32>,
+    /// Override the verification match's game pairs (0: no verification).
+    #[arg(long, value_name = "N")]
+    verify_pairs: Option<u32>,
+    /// Results folder (default: results/<name>).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// No progress; print only the final tables.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn params_of(list: &str) -> Params {
+    if list.trim() == "all" {
+        Params::All("all".into())
+    } else {
+        Params::List(
+            list.split(',')
+                .map(|s| fit::config::ParamItem::Name(s.trim().to_string()))
+                .collect(),
+        )
+    }
+}
+
+fn load(args: &FitArgs) -> Result<Fit> {
+    let mut f = match (&args.config, &args.engine) {
+        (Some(_), Some(_)) => bail!("give a config or --engine, not both"),
+        (Some(path), None) => {
+            if !args.games.is_empty() {
+                bail!("--games: the config names its games (`games = [...]`)");
+            }
+            let mut f = Fit::load(path)?;
+            if let Some(list) = &args.params {
+                f.config.params = params_of(list);
+                f = Fit::resolve_config(&path.display().to_string(), path, "", f.config.clone())?;
+            }
+            f
+        }
+        (None, Some(engine)) => {
+            if args.games.is_empty() {
+                bail!("--engine needs --games DIR... (results folders to read)");
+            }
+            let here = std::env::current_dir()?.join("fit.toml");
+            let engine_name = engine
+                .file_stem()
+                .map_or("engine".into(), |s| s.to_string_lossy().to_string());
+            let config = FitConfig {
+                name: format!("fit-{engine_name}"),
+                game: args.game.or_else(|| first_variant(&args.games[0])),
+                engine: engine.display().to_string(),
+                set: toml::Table::new(),
+                games: args.games.iter().map(|g| g.display().to_string()).collect(),
+                params: params_of(args.params.as_deref().unwrap_or("all")),
+                epochs: 20,
+                lr: 0.02,
+                batch: 16384,
+                loss: Default::default(),
+                skip_plies: 6,
+                validation: 0.1,
+                seed: 1,
+                jobs: 0,
+                selfplay: None,
+                openings: Default::default(),
+                adjudication: Default::default(),
+                verification: None,
+            };
+            Fit::resolve_config("the command line", &here, "", config)?
+        }
+        (None, None) => bail!("give a fit config, or --engine ENGINE.toml --games DIR..."),
+    };
+    if let Some(n) = args.epochs {
+        if n == 0 {
+            bail!("--epochs: must be at least 1");
+        }
+        f.config.epochs = n;
+    }
+    if let Some(n) = args.selfplay_pairs {
+        match f.config.selfplay.as_mut() {
+            _ if n == 0 => bail!("--selfplay-pairs: must be at least 1"),
+            Some(s) => s.pairs = n,
+            None => bail!("--selfplay-pairs: the fit plays no self-play games (no [selfplay])"),
+        }
+    }
+    Ok(f)
+}
+
+/// The game the first record of a results folder names.
+fn first_variant(folder: &Path) -> Option<arena::game::GameSpec> {
+    let path = fit::positions::records_file(folder);
+    let mut found = None;
+    let _ = arena::tournament::record::scan_records(&path, |_, r| {
+        found = r.variant;
+        Err(())
+    });
+    found
+}
+
+pub fn fit(args: FitArgs) -> Result<()> {
+    let f = load(&args)?;
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("results").join(&f.config.name));
+    let stop = Arc::new(AtomicBool::new(false));
+    super::install_ctrlc(Arc::clone(&stop), "stopping; the last checkpoint stands");
+    let options = FitOptions {
+        jobs: args.jobs.unwrap_or(0),
+        resume: args.resume,
+        out_dir: out_dir.clone(),
+        stop,
+    };
+    let show = !args.quiet && io::stderr().is_terminal();
+    let log = !args.quiet && !show;
+    let mut games = GamesView::new(show, log, "self-play");
+    let epochs = bar(
+        show,
+        "fit {elapsed_precise} [{bar:30}] {pos}/{len} epochs  ETA {eta}\n{msg}",
+    );
+    let mut sink = |event: &FitEvent<'_>| match event {
+        FitEvent::Selfplay(e) => games.event(e),
+        FitEvent::Positions { counts, seconds } => {
+            games.finish();
+            if !args.quiet {
+                eprintln!(
+                    "arena: {} games: {} training and {} validation positions in {seconds:.1} s \
+                     (skipped: {} opening, {} not quiet, {} after a decisive score; {} \
+                     forfeited games)",
+                    counts.games,
+                    counts.train,
+                    counts.validation,
+                    counts.opening,
+                    counts.not_quiet,
+                    counts.decisive,
+                    counts.games_forfeited
+                );
+            }
+        }
+        FitEvent::Started {
+            epochs: total,
+            done,
+            k,
+            jobs,
+        } => {
+            epochs.set_length(*total);
+            epochs.set_position(*done);
+            epochs.reset_eta();
+            epochs.enable_steady_tick(Duration::from_millis(500));
+            if !args.quiet {
+                let resumed = if *done > 0 {
+                    format!(", resuming after epoch {done}")
+                } else {
+                    String::new()
+                };
+                let line = format!("arena: K = {k:.4e}, {jobs} worker(s){resumed}");
+                if log {
+                    eprintln!("{line}");
+                } else {
+                    epochs.println(line);
+                }
+            }
+        }
+        FitEvent::Epoch {
+            row,
+            epochs: total,
+            values,
+        } => {
+            epochs.set_position(row.epoch);
+            let shown: Vec<String> = f
+                .params
+                .iter()
+                .zip(values.iter())
+                .take(6)
+                .map(|(p, v)| {
+                    format!(
+                        "{} {}",
+                        p.name.strip_prefix("table.").unwrap_or(&p.name),
+                        fmt_value(*v, p.integer)
+                    )
+                })
+                .collect();
+            let line = format!(
+                "epoch {}/{total}: train {:.6}  validation {:.6}  {}",
+                row.epoch,
+                row.train,
+                row.validation,
+                shown.join("  ")
+            );
+            epochs.set_message(line.clone());
+            if log {
+                eprintln!("arena: {line}");
+            }
+        }
+    };
+    let outcome = fit::run(&f, &options, &mut sink);
+    games.finish();
+    epochs.finish_and_clear();
+    let outcome = outcome.map_err(lift)?;
+    let mut out = io::stdout().lock();
+    if let Some(report) = &outcome.report {
+        print_fit(&mut out, report)?;
+    }
+    if outcome.ending == FitEnding::Interrupted {
+        writeln!(
+            out,
+            "interrupted: continue with  {}",
+            super::again_with("--resume")
+        )?;
+        return Err(Interrupted.into());
+    }
+
+    let mut games = GamesView::new(show, log, "verification");
+    let mut sink = |event: &Event<'_>| games.event(event);
+    let verified = fit::verify(&f, &options, args.verify_pairs, &mut sink);
+    games.finish();
+    let verified = verified.map_err(lift)?;
+    // The report (parameter and loss plots, verification Elo), once, at the end.
+    super::report::after(&out_dir, None);
+    match verified {
+        None => writeln!(
+            out,
+            "\nno verification match (no [verification] in the config, or --verify-pairs 0)"
+        )?,
+        Some((run, report)) => {
+            if let Some(v) = &report.verification {
+                print_verification(&mut out, v)?;
+            }
+            if run.ending == Ending::Interrupted {
+                writeln!(
+                    out,
+                    "interrupted: continue with  {}",
+                    super::again_with("--resume")
+                )?;
+                return Err(Interrupted.into());
+            }
+        }
+    }
+    writeln!(out, "results in {}", out_dir.display())?;
+    Ok(())
+}
+
+fn print_fit(out: &mut impl Write, r: &FitReport) -> io::Result<()> {
+    let p = &r.positions;
+    writeln!(
+        out,
+        "{}: {} on {}, {} of {} epochs, {} loss, K = {:.4e}, seed {}",
+        r.name, r.engine, r.game, r.epochs_done, r.epochs, r.loss, r.k, r.seed
+    )?;
+    writeln!(
+        out,
+        "positions: {} training, {} validation from {} games (skipped: {} opening, {} not \
+         quiet, {} after a decisive score; {} forfeited games)",
+        p.train, p.validation, p.games, p.opening, p.not_quiet, p.decisive, p.games_forfeited
+    )?;
+    let width = r
+        .params
+        .iter()
+        .map(|p| p.name.len())
+        .max()
+        .unwrap_or(9)
+        .max(9);
+    writeln!(
+        out,
+        "\n{:<width$}  {:>12} {:>12} {:>12} {:>12}",
+        "parameter", "start", "fitted", "min", "max"
+    )?;
+    for p in &r.params {
+        let v = |x: f64| fmt_value(x, p.integer);
+        writeln!(
+            out,
+            "{:<width$}  {:>12} {:>12} {:>12} {:>12}",
+            p.name,
+            v(p.start),
+            v(p.value),
+            v(p.min),
+            v(p.max)
+        )?;
+    }
+    if let Some(first) = r.history.first() {
+        writeln!(
+            out,
+            "\nloss: train {:.6} -> {:.6}, validation {:.6} -> {:.6} (fitted table, values \
+             rounded); {:.1} s of fitting",
+            first.train, r.final_loss.train, first.validation, r.final_loss.validation, r.elapsed_s
+        )?;
+    }
+    Ok(())
+}

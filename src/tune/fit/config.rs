@@ -1,0 +1,631 @@
+//! Fit configs (TOML), as tune configs are: unknown keys are errors, and every error
+//! names the file, the line and the key.
+//!
+//! ```toml
+//! name = "fit-gomoku"
+//! engine = "engines/gomoku-seed003-threat.toml"   # the base engine, its table fitted
+//! set = { "search.depth" = 3 }    # named parameters of the base engine
+//! games = ["../results/gomoku-tables"]   # results folders to read (optional)
+//! params = "all"                  # or ["table.open_three", { name = "table.defence", min = 0.5, max = 3 }]
+//! epochs = 30
+//! lr = 0.02                       # Adam's step, a fraction of each parameter's range
+//! batch = 16384                   # positions per step
+//! loss = "mse"                    # or "log"
+//! skip_plies = 6                  # positions with fewer plies on the board are skipped
+//! validation = 0.1                # fraction of games held out
+//! seed = 1
+//!
+//! [selfplay]                      # play games of the base engine first (optional)
+//! pairs = 500
+//! set = { "search.depth" = 2, "search.random_margin" = 200 }
+//!
+//! [openings]                      # of the self-play games and the verification match
+//! [adjudication]
+//! [verification]                  # as in tune configs
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    features::{ataxx_slot_of, mnk_slot_of},
+    model::Loss,
+};
+use crate::{
+    config::{self, ConfigError},
+    engine::EngineConfig,
+    eval::{Table, patterns::Pattern, table::MnkEvaluation},
+    game::GameSpec,
+    tournament::config::{Adjudication, OpeningsConfig},
+    tune::config::{
+        EngineRef, VerificationConfig, check_verification_and_openings, number, param_line,
+        resolve_engine, top_level_line,
+    },
+};
+
+/// One parameter as written: a name, or a table with optional bounds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamItem {
+    /// `"table.open_three"`: bounds by default.
+    Name(String),
+    /// `{ name = "table.defence", min = 0.5, max = 3 }`.
+    Entry {
+        /// The named parameter.
+        name: String,
+        /// Lowest value (default: see [`default_bounds`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min: Option<f64>,
+        /// Highest value.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<f64>,
+    },
+}
+
+impl ParamItem {
+    fn name(&self) -> &str {
+        match self {
+            ParamItem::Name(n) | ParamItem::Entry { name: n, .. } => n,
+        }
+    }
+}
+
+/// `params`: `"all"` or a list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Params {
+    /// `"all"`: every weight the evaluation reads (but `five`, which no quiet position
+    /// shows).
+    All(String),
+    /// The named ones.
+    List(Vec<ParamItem>),
+}
+
+/// The `[selfplay]` section: games of the base engine against itself, played first into
+/// `<out>/selfplay/`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfplayConfig {
+    /// Game pairs (two games per opening, colours swapped).
+    pub pairs: u32,
+    /// Master seed (default: the fit's seed + 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Named parameters of both players (a depth or node limit, `search.random_margin`
+    /// so that a pair's two games differ).
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub set: toml::Table,
+}
+
+/// A fit config as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FitConfig {
+    /// Run name: results go to `results/<name>/`.
+    pub name: String,
+    /// The game (default: the base engine's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<GameSpec>,
+    /// The base engine config file (relative to this config).
+    pub engine: String,
+    /// Named parameters set on the base engine.
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub set: toml::Table,
+    /// Results folders whose games are read (relative to this config).
+    #[serde(default)]
+    pub games: Vec<String>,
+    /// The parameters to fit.
+    pub params: Params,
+    /// Passes over the training positions.
+    #[serde(default = "default_epochs")]
+    pub epochs: u64,
+    /// Adam's step as a fraction of each parameter's range (decays to a twentieth).
+    #[serde(default = "default_lr")]
+    pub lr: f64,
+    /// Positions per step.
+    #[serde(default = "default_batch")]
+    pub batch: usize,
+    /// What is minimised.
+    #[serde(default)]
+    pub loss: Loss,
+    /// Positions with fewer plies on the board (opening included) are skipped.
+    #[serde(default = "default_skip_plies")]
+    pub skip_plies: u32,
+    /// Fraction of games held out for validation.
+    #[serde(default = "default_validation")]
+    pub validation: f64,
+    /// Master seed (split, order of positions).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Worker threads (0: all cores); the result does not depend on it.
+    #[serde(default, alias = "concurrency")]
+    pub jobs: u32,
+    /// Self-play games to generate first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selfplay: Option<SelfplayConfig>,
+    /// Openings of the self-play games and the verification match.
+    #[serde(default)]
+    pub openings: OpeningsConfig,
+    /// Adjudication of those games.
+    #[serde(default)]
+    pub adjudication: Adjudication,
+    /// The match of the fitted engine against the base engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<VerificationConfig>,
+}
+
+fn default_epochs() -> u64 {
+    20
+}
+fn default_lr() -> f64 {
+    0.02
+}
+fn default_batch() -> usize {
+    16384
+}
+fn default_skip_plies() -> u32 {
+    6
+}
+fn default_validation() -> f64 {
+    0.1
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// A fitted parameter, resolved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitParam {
+    /// `table.open_three`.
+    pub name: String,
+    /// Its slot in the weight vector.
+    pub slot: usize,
+    /// Lowest value.
+    pub min: f64,
+    /// Highest value.
+    pub max: f64,
+    /// The base table's value.
+    pub start: f64,
+    /// Whether the table takes whole numbers only.
+    pub integer: bool,
+}
+
+/// Bounds of a parameter given none: 0 to four times the start (a factor of four
+/// either way for `defence`), ±100 around a start of 0.
+pub fn default_bounds(name: &str, start: f64) -> (f64, f64) {
+    if name.ends_with("defence") {
+        (start / 4.0, start * 4.0)
+    } else if start > 0.0 {
+        (0.0, start * 4.0)
+    } else if start < 0.0 {
+        (start * 4.0, 0.0)
+    } else {
+        (-100.0, 100.0)
+    }
+}
+
+/// A fit with its base engine and parameters resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fit {
+    /// The config as written (or made from flags).
+    pub config: FitConfig,
+    /// The game.
+    pub game: GameSpec,
+    /// The base engine, `set` applied.
+    pub base: EngineConfig,
+    /// The base engine's file.
+    pub engine_path: PathBuf,
+    /// The parameters.
+    pub params: Vec<FitParam>,
+    /// The results folders to read, resolved.
+    pub games: Vec<PathBuf>,
+    /// Where the config came from (relative paths start there).
+    pub path: PathBuf,
+}
+
+impl Fit {
+    /// Reads a fit config and its base engine.
+    pub fn load(path: &Path) -> Result<Fit, ConfigError> {
+        let text = config::read(path)?;
+        Fit::parse(&path.display().to_string(), path, &text)
+            .map_err(|e| config::with_kind_hint(e, path, config::Kind::Fit))
+    }
+
+    /// Reads a fit config from text; `base` locates relative paths.
+    pub fn parse(source: &str, base: &Path, text: &str) -> Result<Fit, ConfigError> {
+        let config: FitConfig = config::parse(source, text)?;
+        Fit::resolve_config(source, base, text, config)
+    }
+
+    /// Resolves a config (`text` is its TOML, for line numbers: empty when it was made
+    /// from flags).
+    pub fn resolve_config(
+        source: &str,
+        base: &Path,
+        text: &str,
+        config: FitConfig,
+    ) -> Result<Fit, ConfigError> {
+        let at = |line: Option<usize>, message: String| ConfigError {
+            source: source.to_string(),
+            line,
+            message,
+        };
+        let key_line = |key: &str| top_level_line(text, key);
+        let (engine_path, engine, game) = resolve_engine(
+            source,
+            base,
+            text,
+            EngineRef {
+                name: &config.name,
+                engine: &config.engine,
+                game: config.game,
+                set: &config.set,
+                what: "the fit reads",
+            },
+        )?;
+        if engine.table.is_none() || engine.table_path.is_none() {
+            return Err(at(
+                key_line("engine"),
+                format!(
+                    "key `engine`: '{}' has no weight table file to fit (`table = ...`)",
+                    engine.name
+                ),
+            ));
+        }
+        let checks: [(&str, bool, &str); 5] = [
+            ("epochs", config.epochs >= 1, "must be at least 1"),
+            (
+                "lr",
+                config.lr > 0.0 && config.lr <= 1.0,
+                "must be in (0, 1]: a fraction of each parameter's range",
+            ),
+            ("batch", config.batch >= 1, "must be at least 1"),
+            (
+                "validation",
+                (0.0..0.9).contains(&config.validation),
+                "must be in [0, 0.9): the fraction of games held out",
+            ),
+            (
+                "games",
+                !config.games.is_empty() || config.selfplay.is_some(),
+                "no positions to fit: name results folders in `games`, or add [selfplay]",
+            ),
+        ];
+        for (key, ok, why) in checks {
+            if !ok {
+                return Err(at(key_line(key), format!("key `{key}`: {why}")));
+            }
+        }
+        let params = resolve_params(&engine, &config.params, text)
+            .map_err(|(line, m)| at(line.or(key_line("params")), m))?;
+        if let Some(s) = &config.selfplay {
+            let line = config::line_of(text, "[selfplay]");
+            if s.pairs == 0 {
+                return Err(at(line, "[selfplay] pairs: must be at least 1".into()));
+            }
+            let mut probe = engine.clone();
+            probe
+                .set_all(s.set.iter().map(|(k, v)| (k, v.clone())))
+                .map_err(|e| {
+                    let l = e.key.as_deref().and_then(|k| config::line_of(text, k));
+                    at(l.or(line), format!("[selfplay] set: {e}"))
+                })?;
+            if probe.search.is_timed() {
+                return Err(at(
+                    line,
+                    "[selfplay]: the games must be limited by depth or nodes (a time limit \
+                     makes them unreproducible, and a resumed fit would differ)"
+                        .into(),
+                ));
+            }
+        }
+        check_verification_and_openings(
+            source,
+            text,
+            &engine,
+            config.verification.as_ref(),
+            &config.openings,
+        )?;
+        let games: Vec<PathBuf> = config
+            .games
+            .iter()
+            .map(|g| config::resolve(base, g))
+            .collect();
+        if let Some(g) = games
+            .iter()
+            .find(|g| !super::positions::records_file(g).is_file())
+        {
+            return Err(at(
+                key_line("games"),
+                format!(
+                    "key `games`: {} holds no game records (expected a results folder with \
+                     games.jsonl)",
+                    g.display()
+                ),
+            ));
+        }
+        Ok(Fit {
+            config,
+            game,
+            base: engine,
+            engine_path,
+            params,
+            games,
+            path: base.to_path_buf(),
+        })
+    }
+
+    /// Everything that decides the fitted table, as TOML: a checkpoint is resumed only
+    /// under the same text (worker count and verification are left out).
+    pub fn resolved_toml(&self) -> String {
+        let mut tree = config::to_table(&self.config);
+        for key in [
+            "engine",
+            "set",
+            "jobs",
+            "verification",
+            "params",
+            "game",
+            "games",
+        ] {
+            tree.remove(key);
+        }
+        tree.insert("game".into(), toml::Value::String(self.game.to_string()));
+        tree.insert(
+            "games".into(),
+            toml::Value::Array(
+                self.games
+                    .iter()
+                    .map(|g| toml::Value::String(g.display().to_string()))
+                    .collect(),
+            ),
+        );
+        let mut engine = self.base.params();
+        engine.insert("name".into(), toml::Value::String(self.base.name.clone()));
+        engine.insert("game".into(), toml::Value::String(self.game.to_string()));
+        tree.insert("base".into(), toml::Value::Table(engine));
+        tree.insert(
+            "params".into(),
+            toml::Value::Array(
+                self.params
+                    .iter()
+                    .map(|p| toml::Value::Table(config::to_table(p)))
+                    .collect(),
+            ),
+        );
+        toml::to_string(&tree).expect("a resolved fit serialises")
+    }
+
+    /// The base engine with the parameters set to `values`, named `name`.
+    pub fn engine_with(&self, name: &str, values: &[f64]) -> Result<EngineConfig, String> {
+        let mut engine = self.base.clone();
+        engine.name = name.to_string();
+        for (p, &v) in self.params.iter().zip(values) {
+            engine
+                .set(&p.name, number(v, p.integer))
+                .map_err(|e| format!("{} = {v}: {e}", p.name))?;
+        }
+        Ok(engine)
+    }
+
+    /// A path in the config, resolved against the config's folder.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        config::resolve(&self.path, path)
+    }
+}
+
+/// Every weight `params = "all"` fits for this engine's table.
+fn all_names(engine: &EngineConfig) -> Vec<String> {
+    match &engine.table {
+        Some(Table::Mnk(t)) => {
+            let prefix = if t.evaluation == MnkEvaluation::Points && t.points.is_some() {
+                "table.points."
+            } else {
+                "table."
+            };
+            let mut names: Vec<String> = Pattern::ALL
+                .iter()
+                .filter(|p| !matches!(p, Pattern::None | Pattern::Five))
+                .map(|p| format!("{prefix}{}", p.key()))
+                .collect();
+            if t.evaluation == MnkEvaluation::Points {
+                for c in ["double_four", "four_three", "double_three"] {
+                    names.push(format!("table.{c}"));
+                }
+            }
+            names.push("table.centre".into());
+            names.push("table.defence".into());
+            names
+        }
+        Some(Table::Ataxx(_)) => super::features::ATAXX_TERMS
+            .iter()
+            .map(|t| format!("table.{t}"))
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// Line of the `index`-th item of an inline `params = [...]` list: the `params` line
+/// (items are rarely on lines of their own), or a `[[params]]` table's.
+fn item_line(text: &str, index: usize, key: &str) -> Option<usize> {
+    if text.contains("[[params]]") {
+        param_line(text, index, key)
+    } else {
+        top_level_line(text, "params")
+    }
+}
+
+fn resolve_params(
+    engine: &EngineConfig,
+    params: &Params,
+    text: &str,
+) -> Result<Vec<FitParam>, (Option<usize>, String)> {
+    let items: Vec<ParamItem> = match params {
+        Params::All(s) if s == "all" => {
+            all_names(engine).into_iter().map(ParamItem::Name).collect()
+        }
+        Params::All(s) => {
+            return Err((
+                None,
+                format!("key `params`: '{s}' is neither \"all\" nor a list of parameters"),
+            ));
+        }
+        Params::List(items) => items.clone(),
+    };
+    if items.is_empty() {
+        return Err((None, "key `params`: name at least one parameter".into()));
+    }
+    let numeric = engine.numeric_params();
+    let mut out: Vec<FitParam> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let name = item.name();
+        let err = |key: &str, m: String| {
+            (
+                item_line(text, i, key),
+                format!("params[{}] `{name}`: {m}", i + 1),
+            )
+        };
+        if !name.starts_with("table.") {
+            return Err(err(
+                "name",
+                "only table weights can be fitted (`table.*`); tune search settings with \
+                 arena tune"
+                    .into(),
+            ));
+        }
+        let slot = match &engine.table {
+            Some(Table::Mnk(t)) => mnk_slot_of(t, name),
+            Some(Table::Ataxx(_)) => ataxx_slot_of(name),
+            None => Err("the engine has no table".into()),
+        }
+        .map_err(|m| err("name", m))?;
+        let Some(&(_, start, integer)) = numeric.iter().find(|(n, _, _)| n == name) else {
+            return Err(err(
+                "name",
+                "is not a numeric parameter of the engine".into(),
+            ));
+        };
+        if out.iter().any(|p| p.slot == slot) {
+            return Err(err("name", "is fitted twice".into()));
+        }
+        let (dmin, dmax) = default_bounds(name, start);
+        let (min, max) = match item {
+            ParamItem::Name(_) => (dmin, dmax),
+            ParamItem::Entry { min, max, .. } => (min.unwrap_or(dmin), max.unwrap_or(dmax)),
+        };
+        if !(min.is_finite() && max.is_finite() && min < max) {
+            return Err(err(
+                "min",
+                format!("min ({min}) must be less than max ({max})"),
+            ));
+        }
+        if integer && (min.fract() != 0.0 || max.fract() != 0.0) {
+            return Err(err(
+                "min",
+                "the table takes whole numbers: min and max must be whole".into(),
+            ));
+        }
+        if !(min..=max).contains(&start) {
+            return Err(err(
+                "min",
+                format!("the start value {start} is outside [{min}, {max}]"),
+            ));
+        }
+        for (key, v) in [("min", min), ("max", max)] {
+            engine
+                .clone()
+                .set(name, number(v, integer))
+                .map_err(|e| err(key, format!("the engine refuses {key} = {v}: {e}")))?;
+        }
+        out.push(FitParam {
+            name: name.to_string(),
+            slot,
+            min,
+            max,
+            start,
+            integer,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/fit-test.toml")
+    }
+
+    const GOOD: &str = "name = \"f\"\n\
+                        engine = \"engines/gomoku-seed003-threat.toml\"\n\
+                        params = [\"table.open_three\", { name = \"table.defence\", min = 0.5, max = 3 }]\n\
+                        epochs = 5\n\
+                        \n\
+                        [selfplay]\n\
+                        pairs = 10\n\
+                        set = { \"search.depth\" = 1 }\n";
+
+    fn bad(text: &str) -> ConfigError {
+        Fit::parse("f.toml", &root(), text).unwrap_err()
+    }
+
+    #[test]
+    fn a_good_config_resolves_params_bounds_and_defaults() {
+        let f = Fit::parse("f.toml", &root(), GOOD).unwrap();
+        assert_eq!(f.params.len(), 2);
+        let p = &f.params[0];
+        assert_eq!(
+            (p.start, p.min, p.max, p.integer),
+            (7500.0, 0.0, 30000.0, true)
+        );
+        let d = &f.params[1];
+        assert_eq!((d.start, d.min, d.max, d.integer), (1.0, 0.5, 3.0, false));
+        assert_eq!((f.config.lr, f.config.skip_plies), (0.02, 6));
+        let all = Fit::parse(
+            "f.toml",
+            &root(),
+            &GOOD.replace(
+                "params = [\"table.open_three\", { name = \"table.defence\", min = 0.5, max = 3 }]",
+                "params = \"all\"",
+            ),
+        )
+        .unwrap();
+        let names: Vec<&str> = all.params.iter().map(|p| p.name.as_str()).collect();
+        assert!(names.contains(&"table.sleep_two") && names.contains(&"table.defence"));
+        assert!(!names.contains(&"table.five"), "{names:?}");
+        let mut other = f.clone();
+        other.config.epochs = 6;
+        assert_ne!(f.resolved_toml(), other.resolved_toml());
+        let mut same = f.clone();
+        same.config.jobs = 3;
+        assert_eq!(f.resolved_toml(), same.resolved_toml());
+    }
+
+    #[test]
+    fn bad_configs_name_the_line_and_key() {
+        let e = bad(&GOOD.replace("table.open_three", "table.open_tree"));
+        assert_eq!(e.line, Some(3), "{e}");
+        assert!(e.message.contains("not a weight"), "{e}");
+        let e = bad(&GOOD.replace("table.open_three", "search.depth"));
+        assert!(e.message.contains("only table weights"), "{e}");
+        let e = bad(&GOOD.replace("min = 0.5", "min = 1.5"));
+        assert!(e.message.contains("start value 1 is outside"), "{e}");
+        let e = bad(&GOOD.replace("epochs = 5", "epochs = 0"));
+        assert_eq!(e.line, Some(4), "{e}");
+        let e = bad(&GOOD.replace("epochs = 5", "epoch = 5"));
+        assert!(e.message.contains("epoch"), "{e}");
+        let e = bad(&GOOD.replace("pairs = 10", "pairs = 0"));
+        assert_eq!(e.line, Some(6), "{e}");
+        let e = bad(&GOOD.replace("\"search.depth\" = 1", "\"search.dept\" = 1"));
+        assert_eq!(e.line, Some(8), "{e}");
+        let e = bad(&GOOD.replace(
+            "[selfplay]\npairs = 10\nset = { \"search.depth\" = 1 }\n",
+            "",
+        ));
+        assert!(e.message.contains("no positions"), "{e}");
+        let e = bad(&GOOD.replace("\"table.open_three\", ", "\"table.defence\", "));
+        assert!(e.message.contains("fitted twice"), "{e}");
+    }
+}

@@ -1,0 +1,528 @@
+//! The evaluations as functions of their weights: what each position contributes to the
+//! score per weight (its *features*), read from the evaluators' public API, so that
+//! `arena fit` can compute a score and its exact gradient for any weights without
+//! building an evaluator per trial.
+//!
+//! - Gomoku, `lines` tables ([`MnkEval`] in its default mode): per side, the number of
+//!   stone-lines of each [`Pattern`] (every stone counts each of its four lines, as
+//!   `stone_value` does) and the sum of the stones' rings (the centre bonus); the score
+//!   is `defence · ours − theirs`.
+//! - Gomoku, `points` tables: per side, every candidate cell's four point patterns and
+//!   ring; a cell scores its point weights, centre bonus and combination bonuses, a side
+//!   its best cell (at least 0), and the score is `defence · best(ours) − best(theirs)`.
+//! - Ataxx ([`AtaxxEval`]): per side, the count behind each term of `side_terms`; the
+//!   score is `weights · (ours − theirs)`.
+//!
+//! Nothing here changes the evaluators: a test checks `features · weights` against
+//! `evaluate()` on random positions and tables, so a change to an evaluator that this
+//! file does not follow fails there.
+
+use crate::{
+    eval::{
+        AtaxxTable, MnkTable,
+        ataxx::{largest_rectangle, mobility},
+        mnk::MnkEval,
+        patterns::{PATTERN_COUNT, Pattern},
+        table::MnkEvaluation,
+    },
+    game::{
+        Ataxx, Game, Mnk, Side,
+        ataxx::dilate,
+        mnk::{EMPTY, MnkMove},
+    },
+};
+
+/// Slots of the m,n,k weight vector: the fourteen patterns (0 is `None`, always 0),
+/// then these.
+pub mod mnk_slot {
+    /// Bonus per ring towards the centre.
+    pub const CENTRE: usize = super::PATTERN_COUNT;
+    /// Point bonus for two fours.
+    pub const DOUBLE_FOUR: usize = CENTRE + 1;
+    /// Point bonus for a four and an open three.
+    pub const FOUR_THREE: usize = CENTRE + 2;
+    /// Point bonus for two open threes.
+    pub const DOUBLE_THREE: usize = CENTRE + 3;
+    /// The opponent-weighting factor.
+    pub const DEFENCE: usize = CENTRE + 4;
+    /// Length of the vector.
+    pub const COUNT: usize = CENTRE + 5;
+}
+
+/// The Ataxx terms in [`AtaxxEval::side_terms`]'s order.
+///
+/// [`AtaxxEval::side_terms`]: crate::eval::ataxx::AtaxxEval::side_terms
+pub const ATAXX_TERMS: [&str; 6] = [
+    "material",
+    "rectangle",
+    "mobility",
+    "frontier",
+    "corner",
+    "edge",
+];
+
+// The evaluator's masks (private there): corners and edges of the 7x7 board.
+const CORNERS: u64 = 1 | 1 << 6 | 1 << 42 | 1 << 48;
+const RANK_1: u64 = 0x7F;
+const RANK_7: u64 = 0x7F << 42;
+const FILE_A: u64 = 0x0000_0408_1020_4081;
+const FILE_G: u64 = FILE_A << 6;
+const EDGES: u64 = (RANK_1 | RANK_7 | FILE_A | FILE_G) & !CORNERS;
+
+/// Features of a `lines` position: per side (side to move first), the count of each
+/// pattern in 0..14 and, at 14, the rings of its stones summed.
+pub type LinesFeatures = [[u16; PATTERN_COUNT + 1]; 2];
+
+/// One candidate cell of a `points` position: its four point patterns and its ring.
+pub type PointCell = [u8; 5];
+
+/// Features of an Ataxx position: per term, the side to move's count minus the
+/// opponent's.
+pub type AtaxxFeatures = [i16; 6];
+
+/// The ring of a cell: 0 on the edge, one more per step towards the centre.
+pub fn ring(config: &crate::game::MnkConfig, cell: usize) -> u16 {
+    let (x, y) = config.xy(MnkMove(cell as u16));
+    let (w, h) = (config.width() as i32, config.height() as i32);
+    x.min(y).min(w - 1 - x).min(h - 1 - y) as u16
+}
+
+/// `lines` features of `pos`, read from `eval` (which must be in step with `pos`).
+pub fn lines_features(eval: &MnkEval, pos: &Mnk) -> LinesFeatures {
+    let me = pos.side_to_move().index();
+    let mut f = [[0u16; PATTERN_COUNT + 1]; 2];
+    for (c, &stone) in pos.cells().iter().enumerate() {
+        if stone == EMPTY {
+            continue;
+        }
+        let side = usize::from(stone - 1);
+        let row = &mut f[usize::from(side != me)];
+        for dir in 0..4 {
+            row[eval.pattern_at(c, dir, side) as usize] += 1;
+        }
+        row[PATTERN_COUNT] += ring(pos.mnk(), c);
+    }
+    f
+}
+
+/// Whether `c` is a candidate of a `points` evaluation with this `radius`: empty and,
+/// unless the radius is 0, within `radius` of a stone (as the evaluator's `near` counts).
+fn is_point_candidate(pos: &Mnk, c: usize, radius: usize) -> bool {
+    if pos.cells()[c] != EMPTY {
+        return false;
+    }
+    if radius == 0 {
+        return true;
+    }
+    let config = pos.mnk();
+    let (x, y) = config.xy(MnkMove(c as u16));
+    let r = radius as i32;
+    (y - r..=y + r).any(|ny| {
+        (x - r..=x + r).any(|nx| {
+            config
+                .at(nx, ny)
+                .is_some_and(|n| pos.cells()[n.cell()] != EMPTY)
+        })
+    })
+}
+
+/// `points` features of `pos`: per side (side to move first), every candidate cell.
+pub fn points_features(eval: &MnkEval, pos: &Mnk, radius: usize) -> [Vec<PointCell>; 2] {
+    let me = pos.side_to_move().index();
+    let mut out = [Vec::new(), Vec::new()];
+    for c in 0..pos.mnk().cells() {
+        if !is_point_candidate(pos, c, radius) {
+            continue;
+        }
+        let r = ring(pos.mnk(), c) as u8;
+        for side in 0..2 {
+            let p = |dir| eval.pattern_at(c, dir, side) as u8;
+            out[usize::from(side != me)].push([p(0), p(1), p(2), p(3), r]);
+        }
+    }
+    out
+}
+
+/// Ataxx features of `pos`.
+pub fn ataxx_features(pos: &Ataxx) -> AtaxxFeatures {
+    let me = pos.side_to_move();
+    let terms = |side: Side| -> [i32; 6] {
+        let own = pos.stones(side);
+        let empty = pos.empty();
+        [
+            own.count_ones() as i32,
+            largest_rectangle(own) as i32,
+            mobility(own, empty) as i32,
+            (own & dilate(empty)).count_ones() as i32,
+            (own & CORNERS).count_ones() as i32,
+            (own & EDGES).count_ones() as i32,
+        ]
+    };
+    let (a, b) = (terms(me), terms(me.other()));
+    std::array::from_fn(|i| (a[i] - b[i]) as i16)
+}
+
+/// The m,n,k weight vector of `table` for its evaluation mode: the pattern weights the
+/// evaluation reads (line weights for `lines`, point weights for `points`), centre,
+/// the combination bonuses and defence.
+pub fn mnk_weights(table: &MnkTable) -> [f64; mnk_slot::COUNT] {
+    let patterns = match table.evaluation {
+        MnkEvaluation::Lines => table.line_weights().by_pattern(),
+        MnkEvaluation::Points => table.point_weights().by_pattern(),
+    };
+    let mut w = [0.0; mnk_slot::COUNT];
+    for (i, p) in patterns.iter().enumerate() {
+        w[i] = *p as f64;
+    }
+    w[mnk_slot::CENTRE] = table.centre as f64;
+    w[mnk_slot::DOUBLE_FOUR] = table.double_four as f64;
+    w[mnk_slot::FOUR_THREE] = table.four_three as f64;
+    w[mnk_slot::DOUBLE_THREE] = table.double_three as f64;
+    w[mnk_slot::DEFENCE] = table.defence;
+    w
+}
+
+/// The Ataxx weight vector of `table`, in [`ATAXX_TERMS`] order.
+pub fn ataxx_weights(table: &AtaxxTable) -> [f64; 6] {
+    [
+        table.material,
+        table.rectangle,
+        table.mobility,
+        table.frontier,
+        table.corner,
+        table.edge,
+    ]
+    .map(|v| v as f64)
+}
+
+/// The slot a `table.*` parameter fills, for a table of this evaluation mode, or why
+/// the evaluation never reads it.
+pub fn mnk_slot_of(table: &MnkTable, name: &str) -> Result<usize, String> {
+    let key = name.strip_prefix("table.").unwrap_or(name);
+    let fixed = match key {
+        "centre" => Some(mnk_slot::CENTRE),
+        "defence" => Some(mnk_slot::DEFENCE),
+        _ => None,
+    };
+    if let Some(slot) = fixed {
+        return Ok(slot);
+    }
+    let pattern = |k: &str| {
+        Pattern::ALL
+            .iter()
+            .position(|p| p.key() == k && *p != Pattern::None)
+    };
+    let combo = match key {
+        "double_four" => Some(mnk_slot::DOUBLE_FOUR),
+        "four_three" => Some(mnk_slot::FOUR_THREE),
+        "double_three" => Some(mnk_slot::DOUBLE_THREE),
+        _ => None,
+    };
+    let (point_key, line_key) = match key.strip_prefix("points.") {
+        Some(rest) => (pattern(rest), None),
+        None => (None, pattern(key)),
+    };
+    let known = combo.is_some() || point_key.is_some() || line_key.is_some();
+    if !known {
+        return Err("is not a weight of an m,n,k table".into());
+    }
+    match table.evaluation {
+        MnkEvaluation::Lines => line_key.ok_or_else(|| {
+            "is a point weight (move ordering): a `lines` evaluation never reads it, so no \
+             position can fit it"
+                .into()
+        }),
+        MnkEvaluation::Points => {
+            if let Some(slot) = combo {
+                return Ok(slot);
+            }
+            match (table.points.is_some(), point_key, line_key) {
+                (true, Some(slot), _) | (false, _, Some(slot)) => Ok(slot),
+                (true, None, _) => Err(format!(
+                    "is a line weight: this `points` table has a [points] section, which its \
+                     evaluation reads instead (fit table.points.{key})"
+                )),
+                (false, _, None) => Err(format!(
+                    "this `points` table has no [points] section: its point weights are its \
+                     line weights (fit table.{})",
+                    key.trim_start_matches("points.")
+                )),
+            }
+        }
+    }
+}
+
+/// The slot of an Ataxx `table.*` parameter.
+pub fn ataxx_slot_of(name: &str) -> Result<usize, String> {
+    let key = name.strip_prefix("table.").unwrap_or(name);
+    ATAXX_TERMS
+        .iter()
+        .position(|t| *t == key)
+        .ok_or_else(|| "is not a weight of an Ataxx table".to_string())
+}
+
+/// Combination flags of a point from its four patterns: [double four, four-three,
+/// double three], as the evaluator's `finish_point` adds them.
+#[inline]
+pub fn combos(patterns: &[u8]) -> [bool; 3] {
+    let (mut fours, mut threes) = (0u8, 0u8);
+    for &p in &patterns[..4] {
+        fours += u8::from(p == Pattern::RushFour as u8 || p == Pattern::OpenFour as u8);
+        threes += u8::from(p == Pattern::OpenThree as u8);
+    }
+    [fours >= 2, fours >= 1 && threes >= 1, threes >= 2]
+}
+
+/// A `points` cell's score under the weights `w` (float, for fitting).
+#[inline]
+pub fn point_score(w: &[f64], cell: &PointCell) -> f64 {
+    let mut s = w[mnk_slot::CENTRE] * f64::from(cell[4]);
+    for &p in &cell[..4] {
+        s += w[usize::from(p)];
+    }
+    let [df, ft, dt] = combos(cell);
+    if df {
+        s += w[mnk_slot::DOUBLE_FOUR];
+    }
+    if ft {
+        s += w[mnk_slot::FOUR_THREE];
+    }
+    if dt {
+        s += w[mnk_slot::DOUBLE_THREE];
+    }
+    s
+}
+
+/// The evaluator's own integer arithmetic on features, for the cross-check: `defence` in
+/// 1/256ths and floored as `((q8 · ours) >> 8) − theirs`, then clamped.
+pub fn exact_mnk(ours: i64, theirs: i64, defence: f64) -> i32 {
+    let q8 = (defence * 256.0).round() as i64;
+    crate::eval::clamp_eval(((q8 * ours) >> 8) - theirs)
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::{
+        eval::{Evaluator, ataxx::AtaxxEval, table::PatternWeights},
+        game::MnkConfig,
+    };
+
+    fn random_weights(rng: &mut ChaCha8Rng) -> PatternWeights {
+        let mut r = |hi: i64| rng.random_range(-hi / 10..=hi);
+        PatternWeights {
+            five: r(1_000_000),
+            open_four: r(100_000),
+            rush_four: r(10_000),
+            dead_four: r(100),
+            open_three: r(10_000),
+            sleep_three: r(3000),
+            dead_three: r(50),
+            open_two: r(1000),
+            sleep_two: r(300),
+            dead_two: r(20),
+            open_one: r(100),
+            sleep_one: r(50),
+            dead_one: r(10),
+        }
+    }
+
+    fn random_table(rng: &mut ChaCha8Rng, mode: MnkEvaluation) -> MnkTable {
+        let w = random_weights(rng);
+        let mut t = MnkTable::zero();
+        t.evaluation = mode;
+        t.defence = f64::from(rng.random_range(0..=800)) / 256.0 + rng.random_range(0.0..0.01);
+        t.centre = rng.random_range(-20..=40);
+        t.double_four = rng.random_range(0..200_000);
+        t.four_three = rng.random_range(0..200_000);
+        t.double_three = rng.random_range(0..20_000);
+        t.five = w.five;
+        t.open_four = w.open_four;
+        t.rush_four = w.rush_four;
+        t.dead_four = w.dead_four;
+        t.open_three = w.open_three;
+        t.sleep_three = w.sleep_three;
+        t.dead_three = w.dead_three;
+        t.open_two = w.open_two;
+        t.sleep_two = w.sleep_two;
+        t.dead_two = w.dead_two;
+        t.open_one = w.open_one;
+        t.sleep_one = w.sleep_one;
+        t.dead_one = w.dead_one;
+        if rng.random_bool(0.5) {
+            t.points = Some(random_weights(rng));
+        }
+        t
+    }
+
+    /// Random unfinished positions of a variant, reached by random moves near the
+    /// stones (so that lines form), with the evaluator kept in step.
+    fn positions(config: MnkConfig, rng: &mut ChaCha8Rng, games: usize) -> Vec<Mnk> {
+        let mut out = Vec::new();
+        let mut moves = Vec::new();
+        for _ in 0..games {
+            let mut pos = Mnk::new(&config);
+            let length = rng.random_range(1..config.cells().min(60));
+            for _ in 0..length {
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                let near: Vec<MnkMove> = moves
+                    .iter()
+                    .copied()
+                    .filter(|m| is_point_candidate(&pos, m.cell(), 2))
+                    .collect();
+                let pool = if near.is_empty() { &moves } else { &near };
+                let mv = pool[rng.random_range(0..pool.len())];
+                let mut next = pos.clone();
+                next.play(mv);
+                if next.outcome().is_some() {
+                    break;
+                }
+                pos = next;
+                out.push(pos.clone());
+            }
+        }
+        out
+    }
+
+    /// The regression this pins: `features · weights` must equal the real evaluator's
+    /// `evaluate()` for every mode, table and variant, or the fit optimises something
+    /// the engine never computes.
+    #[test]
+    fn mnk_features_times_weights_equal_the_evaluator() {
+        let mut rng = ChaCha8Rng::seed_from_u64(15);
+        let variants = [
+            MnkConfig::gomoku(),
+            MnkConfig::gomoku_exact(),
+            MnkConfig::new(9, 7, 4, crate::game::MnkRule::Freestyle).unwrap(),
+        ];
+        let mut checked = 0;
+        for config in variants {
+            for mode in [MnkEvaluation::Lines, MnkEvaluation::Points] {
+                for radius in [0, 2] {
+                    let table = random_table(&mut rng, mode);
+                    let w = mnk_weights(&table);
+                    let mut eval = MnkEval::new(&config, &table, radius);
+                    for pos in positions(config, &mut rng, 6) {
+                        eval.reset(&pos);
+                        let want = eval.evaluate(&pos);
+                        let got = match mode {
+                            MnkEvaluation::Lines => {
+                                let f = lines_features(&eval, &pos);
+                                let side = |row: &[u16]| -> i64 {
+                                    (0..=PATTERN_COUNT)
+                                        .map(|j| {
+                                            let slot = if j == PATTERN_COUNT {
+                                                mnk_slot::CENTRE
+                                            } else {
+                                                j
+                                            };
+                                            w[slot] as i64 * i64::from(row[j])
+                                        })
+                                        .sum()
+                                };
+                                exact_mnk(side(&f[0]), side(&f[1]), table.defence)
+                            }
+                            MnkEvaluation::Points => {
+                                let f = points_features(&eval, &pos, radius);
+                                let best = |cells: &[PointCell]| -> i64 {
+                                    cells
+                                        .iter()
+                                        .map(|c| point_score(&w, c) as i64)
+                                        .fold(0, i64::max)
+                                };
+                                exact_mnk(best(&f[0]), best(&f[1]), table.defence)
+                            }
+                        };
+                        assert_eq!(got, want, "{mode:?} radius {radius} {}", pos.to_text());
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 500, "only {checked} positions checked");
+    }
+
+    #[test]
+    fn ataxx_features_times_weights_equal_the_evaluator() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let mut moves = Vec::new();
+        let mut checked = 0;
+        for _ in 0..40 {
+            let mut r = |lo: i64, hi: i64| rng.random_range(lo..=hi);
+            let table = AtaxxTable {
+                family: "ataxx".into(),
+                name: "random".into(),
+                material: r(1, 200),
+                rectangle: r(-10, 10),
+                mobility: r(-10, 10),
+                frontier: r(-20, 5),
+                corner: r(-20, 30),
+                edge: r(-10, 10),
+            };
+            let w = ataxx_weights(&table);
+            let mut eval = AtaxxEval::new(&table);
+            let mut pos = Ataxx::default();
+            for _ in 0..rng.random_range(1..120) {
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                pos.play(moves[rng.random_range(0..moves.len())]);
+                if pos.outcome().is_some() {
+                    break;
+                }
+                let f = ataxx_features(&pos);
+                let got: f64 = f.iter().zip(&w).map(|(x, w)| f64::from(*x) * w).sum();
+                assert_eq!(got as i32, eval.evaluate(&pos), "{}", pos.fen());
+                checked += 1;
+            }
+        }
+        assert!(checked > 500, "only {checked} positions checked");
+    }
+
+    #[test]
+    fn parameter_names_map_to_what_the_evaluation_reads() {
+        let mut t = MnkTable::zero();
+        assert_eq!(
+            mnk_slot_of(&t, "table.open_three"),
+            Ok(Pattern::OpenThree as usize)
+        );
+        assert_eq!(mnk_slot_of(&t, "table.defence"), Ok(mnk_slot::DEFENCE));
+        let e = mnk_slot_of(&t, "table.points.open_three").unwrap_err();
+        assert!(e.contains("never reads it"), "{e}");
+        assert!(mnk_slot_of(&t, "table.double_four").is_err());
+        assert!(
+            mnk_slot_of(&t, "table.open_tree")
+                .unwrap_err()
+                .contains("not a weight")
+        );
+        t.evaluation = MnkEvaluation::Points;
+        assert_eq!(
+            mnk_slot_of(&t, "table.open_three"),
+            Ok(Pattern::OpenThree as usize)
+        );
+        assert!(mnk_slot_of(&t, "table.points.open_three").is_err());
+        assert_eq!(
+            mnk_slot_of(&t, "table.four_three"),
+            Ok(mnk_slot::FOUR_THREE)
+        );
+        t.points = Some(PatternWeights::default());
+        assert_eq!(
+            mnk_slot_of(&t, "table.points.five"),
+            Ok(Pattern::Five as usize)
+        );
+        assert!(
+            mnk_slot_of(&t, "table.five")
+                .unwrap_err()
+                .contains("[points]")
+        );
+        assert_eq!(ataxx_slot_of("table.frontier"), Ok(3));
+        assert!(ataxx_slot_of("table.open_three").is_err());
+    }
+}

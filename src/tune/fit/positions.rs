@@ -1,0 +1,464 @@
+//! Training positions from game records: every game of a results folder's `games.jsonl`
+//! is replayed from its opening, and each position before a move becomes a sample
+//! labelled with the game's result from the side to move's view, unless it is skipped:
+//!
+//! - **opening**: fewer than `skip_plies` plies on the board (the opening's stones
+//!   count), where the evaluation says little about a result the opening decided;
+//! - **not quiet**: the evaluator's [`Evaluator::forcing`] sees a forced win for the side
+//!   to move (a five or an open four to make), or a four it must answer: a static score
+//!   cannot see what the next plies decide (an open three to stop is kept);
+//! - **decisive**: the mover's search reported a forced result (`win in 5 plies`) at
+//!   this move or an earlier one: the rest of the game is a mating sequence;
+//! - whole games that ended by a forfeit or fault (`illegal-move`, `time-forfeit`,
+//!   `fault: ...`), whose result says nothing about the positions.
+//!
+//! Games go to the validation set by a hash of (seed, folder, game index) alone, so the
+//! split is the same on any machine and a position never sits in both sets with its
+//! game's other positions in the other. Games are replayed in parallel and their
+//! positions kept in file order: the datasets are the same on any number of threads.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{
+    features::{ataxx_features, lines_features, points_features},
+    model::{Dataset, Features},
+};
+use crate::{
+    eval::{Evaluator, Forcing, MnkTable, mnk::MnkEval, table::MnkEvaluation},
+    game::{Ataxx, Game, GameSpec, Mnk, MnkConfig, Side},
+    search::score::plies_to_end,
+    tournament::{
+        record::{GameRecord, GameResult, scan_records},
+        seeds::{Stream, derive_seed},
+    },
+};
+
+/// What decides which positions are used.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Selection {
+    /// Positions with fewer plies on the board are skipped.
+    pub skip_plies: u32,
+    /// Fraction of games held out for validation.
+    pub validation: f64,
+    /// Seed of the split.
+    pub seed: u64,
+}
+
+/// Positions used and skipped, and why.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Games read.
+    pub games: u64,
+    /// Games left out whole: a forfeit, a fault or an engine's illegal move.
+    pub games_forfeited: u64,
+    /// Training positions.
+    pub train: u64,
+    /// Validation positions.
+    pub validation: u64,
+    /// Skipped: before `skip_plies`.
+    pub opening: u64,
+    /// Skipped: a forced win or a threat to answer.
+    pub not_quiet: u64,
+    /// Skipped: at or after a decisive score.
+    pub decisive: u64,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.games += o.games;
+        self.games_forfeited += o.games_forfeited;
+        self.train += o.train;
+        self.validation += o.validation;
+        self.opening += o.opening;
+        self.not_quiet += o.not_quiet;
+        self.decisive += o.decisive;
+    }
+}
+
+/// The positions of a set of records.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Positions {
+    /// Training positions.
+    pub train: Dataset,
+    /// Validation positions.
+    pub validation: Dataset,
+    /// What was used and skipped.
+    pub counts: Counts,
+}
+
+/// How positions become features: the evaluator the features come from.
+#[derive(Clone, Debug)]
+pub enum FeatureSource {
+    /// m,n,k: the table (its mode decides lines or points) and the candidate radius.
+    Mnk {
+        /// The variant.
+        config: MnkConfig,
+        /// The base table.
+        table: Box<MnkTable>,
+        /// The engine's candidate radius (the points evaluation reads it).
+        radius: usize,
+    },
+    /// Ataxx.
+    Ataxx,
+}
+
+/// Results a game's record ends with that say something about its positions.
+fn is_played_out(reason: &str) -> bool {
+    matches!(
+        reason,
+        "k-in-a-row"
+            | "board-full"
+            | "no-stones"
+            | "no-moves"
+            | "halfmove-limit"
+            | "max-plies"
+            | "resign"
+    )
+}
+
+/// The half points of `side` in a game with `result`.
+fn half_points(result: GameResult, side: Side) -> u8 {
+    let first = result.first_half_points();
+    match side {
+        Side::First => first,
+        Side::Second => 2 - first,
+    }
+}
+
+/// Whether a game belongs to the validation set.
+fn is_validation(sel: &Selection, folder: usize, game: u64) -> bool {
+    if sel.validation <= 0.0 {
+        return false;
+    }
+    let h = derive_seed(
+        sel.seed ^ (folder as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        Stream::Game,
+        game,
+    );
+    ((h >> 11) as f64 / (1u64 << 53) as f64) < sel.validation
+}
+
+/// One game's samples.
+struct GameSamples {
+    data: Dataset,
+    counts: Counts,
+}
+
+/// What the replay of one position decided.
+enum Verdict {
+    Use,
+    Opening,
+    NotQuiet,
+}
+
+/// Replays `record` and collects its samples; an error names what is wrong with it.
+fn game_samples<G: Game>(
+    record: &GameRecord,
+    config: &G::Config,
+    mut judge: impl FnMut(&G, Option<G::Move>) -> Verdict,
+    mut features: impl FnMut(&G, &mut Dataset),
+) -> Result<GameSamples, String> {
+    let mut counts = Counts {
+        games: 1,
+        ..Counts::default()
+    };
+    let mut data = Dataset::default();
+    if !is_played_out(&record.reason) {
+        counts.games_forfeited = 1;
+        return Ok(GameSamples { data, counts });
+    }
+    let mut pos = G::from_text(config, &record.opening)
+        .map_err(|e| format!("game {}: opening '{}': {e}", record.game, record.opening))?;
+    judge(&pos, None);
+    let mut decided = false;
+    for (i, text) in record.moves.iter().enumerate() {
+        let score = record.stats.get(i).and_then(|s| s.score);
+        decided |= score.is_some_and(|s| plies_to_end(s).is_some());
+        if decided {
+            counts.decisive += 1;
+        } else {
+            match judge(&pos, None) {
+                Verdict::Opening => counts.opening += 1,
+                Verdict::NotQuiet => counts.not_quiet += 1,
+                Verdict::Use => {
+                    features(&pos, &mut data);
+                    let half = half_points(record.result, pos.side_to_move());
+                    data.labels.push(f32::from(half) / 2.0);
+                }
+            }
+        }
+        let mv = pos
+            .parse_move(text)
+            .map_err(|e| format!("game {}: move {} '{text}': {e}", record.game, i + 1))?;
+        if !pos.is_legal(mv) {
+            return Err(format!(
+                "game {}: move {} '{text}' is illegal: {}",
+                record.game,
+                i + 1,
+                pos.why_illegal(mv)
+            ));
+        }
+        pos.play(mv);
+        judge(&pos, Some(mv));
+    }
+    let n = data.labels.len() as u64;
+    counts.train = n;
+    Ok(GameSamples { data, counts })
+}
+
+/// `mv` just played (Some) or a fresh position (None): keep the evaluator in step, and
+/// judge the position when asked for a verdict (the replay calls with `None` before
+/// each move).
+fn mnk_judge<'a>(
+    eval: &'a mut MnkEval,
+    sel: &'a Selection,
+) -> impl FnMut(&Mnk, Option<<Mnk as Game>::Move>) -> Verdict + 'a {
+    let mut fresh = true;
+    move |pos, mv| {
+        match mv {
+            Some(mv) => {
+                eval.played(pos, mv);
+                return Verdict::Use;
+            }
+            None if fresh => {
+                eval.reset(pos);
+                fresh = false;
+                return Verdict::Use;
+            }
+            None => {}
+        }
+        if pos.plies() < sel.skip_plies {
+            return Verdict::Opening;
+        }
+        // An open three to stop (`Defend` in 4 plies) is kept: it is how the opponent's
+        // open threes are seen at all, and the static score knows it.
+        match eval.forcing(pos) {
+            Forcing::Quiet => Verdict::Use,
+            Forcing::Defend { plies } if plies > 2 => Verdict::Use,
+            _ => Verdict::NotQuiet,
+        }
+    }
+}
+
+fn one_game(
+    record: &GameRecord,
+    source: &FeatureSource,
+    sel: &Selection,
+) -> Result<GameSamples, String> {
+    match source {
+        FeatureSource::Mnk {
+            config,
+            table,
+            radius,
+        } => {
+            let mut eval = MnkEval::new(config, table, *radius);
+            eval.set_tracking(true);
+            // The judge and the features both read the evaluator: the judge owns it and
+            // the features read a second one reset per sample (cheap next to a replay).
+            let mut reader = MnkEval::new(config, table, *radius);
+            reader.set_tracking(true);
+            let points = table.evaluation == MnkEvaluation::Points;
+            let radius = *radius;
+            game_samples::<Mnk>(record, config, mnk_judge(&mut eval, sel), |pos, data| {
+                reader.reset(pos);
+                let one = if points {
+                    let [a, b] = points_features(&reader, pos, radius);
+                    let bounds = vec![[0, a.len() as u32, (a.len() + b.len()) as u32]];
+                    Features::Points {
+                        cells: a.into_iter().chain(b).collect(),
+                        bounds,
+                    }
+                } else {
+                    Features::Lines(vec![lines_features(&reader, pos)])
+                };
+                data.extend(Dataset {
+                    features: one,
+                    labels: Vec::new(),
+                });
+            })
+        }
+        FeatureSource::Ataxx => game_samples::<Ataxx>(
+            record,
+            &(),
+            |pos, mv| {
+                if mv.is_some() || pos.plies() >= sel.skip_plies {
+                    Verdict::Use
+                } else {
+                    Verdict::Opening
+                }
+            },
+            |pos, data| {
+                data.extend(Dataset {
+                    features: Features::Ataxx(vec![ataxx_features(pos)]),
+                    labels: Vec::new(),
+                })
+            },
+        ),
+    }
+}
+
+/// Reads the positions of every game in `folders` (each a results folder holding
+/// `games.jsonl`, or the file itself). Errors name the file and line.
+pub fn read_positions(
+    folders: &[PathBuf],
+    game: GameSpec,
+    source: &FeatureSource,
+    sel: &Selection,
+) -> Result<Positions, String> {
+    let mut out = Positions::default();
+    for (f, folder) in folders.iter().enumerate() {
+        let path = records_file(folder);
+        if !path.is_file() {
+            return Err(format!(
+                "{}: no game records (expected a results folder with games.jsonl)",
+                path.display()
+            ));
+        }
+        let mut records: Vec<(usize, GameRecord)> = Vec::new();
+        let mut bad: Option<String> = None;
+        scan_records(&path, |line, record| {
+            if let Some(v) = record.variant
+                && v != game
+            {
+                bad = Some(format!(
+                    "{}:{line}: game {} is {v}, the fit's engine plays {game}",
+                    path.display(),
+                    record.game
+                ));
+                return Err(());
+            }
+            records.push((line, record));
+            Ok(())
+        })
+        .map_err(|e| match e {
+            crate::tournament::record::ScanError::Read(e) => e.to_string(),
+            crate::tournament::record::ScanError::Record(()) => bad.take().unwrap_or_default(),
+        })?;
+        let samples: Vec<Result<GameSamples, String>> = records
+            .par_iter()
+            .map(|(line, record)| {
+                one_game(record, source, sel).map_err(|e| format!("{}:{line}: {e}", path.display()))
+            })
+            .collect();
+        for ((_, record), s) in records.iter().zip(samples) {
+            let mut s = s?;
+            if is_validation(sel, f, record.game) {
+                s.counts.validation = s.counts.train;
+                s.counts.train = 0;
+                out.validation.extend(s.data);
+            } else {
+                out.train.extend(s.data);
+            }
+            out.counts.add(&s.counts);
+        }
+    }
+    Ok(out)
+}
+
+/// The records file of a results folder (or the path itself when it is a file).
+pub fn records_file(folder: &Path) -> PathBuf {
+    if folder.is_file() {
+        folder.to_path_buf()
+    } else {
+        folder.join("games.jsonl")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::record::MoveStat;
+
+    fn record(opening: &str, moves: &[&str], result: GameResult, reason: &str) -> GameRecord {
+        GameRecord {
+            variant: Some(GameSpec::Mnk(MnkConfig::gomoku())),
+            game: 0,
+            pair: 0,
+            round: 0,
+            pairing: 0,
+            black: 0,
+            white: 1,
+            black_name: "a".into(),
+            white_name: "b".into(),
+            opening: opening.into(),
+            first_mover: 0,
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            stats: moves
+                .iter()
+                .map(|_| MoveStat {
+                    depth: 1,
+                    nodes: 1,
+                    time_us: 0,
+                    score: Some(0),
+                    iterations: Vec::new(),
+                })
+                .collect(),
+            result,
+            reason: reason.into(),
+            plies: moves.len() as u32,
+            seed: 1,
+            reproducible: true,
+            duration_ms: 0,
+        }
+    }
+
+    fn source() -> FeatureSource {
+        FeatureSource::Mnk {
+            config: MnkConfig::gomoku(),
+            table: Box::new(MnkTable::zero()),
+            radius: 2,
+        }
+    }
+
+    const SEL: Selection = Selection {
+        skip_plies: 2,
+        validation: 0.0,
+        seed: 1,
+    };
+
+    #[test]
+    fn positions_are_labelled_from_the_side_to_move_and_skipped_for_cause() {
+        // Black builds five on row h while white plays elsewhere: black wins.
+        let moves = ["h8", "a1", "i8", "a3", "j8", "a5", "k8", "a7", "l8"];
+        let r = record("", &moves, GameResult::FirstWins, "k-in-a-row");
+        let s = one_game(&r, &source(), &SEL).unwrap();
+        let c = s.counts;
+        assert_eq!(c.opening, 2, "{c:?}");
+        // White must stop black's open three (kept); then black can make an open four,
+        // white faces two fives, black has a five to make: not quiet.
+        assert_eq!(c.not_quiet, 3, "{c:?}");
+        assert_eq!(c.train, 4);
+        assert_eq!(s.data.labels, [1.0, 0.0, 1.0, 0.0]);
+        // A decisive score ends the samples there.
+        let mut d = r.clone();
+        d.stats[4].score = Some(crate::search::score::WIN - 5);
+        let c = one_game(&d, &source(), &SEL).unwrap().counts;
+        assert_eq!((c.train, c.decisive), (2, 5), "{c:?}");
+        // A forfeit: nothing.
+        let f = record("", &moves, GameResult::SecondWins, "illegal-move");
+        let c = one_game(&f, &source(), &SEL).unwrap().counts;
+        assert_eq!((c.games_forfeited, c.train), (1, 0));
+        // A move that is not legal is an error naming the game and move.
+        let bad = record("", &["h8", "h8"], GameResult::Draw, "max-plies");
+        let e = one_game(&bad, &source(), &SEL).err().unwrap();
+        assert!(e.contains("move 2 'h8'"), "{e}");
+    }
+
+    #[test]
+    fn the_split_is_by_game_and_seeded() {
+        let sel = Selection {
+            validation: 0.25,
+            ..SEL
+        };
+        let held: Vec<bool> = (0..400).map(|g| is_validation(&sel, 0, g)).collect();
+        let n = held.iter().filter(|h| **h).count();
+        assert!((70..130).contains(&n), "{n}");
+        let again: Vec<bool> = (0..400).map(|g| is_validation(&sel, 0, g)).collect();
+        assert_eq!(held, again);
+        let other: Vec<bool> = (0..400).map(|g| is_validation(&sel, 1, g)).collect();
+        assert_ne!(held, other, "folders draw apart");
+    }
+}

@@ -1,0 +1,754 @@
+//! Running a fit: self-play games first when the config asks (a normal results folder,
+//! `<out>/selfplay/`, played and resumed by the tournament runner), then the positions
+//! of every record, K fitted for the base table, then the weights by Adam for the
+//! configured epochs with a checkpoint after each; the outputs are written from the
+//! checkpoint, and a verification match of the fitted engine against the base engine is
+//! played through the tournament runner.
+//!
+//! Every step is a pure function of the records, the config and the seed (see
+//! [`super::model`] for the sums), so a fit ends with the same table on any number of
+//! threads, and a resumed fit with the table of an uninterrupted one. The runner does not
+//! print: it reports [`FitEvent`]s to a sink.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    config::Fit,
+    features::{ataxx_weights, mnk_weights},
+    model::{Adam, FreeParam, Settings, fit_k, full_weights, lr_at, run_epoch},
+    positions::{Counts, FeatureSource, Selection, read_positions},
+};
+use crate::{
+    eval::Table,
+    game::GameSpec,
+    tournament::{
+        self, Tournament, TournamentConfig,
+        config::Format,
+        runner::{Ending, RunOptions, RunOutcome},
+    },
+    tune::{
+        TuneError,
+        output::{
+            VerificationReport, tuned_engine, tuned_table_named, write_atomic, write_durable,
+        },
+        runner::first_difference,
+    },
+};
+
+/// The checkpoint.
+pub const STATE_FILE: &str = "state.json";
+/// The numbers.
+pub const REPORT_FILE: &str = "fit.json";
+/// The base table with the fitted values.
+pub const TABLE_FILE: &str = "fitted.toml";
+/// The base engine pointing at the fitted table.
+pub const ENGINE_FILE: &str = "fitted-engine.toml";
+/// θ per epoch (for the report).
+pub const TRAJECTORY_FILE: &str = "trajectory.csv";
+/// The resolved config.
+pub const CONFIG_FILE: &str = "run.toml";
+/// The self-play games.
+pub const SELFPLAY_DIR: &str = "selfplay";
+/// The verification match.
+pub const VERIFICATION_DIR: &str = "verification";
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct FitOptions {
+    /// Worker threads (0: the config's `jobs`, or all cores).
+    pub jobs: usize,
+    /// Continue from the checkpoint (and the self-play games) in `out_dir`.
+    pub resume: bool,
+    /// Results folder.
+    pub out_dir: PathBuf,
+    /// Raised to stop: the epoch in progress is dropped, the last checkpoint stands.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// What the fit reports while it works.
+#[derive(Debug)]
+pub enum FitEvent<'a> {
+    /// A self-play event (the tournament runner's).
+    Selfplay(&'a tournament::Event<'a>),
+    /// The positions are read.
+    Positions {
+        /// Used and skipped.
+        counts: &'a Counts,
+        /// Seconds it took.
+        seconds: f64,
+    },
+    /// The fit proper starts (or resumes).
+    Started {
+        /// Epochs in the fit.
+        epochs: u64,
+        /// Epochs already done (resume).
+        done: u64,
+        /// The fitted K.
+        k: f64,
+        /// Worker threads.
+        jobs: usize,
+    },
+    /// An epoch ended and was checkpointed.
+    Epoch {
+        /// Its row.
+        row: &'a EpochRow,
+        /// Epochs in the fit.
+        epochs: u64,
+        /// The values after it (integers rounded).
+        values: &'a [f64],
+    },
+}
+
+/// Losses after an epoch (epoch 0: the base table).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EpochRow {
+    /// Epoch, from 1 (0: before the first).
+    pub epoch: u64,
+    /// Mean training loss.
+    pub train: f64,
+    /// Mean validation loss (0 without validation positions).
+    pub validation: f64,
+    /// The parameters after it (θ, before rounding).
+    #[serde(default)]
+    pub values: Vec<f64>,
+}
+
+/// The checkpoint: everything a resumed fit needs, floats as their bits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitState {
+    /// The resolved config it belongs to.
+    pub config: String,
+    /// Training and validation positions it was fitted on (the records must not change).
+    pub positions: [u64; 2],
+    /// K, as bits.
+    pub k_bits: u64,
+    /// Epochs done.
+    pub epoch: u64,
+    /// The optimiser.
+    pub adam: Adam,
+    /// Losses so far, from epoch 0.
+    pub history: Vec<EpochRow>,
+    /// Seconds of fitting so far (all sessions).
+    pub elapsed_s: f64,
+}
+
+impl FitState {
+    /// Reads `dir`'s checkpoint (None when there is none).
+    pub fn read(dir: &Path) -> Result<Option<FitState>, TuneError> {
+        let path = dir.join(STATE_FILE);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(TuneError::Io {
+                    path: path.display().to_string(),
+                    source,
+                });
+            }
+        };
+        serde_json::from_str(&text).map(Some).map_err(|e| {
+            TuneError::Input(format!(
+                "{}:{}: not a fit checkpoint ({e}); delete it to start the fit afresh",
+                path.display(),
+                e.line()
+            ))
+        })
+    }
+}
+
+/// One parameter in `fit.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitParamReport {
+    /// `table.open_three`.
+    pub name: String,
+    /// The base table's value.
+    pub start: f64,
+    /// The fitted value (rounded when the table takes whole numbers).
+    pub value: f64,
+    /// Lowest value.
+    pub min: f64,
+    /// Highest value.
+    pub max: f64,
+    /// Whole numbers only.
+    pub integer: bool,
+}
+
+/// Everything `fit.json` holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitReport {
+    /// Run name.
+    pub name: String,
+    /// Base engine.
+    pub engine: String,
+    /// The game.
+    pub game: String,
+    /// Master seed.
+    pub seed: u64,
+    /// `mse` or `log`.
+    pub loss: String,
+    /// The fitted scale: the predicted score is sigmoid(K · eval).
+    pub k: f64,
+    /// Epochs done.
+    pub epochs_done: u64,
+    /// Epochs in the fit.
+    pub epochs: u64,
+    /// Whether every epoch is done.
+    pub finished: bool,
+    /// Positions used and skipped, and why.
+    pub positions: Counts,
+    /// Per parameter.
+    pub params: Vec<FitParamReport>,
+    /// Losses per epoch (epoch 0: the base table).
+    pub history: Vec<EpochRow>,
+    /// Training and validation loss of the written table (values rounded).
+    pub final_loss: EpochRow,
+    /// Seconds of fitting (all sessions; self-play not included).
+    pub elapsed_s: f64,
+    /// Self-play games read, when the fit played them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selfplay_games: Option<u64>,
+    /// The verification match, once played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<VerificationReport>,
+}
+
+impl FitReport {
+    /// Reads `dir`'s `fit.json`.
+    pub fn read(dir: &Path) -> Result<FitReport, TuneError> {
+        let path = dir.join(REPORT_FILE);
+        let text = fs::read_to_string(&path).map_err(|source| TuneError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        serde_json::from_str(&text)
+            .map_err(|e| TuneError::Input(format!("{}:{}: {e}", path.display(), e.line())))
+    }
+}
+
+/// Why the fit ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FitEnding {
+    /// Every epoch is done.
+    Complete,
+    /// Stopped on request; `--resume` continues.
+    Interrupted,
+}
+
+/// The result of a fit.
+#[derive(Debug)]
+pub struct FitOutcome {
+    /// Why it ended.
+    pub ending: FitEnding,
+    /// `fit.json`'s contents (None when stopped before the first checkpoint).
+    pub report: Option<FitReport>,
+    /// The results folder.
+    pub out_dir: PathBuf,
+    /// Wall time of this session.
+    pub elapsed: Duration,
+}
+
+fn worker_count(fit: &Fit, options: &FitOptions) -> usize {
+    match options.jobs {
+        0 if fit.config.jobs > 0 => fit.config.jobs as usize,
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .max(1)
+}
+
+/// A tournament between `engines` with the fit's openings and adjudication.
+fn tournament_of(
+    fit: &Fit,
+    name: String,
+    rounds: u32,
+    seed: u64,
+    engines: Vec<crate::engine::EngineConfig>,
+) -> Tournament {
+    Tournament {
+        config: TournamentConfig {
+            name,
+            game: fit.game,
+            format: Format::RoundRobin,
+            rounds,
+            seed,
+            concurrency: fit.config.jobs,
+            openings: fit.config.openings.clone(),
+            adjudication: fit.config.adjudication.clone(),
+            sprt: None,
+            anchor: None,
+            anchor_elo: 0.0,
+            engines: Vec::new(),
+        },
+        engines: engines.into_iter().map(Into::into).collect(),
+        path: fit.path.clone(),
+    }
+}
+
+/// The base table's weight vector and how positions become features.
+fn base_weights(fit: &Fit) -> Result<(Vec<f64>, FeatureSource), TuneError> {
+    match (&fit.base.table, fit.game) {
+        (Some(Table::Mnk(t)), GameSpec::Mnk(config)) => Ok((
+            mnk_weights(t).to_vec(),
+            FeatureSource::Mnk {
+                config,
+                table: Box::new(t.clone()),
+                radius: fit.base.search.radius as usize,
+            },
+        )),
+        (Some(Table::Ataxx(t)), GameSpec::Ataxx) => {
+            Ok((ataxx_weights(t).to_vec(), FeatureSource::Ataxx))
+        }
+        _ => Err(TuneError::Input(format!(
+            "the engine '{}' has no table for {}",
+            fit.base.name, fit.game
+        ))),
+    }
+}
+
+fn free_params(fit: &Fit) -> Vec<FreeParam> {
+    fit.params
+        .iter()
+        .map(|p| FreeParam {
+            slot: p.slot,
+            min: p.min,
+            max: p.max,
+        })
+        .collect()
+}
+
+/// The values the fitted table takes: θ, whole numbers rounded.
+fn table_values(fit: &Fit, theta: &[f64]) -> Vec<f64> {
+    fit.params
+        .iter()
+        .zip(theta)
+        .map(|(p, &t)| if p.integer { t.round() } else { t })
+        .collect()
+}
+
+/// Plays the self-play games (or resumes them); None when stopped.
+fn selfplay(
+    fit: &Fit,
+    options: &FitOptions,
+    sink: &mut dyn FnMut(&FitEvent<'_>),
+) -> Result<Option<PathBuf>, TuneError> {
+    let Some(s) = &fit.config.selfplay else {
+        return Ok(None);
+    };
+    let dir = options.out_dir.join(SELFPLAY_DIR);
+    let mut engines = Vec::new();
+    for i in 1..=2 {
+        let mut e = fit.base.clone();
+        e.name = format!("{}-{i}", fit.base.name);
+        e.set_all(s.set.iter().map(|(k, v)| (k, v.clone())))
+            .map_err(|e| TuneError::Input(format!("[selfplay] set: {e}")))?;
+        engines.push(e);
+    }
+    let t = tournament_of(
+        fit,
+        format!("{}-selfplay", fit.config.name),
+        s.pairs,
+        s.seed.unwrap_or(fit.config.seed.wrapping_add(2)),
+        engines,
+    );
+    let run_options = RunOptions {
+        jobs: options.jobs,
+        resume: options.resume,
+        out_dir: dir.clone(),
+        shard: None,
+        stop: Arc::clone(&options.stop),
+    };
+    let outcome = tournament::run(&t, &run_options, &mut |e| sink(&FitEvent::Selfplay(e)))?;
+    Ok((outcome.ending == Ending::Complete).then_some(dir))
+}
+
+/// Runs (or resumes) a fit, writing a checkpoint and every output after each epoch.
+pub fn run(
+    fit: &Fit,
+    options: &FitOptions,
+    sink: &mut dyn FnMut(&FitEvent<'_>),
+) -> Result<FitOutcome, TuneError> {
+    let started = Instant::now();
+    let out = &options.out_dir;
+    let resolved = fit.resolved_toml();
+    let (base, source) = base_weights(fit)?;
+    let params = free_params(fit);
+    let jobs = worker_count(fit, options);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| TuneError::Input(format!("cannot start {jobs} worker threads: {e}")))?;
+
+    let _lock = crate::tournament::lock::lock_exclusive(out, "arena fit")?;
+    crate::files::remove_stale_temporaries(out);
+    let existing = FitState::read(out)?;
+    let run_toml = out.join(CONFIG_FILE);
+    if !options.resume {
+        let holds = existing.is_some() || run_toml.exists();
+        if holds {
+            return Err(TuneError::Input(format!(
+                "{} already holds a fit: add --resume to continue it, or choose another \
+                 --out or run name",
+                out.display()
+            )));
+        }
+    } else if let Ok(old) = fs::read_to_string(&run_toml)
+        && old != resolved
+    {
+        return Err(TuneError::Input(format!(
+            "{}: made from a different config ({}); resume needs the same config",
+            run_toml.display(),
+            first_difference(&old, &resolved)
+        )));
+    }
+
+    let interrupted = || FitOutcome {
+        ending: FitEnding::Interrupted,
+        report: None,
+        out_dir: out.to_path_buf(),
+        elapsed: started.elapsed(),
+    };
+    let mut folders = fit.games.clone();
+    let selfplay_dir = match selfplay(fit, options, sink)? {
+        Some(dir) => Some(dir),
+        None if fit.config.selfplay.is_some() => return Ok(interrupted()),
+        None => None,
+    };
+    folders.extend(selfplay_dir.iter().cloned());
+
+    let read_started = Instant::now();
+    let selection = Selection {
+        skip_plies: fit.config.skip_plies,
+        validation: fit.config.validation,
+        seed: fit.config.seed,
+    };
+    let data = pool
+        .install(|| read_positions(&folders, fit.game, &source, &selection))
+        .map_err(TuneError::Input)?;
+    sink(&FitEvent::Positions {
+        counts: &data.counts,
+        seconds: read_started.elapsed().as_secs_f64(),
+    });
+    if data.train.is_empty() {
+        return Err(TuneError::Input(format!(
+            "no training positions in {} game(s) (after skipping: {} in the opening, {} not \
+             quiet, {} after a decisive score); play more games or lower skip_plies",
+            data.counts.games, data.counts.opening, data.counts.not_quiet, data.counts.decisive
+        )));
+    }
+    // Written once the inputs proved good: a fit that failed on a bad record leaves no
+    // claim on the folder (the self-play games guard themselves with their own run.toml).
+    write_atomic(&run_toml, &resolved)?;
+    let positions = [data.train.len() as u64, data.validation.len() as u64];
+    let loss = fit.config.loss;
+    let losses = |w: &[f64], k: f64| -> EpochRow {
+        pool.install(|| EpochRow {
+            epoch: 0,
+            train: data.train.loss(None, w, k, loss, false).0,
+            validation: data.validation.loss(None, w, k, loss, false).0,
+            values: params.iter().map(|p| w[p.slot]).collect(),
+        })
+    };
+    let start_theta: Vec<f64> = fit.params.iter().map(|p| p.start).collect();
+    let mut state = match existing {
+        Some(s) => {
+            if s.config != resolved {
+                return Err(TuneError::Input(format!(
+                    "{}: the checkpoint belongs to another config ({}); resume needs the \
+                     same config",
+                    out.join(STATE_FILE).display(),
+                    first_difference(&s.config, &resolved)
+                )));
+            }
+            if s.positions != positions {
+                return Err(TuneError::Input(format!(
+                    "{}: fitted on {} + {} positions, the records now give {} + {}: the \
+                     games changed since the fit began (start it afresh in another folder)",
+                    out.join(STATE_FILE).display(),
+                    s.positions[0],
+                    s.positions[1],
+                    positions[0],
+                    positions[1]
+                )));
+            }
+            s
+        }
+        None => {
+            let k = pool
+                .install(|| fit_k(&data.train, &base, loss))
+                .ok_or_else(|| {
+                    TuneError::Input(
+                        "every training position scores 0 under the base table: no K can \
+                         tell wins from losses"
+                            .into(),
+                    )
+                })?;
+            let w0 = full_weights(&base, &params, &start_theta);
+            let row = losses(&w0, k);
+            let state = FitState {
+                config: resolved.clone(),
+                positions,
+                k_bits: k.to_bits(),
+                epoch: 0,
+                adam: Adam::new(&params, &start_theta),
+                history: vec![row],
+                elapsed_s: 0.0,
+            };
+            write_state(out, &state)?;
+            state
+        }
+    };
+    let k = f64::from_bits(state.k_bits);
+    let selfplay_games =
+        selfplay_dir.map(|_| u64::from(fit.config.selfplay.as_ref().map_or(0, |s| s.pairs)) * 2);
+    // A finished fit resumed again keeps its verification match in fit.json.
+    let kept = if state.epoch >= fit.config.epochs {
+        FitReport::read(out).ok().and_then(|r| r.verification)
+    } else {
+        None
+    };
+    let mut report = write_outputs(fit, out, &state, &data, &base, selfplay_games, kept)?;
+    sink(&FitEvent::Started {
+        epochs: fit.config.epochs,
+        done: state.epoch,
+        k,
+        jobs,
+    });
+    let mut ending = FitEnding::Complete;
+    while state.epoch < fit.config.epochs {
+        if options.stop.load(Ordering::Relaxed) {
+            ending = FitEnding::Interrupted;
+            break;
+        }
+        let epoch_started = Instant::now();
+        let epoch = state.epoch + 1;
+        let settings = Settings {
+            loss,
+            lr: lr_at(fit.config.lr, epoch, fit.config.epochs),
+            batch: fit.config.batch,
+            seed: fit.config.seed,
+        };
+        let mut adam = state.adam.clone();
+        pool.install(|| run_epoch(&data.train, &base, &params, k, &settings, &mut adam, epoch));
+        let w = full_weights(&base, &params, &adam.theta(&params));
+        let mut row = losses(&w, k);
+        row.epoch = epoch;
+        state.adam = adam;
+        state.epoch = epoch;
+        state.history.push(row.clone());
+        state.elapsed_s += epoch_started.elapsed().as_secs_f64();
+        write_state(out, &state)?;
+        report = write_outputs(fit, out, &state, &data, &base, selfplay_games, None)?;
+        let values = table_values(fit, &state.adam.theta(&params));
+        sink(&FitEvent::Epoch {
+            row: &row,
+            epochs: fit.config.epochs,
+            values: &values,
+        });
+    }
+    Ok(FitOutcome {
+        ending,
+        report: Some(report),
+        out_dir: out.to_path_buf(),
+        elapsed: started.elapsed(),
+    })
+}
+
+fn write_state(out: &Path, state: &FitState) -> Result<(), TuneError> {
+    let json = serde_json::to_string(state).expect("a checkpoint serialises");
+    write_durable(&out.join(STATE_FILE), &json)
+}
+
+/// Writes `fitted.toml`, `fitted-engine.toml` and `fit.json` from the checkpoint.
+fn write_outputs(
+    fit: &Fit,
+    out: &Path,
+    state: &FitState,
+    data: &super::positions::Positions,
+    base: &[f64],
+    selfplay_games: Option<u64>,
+    verification: Option<VerificationReport>,
+) -> Result<FitReport, TuneError> {
+    let params = free_params(fit);
+    let values = table_values(fit, &state.adam.theta(&params));
+    let k = f64::from_bits(state.k_bits);
+    let w = full_weights(base, &params, &values);
+    let loss = fit.config.loss;
+    let final_loss = EpochRow {
+        epoch: state.epoch,
+        train: data.train.loss(None, &w, k, loss, false).0,
+        validation: data.validation.loss(None, &w, k, loss, false).0,
+        values: values.clone(),
+    };
+    let header = format!(
+        "Fitted by `arena fit` run '{}': {} of {} epochs on {} positions, K = {k:.6e}, \
+         seed {}.\nStart values, losses and positions: fit.json.",
+        fit.config.name, state.epoch, fit.config.epochs, state.positions[0], fit.config.seed
+    );
+    let named: Vec<(String, toml::Value)> = fit
+        .params
+        .iter()
+        .zip(&values)
+        .map(|(p, &v)| (p.name.clone(), crate::tune::config::number(v, p.integer)))
+        .collect();
+    let table_path = fit
+        .base
+        .table_path
+        .as_ref()
+        .expect("a fit's engine has a table file: checked when the config was read");
+    let text = tuned_table_named(table_path, &header, &named, "-fitted")?;
+    write_atomic(&out.join(TABLE_FILE), &text)?;
+    let engine = fit
+        .engine_with(&format!("{}-fitted", fit.base.name), &values)
+        .map_err(TuneError::Input)?;
+    let text = tuned_engine(
+        &fit.engine_path,
+        &header,
+        &engine,
+        &named,
+        &fit.config.set,
+        Some(TABLE_FILE),
+    )?;
+    write_atomic(&out.join(ENGINE_FILE), &text)?;
+    let report = FitReport {
+        name: fit.config.name.clone(),
+        engine: fit.base.name.clone(),
+        game: fit.game.to_string(),
+        seed: fit.config.seed,
+        loss: loss.as_str().to_string(),
+        k,
+        epochs_done: state.epoch,
+        epochs: fit.config.epochs,
+        finished: state.epoch >= fit.config.epochs,
+        positions: data.counts,
+        params: fit
+            .params
+            .iter()
+            .zip(&values)
+            .map(|(p, &value)| FitParamReport {
+                name: p.name.clone(),
+                start: p.start,
+                value,
+                min: p.min,
+                max: p.max,
+                integer: p.integer,
+            })
+            .collect(),
+        history: state.history.clone(),
+        final_loss,
+        elapsed_s: state.elapsed_s,
+        selfplay_games,
+        verification,
+    };
+    let json = serde_json::to_string_pretty(&report).expect("a report serialises");
+    write_atomic(&out.join(REPORT_FILE), &(json + "\n"))?;
+    write_atomic(&out.join(TRAJECTORY_FILE), &trajectory(fit, &state.history))?;
+    Ok(report)
+}
+
+/// `trajectory.csv`: `epoch,<param>,...`, θ at the start and after every epoch (what the
+/// report plots, as it does a tune's).
+fn trajectory(fit: &Fit, history: &[EpochRow]) -> String {
+    let mut text = String::from("epoch");
+    for p in &fit.params {
+        text.push(',');
+        text.push_str(&p.name);
+    }
+    text.push('\n');
+    for row in history {
+        text.push_str(&row.epoch.to_string());
+        for v in &row.values {
+            text.push(',');
+            text.push_str(&v.to_string());
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// Plays the verification match of the finished fit in `options.out_dir`: the fitted
+/// engine against the base engine, `pairs` game pairs (default: the config's), into
+/// `<out>/verification/`, and adds its result to `fit.json`. None when the config asks
+/// for none (or `pairs` is 0).
+pub fn verify(
+    fit: &Fit,
+    options: &FitOptions,
+    pairs: Option<u32>,
+    sink: &mut dyn FnMut(&tournament::Event<'_>),
+) -> Result<Option<(RunOutcome, FitReport)>, TuneError> {
+    let out = &options.out_dir;
+    let v = fit.config.verification.clone();
+    let pairs = pairs.unwrap_or(v.as_ref().map_or(0, |v| v.pairs));
+    if pairs == 0 {
+        return Ok(None);
+    }
+    let _lock = crate::tournament::lock::lock_exclusive(out, "arena fit (verification)")?;
+    let Some(state) = FitState::read(out)? else {
+        return Err(TuneError::Input(format!(
+            "{}: no fit to verify (no state.json)",
+            out.display()
+        )));
+    };
+    if state.config != fit.resolved_toml() || state.epoch < fit.config.epochs {
+        return Err(TuneError::Input(format!(
+            "{}: the fit is not finished or belongs to another config: resume it first",
+            out.display()
+        )));
+    }
+    let mut report = FitReport::read(out)?;
+    let values: Vec<f64> = report.params.iter().map(|p| p.value).collect();
+    let mut fitted = fit
+        .engine_with(&format!("{}-fitted", fit.base.name), &values)
+        .map_err(TuneError::Input)?;
+    let mut base = fit.base.clone();
+    let (set, seed, sprt) = match &v {
+        Some(v) => (v.set.clone(), v.seed, v.sprt),
+        None => (toml::Table::new(), None, None),
+    };
+    for engine in [&mut fitted, &mut base] {
+        engine
+            .set_all(set.iter().map(|(k, v)| (k, v.clone())))
+            .map_err(|e| TuneError::Input(format!("[verification] set: {e}")))?;
+    }
+    let names = [fitted.name.clone(), base.name.clone()];
+    let mut t = tournament_of(
+        fit,
+        format!("{}-verification", fit.config.name),
+        pairs,
+        seed.unwrap_or(fit.config.seed.wrapping_add(1)),
+        vec![fitted, base],
+    );
+    t.config.sprt = sprt;
+    let run_options = RunOptions {
+        jobs: options.jobs,
+        resume: options.resume,
+        out_dir: out.join(VERIFICATION_DIR),
+        shard: None,
+        stop: Arc::clone(&options.stop),
+    };
+    let outcome = tournament::run(&t, &run_options, sink)?;
+    let p = &outcome.summary.pairings[0];
+    report.verification = Some(VerificationReport {
+        dir: VERIFICATION_DIR.to_string(),
+        engines: names,
+        pairs_scheduled: u64::from(pairs),
+        complete: outcome.ending != Ending::Interrupted,
+        wdl: p.wdl,
+        penta: p.penta,
+        estimate: p.estimate,
+        sprt: outcome.summary.sprt.clone(),
+        warning: None,
+    });
+    let json = serde_json::to_string_pretty(&report).expect("a report serialises");
+    write_atomic(&out.join(REPORT_FILE), &(json + "\n"))?;
+    Ok(Some((outcome, report)))
+}

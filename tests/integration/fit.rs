@@ -1,0 +1,366 @@
+//! `arena fit` through the real binary: a small fit from self-play games end to end with
+//! every output file, the same table on one and two threads, killed with SIGKILL during
+//! the self-play games and again during the epochs and resumed to exactly the table of
+//! an uninterrupted fit, bad input rejected with file and line, the shipped config.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Child, Stdio},
+    time::{Duration, Instant},
+};
+
+use arena::{eval::Table, tune::fit::FitReport};
+
+use crate::support::{data, run_bad_input, run_ok};
+
+fn config(name: &str) -> String {
+    data(&format!("fit/{name}.toml")).display().to_string()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn report(dir: &Path) -> FitReport {
+    FitReport::read(dir).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn seed003_engine() -> String {
+    format!(
+        "{}/configs/engines/gomoku-seed003-threat.toml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn fit(args: &[&str], out: &Path) -> String {
+    let mut all = vec!["fit"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--quiet", "--out", out.to_str().unwrap()]);
+    run_ok(&all)
+}
+
+/// The fitted values, K and losses, exactly (bits).
+fn fitted(dir: &Path) -> Vec<u64> {
+    let r = report(dir);
+    let mut bits: Vec<u64> = r.params.iter().map(|p| p.value.to_bits()).collect();
+    bits.push(r.k.to_bits());
+    for row in &r.history {
+        bits.push(row.train.to_bits());
+        bits.push(row.validation.to_bits());
+    }
+    bits
+}
+
+#[test]
+fn a_small_fit_writes_every_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("small");
+    let printed = fit(&[&config("small")], &out);
+    for needle in [
+        "table.open_three",
+        "table.defence",
+        "verification",
+        "Elo",
+        "K =",
+    ] {
+        assert!(printed.contains(needle), "{needle}: {printed}");
+    }
+    let r = report(&out);
+    assert!(r.finished && r.epochs_done == 8, "{r:?}");
+    assert_eq!(r.selfplay_games, Some(80));
+    let p = r.positions;
+    assert_eq!(p.games, 80);
+    assert!(p.train > 100 && p.validation > 10, "{p:?}");
+    assert!(p.opening > 0 && p.not_quiet > 0 && p.decisive > 0, "{p:?}");
+    assert_eq!(r.history.len(), 9);
+    assert!(r.k > 0.0);
+    // The fit lowers the training loss it minimises.
+    assert!(r.final_loss.train < r.history[0].train, "{r:?}");
+    let (three, defence) = (&r.params[0], &r.params[1]);
+    assert_eq!((three.start, three.min, three.max), (7500.0, 0.0, 30000.0));
+    assert_eq!(three.value.fract(), 0.0);
+    assert!((0.25..=4.0).contains(&defence.value));
+    assert_ne!(defence.value, 1.0, "defence moved");
+    let v = r.verification.as_ref().expect("a verification");
+    assert_eq!(v.wdl.games(), 8);
+
+    // The report: the parameters and the loss curve, as a tune's report shows them.
+    let csv = read(&out.join("trajectory.csv"));
+    assert!(
+        csv.starts_with("epoch,table.open_three,table.defence\n0,7500,1\n"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 1 + 9);
+    for plot in ["tuning", "loss"] {
+        assert!(out.join(format!("plots/{plot}.svg")).exists(), "{plot}");
+    }
+    let html = read(&out.join("report.html"));
+    assert!(html.contains("arena report: fit small-fit"), "{html}");
+    assert!(html.contains("fitted in range"));
+
+    // Self-play games are a normal results folder.
+    let games = read(&out.join("selfplay/games.jsonl"));
+    assert_eq!(games.lines().count(), 80);
+
+    // fitted.toml: the seed-003 table's comments and layout, the fitted values in place.
+    let text = read(&out.join("fitted.toml"));
+    let base = read(Path::new(&format!(
+        "{}/configs/tables/gomoku/seed003.toml",
+        env!("CARGO_MANIFEST_DIR")
+    )));
+    for comment in base.lines().filter(|l| l.starts_with('#')) {
+        assert!(text.contains(comment), "comment lost: {comment}\n{text}");
+    }
+    assert!(text.contains("sleep_three = 2000\n"), "{text}");
+    let Table::Mnk(table) = Table::load(&out.join("fitted.toml")).unwrap() else {
+        panic!("an mnk table")
+    };
+    assert_eq!(table.name, "seed003-fitted");
+    assert_eq!(table.defence, defence.value);
+    assert_eq!(table.open_three as f64, three.value);
+    let engine = arena::engine::EngineConfig::load(&out.join("fitted-engine.toml")).unwrap();
+    assert_eq!(engine.name, "seed003-threat-fitted");
+    assert_eq!(engine.table, Some(Table::Mnk(table)));
+
+    // Without --resume the folder is refused; with it, a finished fit stays as it is.
+    let e = run_bad_input(&["fit", &config("small"), "--out", out.to_str().unwrap()]);
+    assert!(e.contains("add --resume"), "{e}");
+    let before = fitted(&out);
+    fit(&[&config("small"), "--resume", "--verify-pairs", "0"], &out);
+    assert_eq!(fitted(&out), before);
+
+    // The records it wrote can be read again by a fit from flags.
+    let again = tmp.path().join("flags");
+    let printed = run_ok(&[
+        "fit",
+        "--engine",
+        &seed003_engine(),
+        "--games",
+        out.join("selfplay").to_str().unwrap(),
+        "--params",
+        "table.defence,table.sleep_three",
+        "--epochs",
+        "2",
+        "--quiet",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(printed.contains("table.sleep_three"), "{printed}");
+    assert!(
+        printed.contains("mnk:9,9,5") || printed.contains("gomoku"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn the_same_table_on_one_and_two_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    fit(
+        &[&config("small"), "--jobs", "1", "--verify-pairs", "0"],
+        &one,
+    );
+    fit(
+        &[&config("small"), "--jobs", "2", "--verify-pairs", "0"],
+        &two,
+    );
+    assert_eq!(fitted(&one), fitted(&two));
+    assert_eq!(
+        read(&one.join("fitted.toml")),
+        read(&two.join("fitted.toml"))
+    );
+}
+
+fn spawn(dir: &Path, resume: bool) -> Child {
+    let mut args = vec![
+        "fit".to_string(),
+        config("long"),
+        "--jobs".into(),
+        "2".into(),
+        "--quiet".into(),
+        "--out".into(),
+        dir.display().to_string(),
+    ];
+    if resume {
+        args.push("--resume".into());
+    }
+    crate::support::arena_process()
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until `ready` holds, then kills `child` with SIGKILL.
+fn kill_when(mut child: Child, what: &str, ready: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !ready() {
+        assert!(Instant::now() < deadline, "no progress before {what}");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before the kill {what}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+}
+
+fn epochs_done(dir: &Path) -> u64 {
+    std::fs::read_to_string(dir.join("state.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["epoch"].as_u64())
+        .unwrap_or(0)
+}
+
+#[test]
+fn killed_during_selfplay_and_during_the_fit_then_resumed_equals_an_uninterrupted_fit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = tmp.path().join("full");
+    fit(&[&config("long"), "--jobs", "1"], &full);
+    let expected = fitted(&full);
+
+    let dir = tmp.path().join("killed");
+    let games = dir.join("selfplay/games.jsonl");
+    kill_when(spawn(&dir, false), "during self-play", || {
+        std::fs::read_to_string(&games).is_ok_and(|t| t.lines().count() >= 100)
+    });
+    assert!(read(&games).lines().count() < 800, "killed before the end");
+    assert!(!dir.join("state.json").exists());
+
+    kill_when(spawn(&dir, true), "during the fit", || {
+        epochs_done(&dir) >= 3
+    });
+    let partial = report(&dir);
+    assert!(!partial.finished, "killed before the end");
+
+    fit(&[&config("long"), "--resume"], &dir);
+    assert_eq!(fitted(&dir), expected);
+    assert_eq!(
+        read(&dir.join("fitted.toml")),
+        read(&full.join("fitted.toml"))
+    );
+    assert_eq!(
+        read(&dir.join("selfplay/games.jsonl")).lines().count(),
+        read(&full.join("selfplay/games.jsonl")).lines().count()
+    );
+}
+
+fn variant(tmp: &Path, i: usize, from: &str, to: &str) -> PathBuf {
+    let text = read(Path::new(&config("small")));
+    assert!(text.contains(from), "{from}");
+    let fixed = text.replace(from, to).replace(
+        "../../../configs",
+        &format!("{}/configs", env!("CARGO_MANIFEST_DIR")),
+    );
+    let path = tmp.join(format!("bad{i}.toml"));
+    std::fs::write(&path, fixed).unwrap();
+    path
+}
+
+#[test]
+fn bad_input_is_one_line_with_file_and_line_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let cases: Vec<(&str, &str, Vec<&str>)> = vec![
+        ("epochs = 8", "epochs = 0", vec!["bad0.toml:8", "epochs"]),
+        ("epochs = 8", "epoch = 8", vec!["bad1.toml", "epoch"]),
+        (
+            "\"table.open_three\"",
+            "\"table.open_tree\"",
+            vec!["bad2.toml:7", "table.open_tree", "not a weight"],
+        ),
+        (
+            "\"table.open_three\"",
+            "\"search.depth\"",
+            vec!["bad3.toml:7", "only table weights"],
+        ),
+        ("pairs = 40", "pairs = 0", vec!["bad4.toml", "[selfplay]"]),
+    ];
+    for (i, (from, to, needles)) in cases.iter().enumerate() {
+        let path = variant(tmp.path(), i, from, to);
+        let e = run_bad_input(&[
+            "fit",
+            path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        for n in needles {
+            assert!(e.contains(n), "case {i}: '{n}' not in: {e}");
+        }
+    }
+    assert!(!out.exists(), "bad configs touch nothing");
+    let e = run_bad_input(&[
+        "fit",
+        "--engine",
+        &seed003_engine(),
+        "--games",
+        tmp.path().join("nope").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(e.contains("key `games`") && e.contains("nope"), "{e}");
+    assert!(!out.exists(), "a missing games folder touches nothing");
+
+    // A record edited by hand: the error names the file and line.
+    let good = tmp.path().join("good");
+    fit(&[&config("small"), "--verify-pairs", "0"], &good);
+    let games = good.join("selfplay/games.jsonl");
+    let text = read(&games);
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut record: serde_json::Value = serde_json::from_str(&lines[4]).unwrap();
+    let first = record["moves"][0].clone();
+    record["moves"][1] = first;
+    lines[4] = serde_json::to_string(&record).unwrap();
+    std::fs::write(&games, lines.join("\n") + "\n").unwrap();
+    let flags = tmp.path().join("flags");
+    let e = run_bad_input(&[
+        "fit",
+        "--engine",
+        &seed003_engine(),
+        "--games",
+        good.join("selfplay").to_str().unwrap(),
+        "--out",
+        flags.to_str().unwrap(),
+    ]);
+    assert!(e.contains("games.jsonl:5"), "{e}");
+    assert!(e.contains("move 2"), "{e}");
+    // The failed fit made no claim on its folder: mended records start it afresh.
+    assert!(!flags.join("run.toml").exists() && !flags.join("state.json").exists());
+
+    // A checkpoint edited by hand.
+    std::fs::write(good.join("state.json"), "{\"config\": 3}\n").unwrap();
+    let e = run_bad_input(&[
+        "fit",
+        &config("small"),
+        "--resume",
+        "--out",
+        good.to_str().unwrap(),
+    ]);
+    assert!(e.contains("state.json:1"), "{e}");
+}
+
+#[test]
+fn the_shipped_fit_config_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("shipped");
+    let path = format!("{}/configs/fit-gomoku.toml", env!("CARGO_MANIFEST_DIR"));
+    let printed = fit(
+        &[
+            &path,
+            "--selfplay-pairs",
+            "2",
+            "--epochs",
+            "1",
+            "--verify-pairs",
+            "0",
+        ],
+        &out,
+    );
+    assert!(printed.contains("table.sleep_three"), "{printed}");
+    let r = report(&out);
+    assert_eq!(r.game, "gomoku");
+    assert!(r.params.iter().any(|p| p.name == "table.defence"));
+}
