@@ -132,6 +132,10 @@ pub struct SearchConfig {
     pub vcf: bool,
     /// Gomoku: VCT threat search (fours and threes) at the root.
     pub vct: bool,
+    /// A stopped iteration's best root move counts when the stopped iteration proved it
+    /// better; with `movetime_ms` the engine then starts iterations until its hard limit
+    /// (it uses its whole move time).
+    pub partial_iterations: bool,
     /// Margins, reductions and depth limits of the selective rules (`search.params.*`).
     pub params: SearchParams,
 }
@@ -163,6 +167,7 @@ impl Default for SearchConfig {
             iir: false,
             vcf: false,
             vct: false,
+            partial_iterations: false,
             params: SearchParams::default(),
         }
     }
@@ -176,6 +181,8 @@ impl SearchConfig {
             0 => (None, None),
             ms => {
                 let (soft, hard) = movetime_limits(Duration::from_millis(ms));
+                // What a stopped iteration finds is kept: no reason to stop early.
+                let soft = if self.partial_iterations { hard } else { soft };
                 (Some(soft), Some(hard))
             }
         };
@@ -241,6 +248,7 @@ impl SearchConfig {
             iir: self.iir,
             vcf: self.vcf,
             vct: self.vct,
+            partial_iterations: self.partial_iterations,
             params: self.params,
         }
     }

@@ -97,6 +97,20 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 {
                     result.best = Some(mv);
                     result.pv = vec![mv];
+                } else if self.settings.partial_iterations
+                    && let Some(mv) = self.root_proven
+                    && Some(mv) != result.best
+                    && self
+                        .root_scores
+                        .iter()
+                        .any(|&(m, _)| Some(m) == result.best)
+                    && pos.is_legal(mv)
+                {
+                    // A fully searched move scored above the window and above every other
+                    // move searched, the previous best included: at this depth it is the
+                    // better move.
+                    result.best = Some(mv);
+                    result.pv.clone_from(&self.plies[0].pv);
                 }
                 break;
             }
@@ -278,6 +292,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let margin = self.settings.random_margin;
         let pvs = self.settings.pvs;
         self.plies[0].pv.clear();
+        self.root_proven = None;
         for i in 0..n {
             let Some((mv, _)) = self.pick(0, i) else {
                 break;
@@ -309,6 +324,11 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             if score > best {
                 best = score;
                 self.update_pv(0, mv);
+                // Above the window's lower end: a real score or a lower bound, not an
+                // upper bound (a fail-soft fail low proves nothing about the order).
+                if score > alpha_start {
+                    self.root_proven = Some(mv);
+                }
             }
             if score > *alpha {
                 *alpha = score;

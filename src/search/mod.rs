@@ -119,6 +119,9 @@ pub struct SearchSettings {
     pub vcf: bool,
     /// Threat search with threes (VCT) at the root.
     pub vct: bool,
+    /// A stopped iteration's best root move counts when that iteration's search proved
+    /// it better than the last completed iteration's.
+    pub partial_iterations: bool,
     /// Margins, reductions and depth limits.
     pub params: SearchParams,
 }
@@ -146,6 +149,7 @@ impl Default for SearchSettings {
             iir: false,
             vcf: false,
             vct: false,
+            partial_iterations: false,
             params: SearchParams::default(),
         }
     }
@@ -239,6 +243,9 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     /// The evaluator's unit, for margins.
     unit: i32,
     root_scores: Vec<(G::Move, i32)>,
+    /// The last root move of the current root search whose score was above the window's
+    /// lower end: proven at least that good (what `partial_iterations` may keep).
+    root_proven: Option<G::Move>,
     scratch_keys: Vec<MoveKey>,
 }
 
@@ -270,6 +277,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             depth_cut: false,
             unit: 100,
             root_scores: Vec::new(),
+            root_proven: None,
             scratch_keys: Vec::new(),
         }
     }

@@ -370,3 +370,65 @@ fn a_node_limited_modern_engine_never_plays_a_stale_move() {
         pos.to_text()
     );
 }
+
+#[test]
+fn partial_iterations_keep_only_a_move_the_stopped_iteration_proved_better() {
+    let moves: Vec<&str> = "j7 k5 l5 i8 l6 l7 j6 m6 j8 i9 i7 h6 k8 h7 l8 m9 i6 l9"
+        .split(' ')
+        .collect();
+    let mut changed = 0;
+    let mut searched = 0;
+    for nodes in [3_000, 7_000, 20_000] {
+        let mut engines = [false, true].map(|partial| {
+            let mut config = engine("gomoku-modern", &[]);
+            config
+                .set_all([
+                    ("search.depth", toml::Value::Integer(0)),
+                    ("search.nodes", toml::Value::Integer(nodes)),
+                    ("search.partial_iterations", toml::Value::Boolean(partial)),
+                ])
+                .unwrap();
+            let mut e = Engine::<Mnk>::new(&config, &MnkConfig::gomoku()).unwrap();
+            e.searcher().new_game(1);
+            e
+        });
+        let mut pos = gomoku("k7g11k6j5");
+        for mv in &moves {
+            let mut results = Vec::new();
+            for e in &mut engines {
+                let mut last = None;
+                let limits = e.limits();
+                let r = e.search(&pos, limits, |it| last = it.pv.first().copied());
+                results.push((r.best.unwrap(), last, r.depth));
+            }
+            let [
+                (plain, plain_last, plain_depth),
+                (partial, partial_last, partial_depth),
+            ] = results[..]
+            else {
+                unreachable!()
+            };
+            // Without the switch the move is the last completed iteration's; with it the
+            // same iterations complete, and the move differs only by the stopped one.
+            assert_eq!(Some(plain), plain_last.or(Some(plain)), "{}", pos.to_text());
+            assert_eq!(
+                (plain_last, plain_depth),
+                (partial_last, partial_depth),
+                "{}",
+                pos.to_text()
+            );
+            assert!(pos.is_legal(partial), "{}", pos.to_text());
+            if partial != plain {
+                changed += 1;
+            }
+            searched += 1;
+            pos.try_play(mv).unwrap();
+        }
+    }
+    // The switch does something: some stopped iterations found a better move.
+    assert!(changed > 0, "no move changed in {searched} searches");
+    assert!(
+        changed < searched,
+        "every move changed in {searched} searches"
+    );
+}
