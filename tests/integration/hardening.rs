@@ -973,7 +973,8 @@ fn serve_bytes(args: &[&str], input: &[u8]) -> String {
 /// Regressions in `arena serve`: a byte that is not UTF-8 (`INFO folder C:\Jürgen` in
 /// Latin-1) ended the protocol loop with exit 2; after `go infinite` a `position` blocked
 /// the loop so `stop` and `quit` were never read; a `YXBOARD` block got one `UNKNOWN`
-/// per line; `INFO rule 8` (caro) was played as freestyle.
+/// per line; `INFO rule 8` (caro) was played as freestyle. The search is deep enough
+/// that `END` always arrives before it ends (at depth 1 the move could be printed first).
 #[test]
 fn serve_survives_what_real_managers_send() {
     let gomoku = root().join("configs/engines/gomoku-seed003-threat.toml");
@@ -981,7 +982,7 @@ fn serve_survives_what_real_managers_send() {
     let mut input = b"START 15\nINFO folder C:\\J".to_vec();
     input.push(0xFC);
     input.extend_from_slice(b"rgen\nYXBOARD\n7,7,1\n8,8,2\nDONE\nINFO rule 8\nBEGIN\nEND\n");
-    let out = serve_bytes(&[g, "--set", "search.depth=1"], &input);
+    let out = serve_bytes(&[g, "--set", "search.depth=60"], &input);
     let replies: Vec<&str> = out.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
     assert_eq!(replies[0], "OK", "{out}");
     assert_eq!(
