@@ -72,6 +72,10 @@ pub const FILES: &[(&str, &str)] = &[
         "configs/tables/ataxx/rich.toml",
         include_str!("../../configs/tables/ataxx/rich.toml"),
     ),
+    (
+        "configs/tables/ataxx/rich-tempo.toml",
+        include_str!("../../configs/tables/ataxx/rich-tempo.toml"),
+    ),
 ];
 
 /// `a/b/../c` → `a/c`, without touching the file system.

@@ -56,6 +56,18 @@ impl AtaxxEval {
     }
 }
 
+impl AtaxxEval {
+    /// The side to move's tempo terms (see [`AtaxxTable::tempo`]).
+    #[inline]
+    pub fn tempo(&self, pos: &Ataxx) -> i64 {
+        let t = &self.table;
+        if t.tempo == 0 && t.tempo_filled == 0 {
+            return 0;
+        }
+        t.tempo + t.tempo_filled * i64::from(49 - pos.empty().count_ones())
+    }
+}
+
 /// Singles and jumps available to the stones `own`.
 pub fn mobility(own: u64, empty: u64) -> u32 {
     let mut n = (dilate(own) & empty).count_ones();
@@ -123,7 +135,7 @@ impl Evaluator<Ataxx> for AtaxxEval {
     #[inline]
     fn evaluate(&mut self, pos: &Ataxx) -> i32 {
         let me = pos.side_to_move();
-        clamp_eval(self.side_terms(pos, me) - self.side_terms(pos, me.other()))
+        clamp_eval(self.side_terms(pos, me) - self.side_terms(pos, me.other()) + self.tempo(pos))
     }
 
     fn unit(&self) -> i32 {
@@ -260,10 +272,19 @@ mod tests {
             frontier: -2,
             corner: 5,
             edge: 1,
+            tempo: 0,
+            tempo_filled: 0,
         };
         let mut e = AtaxxEval::new(&table);
         let pos = Ataxx::default();
         assert_eq!(e.evaluate(&pos), 0);
+        // The side to move's own terms: 200 + 4 filled squares x 10.
+        let mut e = AtaxxEval::new(&AtaxxTable {
+            tempo: 200,
+            tempo_filled: 10,
+            ..table
+        });
+        assert_eq!(e.evaluate(&pos), 240);
         assert_eq!(mobility(pos.stones(Side::First), pos.empty()), 16);
     }
 }

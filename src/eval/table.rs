@@ -293,6 +293,16 @@ pub struct AtaxxTable {
     /// Per stone on an edge square that is not a corner.
     #[serde(default)]
     pub edge: i64,
+    /// For the side to move alone (not minus the opponent's): in Ataxx the mover
+    /// usually captures next, so a static score that ignores whose turn it is swings by
+    /// stones between odd and even depths. Tiktaxx gives 200 + 300 x (filled squares /
+    /// 49) with 100 a stone; here `tempo` + `tempo_filled` x filled squares.
+    #[serde(default)]
+    pub tempo: i64,
+    /// For the side to move alone, per filled square (stones of both sides and gaps):
+    /// the tempo grows as the board fills.
+    #[serde(default)]
+    pub tempo_filled: i64,
 }
 
 impl AtaxxTable {
@@ -307,6 +317,8 @@ impl AtaxxTable {
             frontier: 0,
             corner: 0,
             edge: 0,
+            tempo: 0,
+            tempo_filled: 0,
         }
     }
 }

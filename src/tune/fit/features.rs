@@ -49,16 +49,20 @@ pub mod mnk_slot {
     pub const COUNT: usize = CENTRE + 5;
 }
 
-/// The Ataxx terms in [`AtaxxEval::side_terms`]'s order.
+/// The Ataxx terms in [`AtaxxEval::side_terms`]'s order, then the side to move's
+/// tempo terms ([`AtaxxEval::tempo`]).
 ///
 /// [`AtaxxEval::side_terms`]: crate::eval::ataxx::AtaxxEval::side_terms
-pub const ATAXX_TERMS: [&str; 6] = [
+/// [`AtaxxEval::tempo`]: crate::eval::ataxx::AtaxxEval::tempo
+pub const ATAXX_TERMS: [&str; 8] = [
     "material",
     "rectangle",
     "mobility",
     "frontier",
     "corner",
     "edge",
+    "tempo",
+    "tempo_filled",
 ];
 
 // The evaluator's masks (private there): corners and edges of the 7x7 board.
@@ -77,8 +81,8 @@ pub type LinesFeatures = [[u16; PATTERN_COUNT + 1]; 2];
 pub type PointCell = [u8; 5];
 
 /// Features of an Ataxx position: per term, the side to move's count minus the
-/// opponent's.
-pub type AtaxxFeatures = [i16; 6];
+/// opponent's; the tempo terms are the side to move's alone (1 and the filled squares).
+pub type AtaxxFeatures = [i16; 8];
 
 /// The ring of a cell: 0 on the edge, one more per step towards the centre.
 pub fn ring(config: &crate::game::MnkConfig, cell: usize) -> u16 {
@@ -159,7 +163,12 @@ pub fn ataxx_features(pos: &Ataxx) -> AtaxxFeatures {
         ]
     };
     let (a, b) = (terms(me), terms(me.other()));
-    std::array::from_fn(|i| (a[i] - b[i]) as i16)
+    let filled = 49 - pos.empty().count_ones() as i16;
+    std::array::from_fn(|i| match i {
+        6 => 1,
+        7 => filled,
+        _ => (a[i] - b[i]) as i16,
+    })
 }
 
 /// The m,n,k weight vector of `table` for its evaluation mode: the pattern weights the
@@ -183,7 +192,7 @@ pub fn mnk_weights(table: &MnkTable) -> [f64; mnk_slot::COUNT] {
 }
 
 /// The Ataxx weight vector of `table`, in [`ATAXX_TERMS`] order.
-pub fn ataxx_weights(table: &AtaxxTable) -> [f64; 6] {
+pub fn ataxx_weights(table: &AtaxxTable) -> [f64; 8] {
     [
         table.material,
         table.rectangle,
@@ -191,6 +200,8 @@ pub fn ataxx_weights(table: &AtaxxTable) -> [f64; 6] {
         table.frontier,
         table.corner,
         table.edge,
+        table.tempo,
+        table.tempo_filled,
     ]
     .map(|v| v as f64)
 }
@@ -464,6 +475,8 @@ mod tests {
                 frontier: r(-20, 5),
                 corner: r(-20, 30),
                 edge: r(-10, 10),
+                tempo: r(-100, 400),
+                tempo_filled: r(-5, 10),
             };
             let w = ataxx_weights(&table);
             let mut eval = AtaxxEval::new(&table);

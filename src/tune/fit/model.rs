@@ -637,9 +637,9 @@ mod tests {
         }
         let ataxx = ataxx_data(400, 3);
         for _ in 0..4 {
-            let w: Vec<f64> = (0..6).map(|_| rng.random_range(-50.0..150.0)).collect();
+            let w: Vec<f64> = (0..8).map(|_| rng.random_range(-50.0..150.0)).collect();
             let k = 1.0 / ataxx.mean_abs_eval(&w);
-            check_gradient(&ataxx, &w, k, &(0..6).collect::<Vec<_>>());
+            check_gradient(&ataxx, &w, k, &(0..8).collect::<Vec<_>>());
         }
     }
 
@@ -708,8 +708,13 @@ mod tests {
             .collect();
         recover(mnk_data(false, 3000, 9), &planted, &free, Loss::Mse);
         recover(mnk_data(false, 3000, 10), &planted, &free, Loss::Log);
-        let ataxx = [100.0, 3.0, 4.0, -6.0, 12.0, 3.0];
-        recover(ataxx_data(3000, 12), &ataxx, &[0, 1, 2, 3, 4, 5], Loss::Mse);
+        let ataxx = [100.0, 3.0, 4.0, -6.0, 12.0, 3.0, 200.0, 6.0];
+        recover(
+            ataxx_data(3000, 12),
+            &ataxx,
+            &[0, 1, 2, 3, 4, 5, 6, 7],
+            Loss::Mse,
+        );
     }
 
     #[test]
