@@ -124,6 +124,8 @@ pub struct SearchConfig {
     pub futility: bool,
     /// Reverse futility pruning (static null move).
     pub reverse_futility: bool,
+    /// Razoring: far below alpha near the leaves, the leaf's answer decides.
+    pub razoring: bool,
     /// Late-move pruning.
     pub late_move_pruning: bool,
     /// Internal iterative reduction.
@@ -163,6 +165,7 @@ impl Default for SearchConfig {
             lmr: false,
             futility: false,
             reverse_futility: false,
+            razoring: false,
             late_move_pruning: false,
             iir: false,
             vcf: false,
@@ -244,6 +247,7 @@ impl SearchConfig {
             lmr: self.lmr,
             futility: self.futility,
             reverse_futility: self.reverse_futility,
+            razoring: self.razoring,
             late_move_pruning: self.late_move_pruning,
             iir: self.iir,
             vcf: self.vcf,

@@ -111,6 +111,9 @@ pub struct SearchSettings {
     pub futility: bool,
     /// Reverse futility pruning (static null move).
     pub reverse_futility: bool,
+    /// Razoring: a node this far below alpha near the leaves takes the leaf's answer
+    /// (the static score, in gomoku with the leaf VCF) when that stays below alpha.
+    pub razoring: bool,
     /// Late-move pruning: at low depth only the first quiet moves.
     pub late_move_pruning: bool,
     /// Internal iterative reduction: one ply less where the table has no move.
@@ -145,6 +148,7 @@ impl Default for SearchSettings {
             lmr: false,
             futility: false,
             reverse_futility: false,
+            razoring: false,
             late_move_pruning: false,
             iir: false,
             vcf: false,

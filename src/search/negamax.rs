@@ -146,8 +146,12 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         // Pruning before any move is searched: only away from the principal variation
         // and when nothing is threatened.
         let prunable = !node.pv && !threatened;
-        let wants_static =
-            prunable && (s.reverse_futility || s.null_move || s.futility || s.late_move_pruning);
+        let wants_static = prunable
+            && (s.reverse_futility
+                || s.razoring
+                || s.null_move
+                || s.futility
+                || s.late_move_pruning);
         let mut static_eval = if wants_static {
             self.eval.evaluate(pos)
         } else {
@@ -180,6 +184,28 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         {
             self.depth_cut = true;
             return static_eval;
+        }
+
+        // Razoring: so far below alpha that only a tactic could lift it: ask the leaf
+        // (which in gomoku looks for a VCF), and believe it when it stays below alpha.
+        if prunable
+            && s.razoring
+            && depth <= p.razor_depth as i32
+            && !is_decisive(alpha)
+            && static_eval.saturating_add(margin(p.razor_margin, depth)) <= alpha
+        {
+            let stand = self.eval.evaluate(pos);
+            let leaf = if s.vcf && stand < beta {
+                self.leaf_vcf(pos, ply).unwrap_or(stand)
+            } else {
+                stand
+            };
+            if leaf <= alpha {
+                self.depth_cut = true;
+                return leaf;
+            }
+            // A VCF above alpha: search the node as usual (its line is found again).
+            self.plies[ply].pv.clear();
         }
 
         // Null move: if passing still fails high at reduced depth, a move will too.

@@ -29,6 +29,10 @@ pub struct SearchParams {
     pub rfp_depth: u32,
     /// Reverse futility: margin per ply, hundredths of a unit.
     pub rfp_margin: u32,
+    /// Razoring: deepest remaining depth.
+    pub razor_depth: u32,
+    /// Razoring: margin per ply below alpha, hundredths of a unit.
+    pub razor_margin: u32,
     /// Futility: deepest remaining depth.
     pub futility_depth: u32,
     /// Futility: margin per ply, hundredths of a unit.
@@ -72,6 +76,8 @@ impl Default for SearchParams {
             lmr_divisor: 200,
             rfp_depth: 4,
             rfp_margin: 100,
+            razor_depth: 3,
+            razor_margin: 300,
             futility_depth: 2,
             futility_margin: 100,
             lmp_depth: 4,
