@@ -25,7 +25,7 @@ use crate::{
     config::{self, ConfigError},
     eval::{OrderFlags, Table},
     game::GameSpec,
-    search::{Limits, SearchParams, SearchSettings, time::movetime_limits},
+    search::{Limits, SearchParams, SearchSettings, time::engine_movetime_limits},
 };
 
 /// One move-ordering heuristic.
@@ -183,9 +183,8 @@ impl SearchConfig {
         let (soft, hard) = match self.movetime_ms {
             0 => (None, None),
             ms => {
-                let (soft, hard) = movetime_limits(Duration::from_millis(ms));
-                // What a stopped iteration finds is kept: no reason to stop early.
-                let soft = if self.partial_iterations { hard } else { soft };
+                let (soft, hard) =
+                    engine_movetime_limits(Duration::from_millis(ms), self.partial_iterations);
                 (Some(soft), Some(hard))
             }
         };

@@ -89,6 +89,21 @@ pub fn movetime_limits(movetime: Duration) -> (Duration, Duration) {
     (hard / 2, hard)
 }
 
+/// [`movetime_limits`] for an engine: one that keeps what a stopped iteration finds
+/// (`search.partial_iterations`) has no reason to stop early, so its soft limit is the
+/// hard one.
+pub fn engine_movetime_limits(
+    movetime: Duration,
+    partial_iterations: bool,
+) -> (Duration, Duration) {
+    let (soft, hard) = movetime_limits(movetime);
+    if partial_iterations {
+        (hard, hard)
+    } else {
+        (soft, hard)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +127,8 @@ mod tests {
             movetime_limits(ms(100)),
             (ms(47) + Duration::from_micros(500), ms(95))
         );
+        // An engine that keeps partial iterations (built in, or served) uses it all.
+        assert_eq!(engine_movetime_limits(ms(1000), true), (ms(970), ms(970)));
+        assert_eq!(engine_movetime_limits(ms(1000), false), (ms(485), ms(970)));
     }
 }

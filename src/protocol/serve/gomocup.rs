@@ -30,7 +30,7 @@ use crate::{
     search::{
         Limits,
         score::MAX_PLY,
-        time::{clock_limits, movetime_limits},
+        time::{clock_limits, engine_movetime_limits},
     },
 };
 
@@ -464,7 +464,10 @@ impl State {
                 }
                 None
             }
-            Some(t) => Some(movetime_limits(Duration::from_millis(t))),
+            Some(t) => Some(engine_movetime_limits(
+                Duration::from_millis(t),
+                self.config.search.partial_iterations,
+            )),
             None => None,
         };
         let per_match = match (self.timeout_match, self.time_left) {

@@ -28,7 +28,7 @@ use crate::{
     protocol::info::{format_iteration, format_total},
     search::{
         Limits,
-        time::{clock_limits, movetime_limits},
+        time::{clock_limits, engine_movetime_limits},
     },
 };
 
@@ -303,7 +303,9 @@ impl State {
         // from the move time less a safety margin.
         let clock = go.time[side.index()]
             .map(|t| clock_limits(ms(t), ms(go.inc[side.index()].unwrap_or(0)), go.moves_to_go));
-        let fixed = go.movetime.map(|t| movetime_limits(ms(t)));
+        let fixed = go
+            .movetime
+            .map(|t| engine_movetime_limits(ms(t), self.config.search.partial_iterations));
         let time = match (fixed, clock) {
             (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.min(b.1))),
             (a, b) => a.or(b),
