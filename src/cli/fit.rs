@@ -15,10 +15,7 @@ use arena::{
 };
 use clap::Args;
 
-use super::{
-    Interrupted,
-    tune::{GamesView, bar, fmt_value, lift, print_verification},
-};
+use super::tune::{GamesView, bar, fmt_value, lift, print_verification};
 
 /// Fit table weights to game results by logistic regression (Texel's method).
 #[derive(Args, Debug)]
@@ -271,12 +268,7 @@ pub fn fit(args: FitArgs) -> Result<()> {
         print_fit(&mut out, report)?;
     }
     if outcome.ending == FitEnding::Interrupted {
-        writeln!(
-            out,
-            "interrupted: continue with  {}",
-            super::again_with("--resume")
-        )?;
-        return Err(Interrupted.into());
+        return super::interrupted(&mut out);
     }
 
     let mut games = GamesView::new(show, log, "verification");
@@ -296,12 +288,7 @@ pub fn fit(args: FitArgs) -> Result<()> {
                 print_verification(&mut out, v)?;
             }
             if run.ending == Ending::Interrupted {
-                writeln!(
-                    out,
-                    "interrupted: continue with  {}",
-                    super::again_with("--resume")
-                )?;
-                return Err(Interrupted.into());
+                return super::interrupted(&mut out);
             }
         }
     }

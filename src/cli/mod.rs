@@ -37,6 +37,17 @@ impl std::fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
+/// Says how to continue a stopped run (the command the user typed, with `--resume`)
+/// and returns [`Interrupted`], for exit code 130.
+pub(crate) fn interrupted(out: &mut impl io::Write) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "interrupted: continue with  {}",
+        again_with("--resume")
+    )?;
+    Err(Interrupted.into())
+}
+
 #[derive(Parser)]
 #[command(
     name = "arena",

@@ -307,14 +307,7 @@ pub(crate) fn play(t: &Tournament, args: Play) -> Result<()> {
             writeln!(out, "stopped early: the SPRT decided")?;
             Ok(())
         }
-        Ending::Interrupted => {
-            writeln!(
-                out,
-                "interrupted: continue with  {}",
-                super::again_with("--resume")
-            )?;
-            Err(Interrupted.into())
-        }
+        Ending::Interrupted => super::interrupted(&mut out),
     }
 }
 

@@ -20,7 +20,7 @@ use arena::{
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{Interrupted, rules::rate};
+use super::rules::rate;
 
 /// Tune engine parameters with SPSA (checkpointed; --resume continues), then verify.
 #[derive(Args, Debug)]
@@ -183,12 +183,7 @@ pub fn tune(args: TuneArgs) -> Result<()> {
     let mut out = io::stdout().lock();
     print_tune(&mut out, &outcome.report, &outcome)?;
     if outcome.ending == TuneEnding::Interrupted {
-        writeln!(
-            out,
-            "interrupted: continue with  {}",
-            super::again_with("--resume")
-        )?;
-        return Err(Interrupted.into());
+        return super::interrupted(&mut out);
     }
 
     let mut games = GamesView::new(show, !args.quiet && !show, "verification");
@@ -210,12 +205,7 @@ pub fn tune(args: TuneArgs) -> Result<()> {
                 print_verification(&mut out, v)?;
             }
             if run.ending == Ending::Interrupted {
-                writeln!(
-                    out,
-                    "interrupted: continue with  {}",
-                    super::again_with("--resume")
-                )?;
-                return Err(Interrupted.into());
+                return super::interrupted(&mut out);
             }
         }
     }
