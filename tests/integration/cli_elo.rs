@@ -1,6 +1,6 @@
 //! `arena elo` through the real binary: fastchess' numbers, the SPRT verdict, bad input.
 
-use crate::support::{arena, run_bad_input, run_ok};
+use crate::common::{arena, run_bad_input, run_ok};
 
 /// The value after `label` on the line that starts with it.
 fn line<'a>(out: &'a str, label: &str) -> &'a str {

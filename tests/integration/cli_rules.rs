@@ -1,6 +1,6 @@
 //! `arena perft` and `arena show` through the real binary: results and bad input.
 
-use crate::support::{run_bad_input, run_ok};
+use crate::common::{run_bad_input, run_ok};
 
 #[test]
 fn perft_ataxx_6_prints_the_known_count() {

@@ -11,7 +11,7 @@ use std::{
 
 use arena::tournament::read_records;
 
-use crate::support::{arena, arena_process, data, run_bad_input, run_ok};
+use crate::common::{arena, arena_process, data, run_bad_input, run_ok};
 
 fn engine(name: &str) -> String {
     data(&format!("../../configs/engines/{name}.toml"))

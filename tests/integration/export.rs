@@ -10,7 +10,7 @@ use arena::{
     tournament::{GameRecord, read_records, record::GameResult},
 };
 
-use crate::support::{data, run_bad_input, run_ok};
+use crate::common::{data, run_bad_input, run_ok};
 
 fn records(dir: &Path) -> Vec<GameRecord> {
     let mut r = read_records(&dir.join("games.jsonl")).unwrap().records;

@@ -11,7 +11,7 @@ use std::{
 
 use arena::{eval::Table, tune::fit::FitReport};
 
-use crate::support::{data, run_bad_input, run_ok};
+use crate::common::{data, run_bad_input, run_ok};
 
 fn config(name: &str) -> String {
     data(&format!("fit/{name}.toml")).display().to_string()
@@ -184,7 +184,7 @@ fn spawn(dir: &Path, resume: bool) -> Child {
     if resume {
         args.push("--resume".into());
     }
-    crate::support::arena_process()
+    crate::common::arena_process()
         .args(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())

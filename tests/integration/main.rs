@@ -3,6 +3,7 @@
 mod browser;
 mod cli_elo;
 mod cli_rules;
+mod common;
 mod daily;
 mod engines;
 mod eval_props;
@@ -15,7 +16,6 @@ mod protocol;
 mod report;
 mod search_props;
 mod shards;
-mod support;
 mod threats;
 mod tournament;
 mod tune;

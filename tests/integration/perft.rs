@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use arena::game::{Ataxx, Game, Mnk, MnkConfig, Outcome, Side};
 
-use crate::support::data;
+use crate::common::data;
 
 struct PerftCase {
     id: String,

@@ -15,7 +15,7 @@ use arena::{
     tournament::{GameRecord, read_records},
 };
 
-use crate::support::{run_bad_input, run_ok};
+use crate::common::{run_bad_input, run_ok};
 
 fn arena_bin() -> &'static str {
     env!("CARGO_BIN_EXE_arena")

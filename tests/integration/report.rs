@@ -16,7 +16,7 @@ use std::{
 
 use crate::{
     browser::{HEADLESS, Page, chromium_or_skip},
-    support::{data, run_bad_input, run_ok},
+    common::{data, run_bad_input, run_ok},
 };
 
 /// The plots every tournament report has (an SPRT run adds `sprt`).

@@ -10,7 +10,7 @@ use std::{
 
 use arena::tournament::{GameRecord, read_records};
 
-use crate::support::{arena_process, data, run_bad_input, run_ok};
+use crate::common::{arena_process, data, run_bad_input, run_ok};
 
 fn small() -> String {
     data("tournaments/small.toml").display().to_string()

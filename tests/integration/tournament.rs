@@ -11,7 +11,7 @@ use std::{
 use arena::tournament::{GameRecord, read_records};
 use rand::{RngExt, SeedableRng};
 
-use crate::support::{arena, data, run_bad_input, run_ok};
+use crate::common::{arena, data, run_bad_input, run_ok};
 
 fn config(name: &str) -> String {
     data(&format!("tournaments/{name}.toml"))
@@ -100,7 +100,7 @@ fn killed_at_a_random_moment_then_resumed_equals_an_uninterrupted_run() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(std::process::id().into());
     for attempt in 0..2 {
         let dir = out_dir(&tmp, &format!("killed-{attempt}"));
-        let mut child = crate::support::arena_process()
+        let mut child = crate::common::arena_process()
             .args([
                 "run",
                 &config("long"),

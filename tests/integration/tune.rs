@@ -10,7 +10,7 @@ use std::{
 
 use arena::{eval::Table, tune::output::TuneReport};
 
-use crate::support::{data, run_bad_input, run_ok};
+use crate::common::{data, run_bad_input, run_ok};
 
 fn config(name: &str) -> String {
     data(&format!("tune/{name}.toml")).display().to_string()

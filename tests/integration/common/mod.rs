@@ -1,4 +1,6 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: running the binary with a clean environment,
+//! temporary folders, config writers and record comparison. Every test module takes its
+//! helpers from here rather than writing its own.
 
 use std::path::PathBuf;
 
