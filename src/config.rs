@@ -25,6 +25,15 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
+    /// An error at `line` (when known) of `source`.
+    pub fn at(source: &str, line: Option<usize>, message: String) -> ConfigError {
+        ConfigError {
+            source: source.to_string(),
+            line,
+            message,
+        }
+    }
+
     /// An error about `source` in general.
     pub fn new(source: impl Into<String>, message: impl Into<String>) -> ConfigError {
         ConfigError {
@@ -222,10 +231,62 @@ pub fn resolve(base: &Path, path: &str) -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use serde::Deserialize;
 
     use super::*;
+
+    /// A job's resolved text (what a resume must match) changes with `change` and not
+    /// with its worker count (`config.jobs`, which changes no result).
+    pub(crate) fn check_resolved<T: Clone + JobsField>(
+        job: &T,
+        resolved: fn(&T) -> String,
+        change: fn(&mut T),
+    ) {
+        let mut other = job.clone();
+        change(&mut other);
+        assert_ne!(resolved(job), resolved(&other));
+        let mut same = job.clone();
+        *same.jobs_mut() = 7;
+        assert_eq!(resolved(job), resolved(&same));
+    }
+
+    /// A job whose worker count a test can change.
+    pub(crate) trait JobsField {
+        fn jobs_mut(&mut self) -> &mut u32;
+    }
+
+    impl JobsField for crate::tune::Tune {
+        fn jobs_mut(&mut self) -> &mut u32 {
+            &mut self.config.jobs
+        }
+    }
+
+    impl JobsField for crate::tune::fit::Fit {
+        fn jobs_mut(&mut self) -> &mut u32 {
+            &mut self.config.jobs
+        }
+    }
+
+    /// Each case `(from, to, line, words)` changes `good`, a config of kind `C` at
+    /// `path`, replacing `from` by `to`, and expects it refused at `line` (when given)
+    /// with `words` in the message.
+    pub(crate) fn check_bad_configs<C: ConfigFile>(
+        path: &Path,
+        good: &str,
+        cases: &[(&str, &str, Option<usize>, &str)],
+    ) {
+        let parse = |text: &str| C::parse("c.toml", path, text).map(|_| ());
+        parse(good).expect("the good config parses");
+        for &(from, to, line, words) in cases {
+            assert!(good.contains(from), "{from}");
+            let e = parse(&good.replace(from, to)).expect_err(to);
+            if line.is_some() {
+                assert_eq!(e.line, line, "{from} -> {to}: {e}");
+            }
+            assert!(e.message.contains(words), "{from} -> {to}: {e}");
+        }
+    }
 
     #[derive(Debug, Serialize, Deserialize, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -291,6 +352,37 @@ mod tests {
         let (_, v) = parse_assignment("search.ordering=[\"none\", \"history\"]").unwrap();
         assert!(v.is_array());
         assert!(parse_assignment("depth").is_err());
+    }
+}
+
+/// A config file of one kind, read with a word on what the file is when it is a config
+/// of another kind (see [`with_kind_hint`]).
+pub trait ConfigFile: Sized {
+    /// What kind of config this is.
+    const KIND: Kind;
+    /// The config as written (unknown keys are errors).
+    type Written: DeserializeOwned;
+
+    /// Resolves the config as written (`text` is its TOML, for line numbers: empty when
+    /// it was made from flags); `base` (the file) locates relative paths.
+    fn resolve(
+        source: &str,
+        base: &Path,
+        text: &str,
+        written: Self::Written,
+    ) -> Result<Self, ConfigError>;
+
+    /// Reads the config from `text`; `base` (the file) locates relative paths.
+    fn parse(source: &str, base: &Path, text: &str) -> Result<Self, ConfigError> {
+        let written = parse(source, text)?;
+        Self::resolve(source, base, text, written)
+    }
+
+    /// Reads the config file at `path`.
+    fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = read(path)?;
+        Self::parse(&path.display().to_string(), path, &text)
+            .map_err(|e| with_kind_hint(e, path, Self::KIND))
     }
 }
 

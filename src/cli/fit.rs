@@ -2,20 +2,21 @@
 //! progress for the self-play games and the epochs, then the verification match.
 
 use std::{
-    io::{self, IsTerminal, Write},
+    io::{self, Write},
     path::{Path, PathBuf},
-    sync::{Arc, atomic::AtomicBool},
-    time::Duration,
 };
 
 use anyhow::{Result, bail};
 use arena::{
-    tournament::{Ending, Event},
-    tune::fit::{self, Fit, FitConfig, FitEnding, FitEvent, FitOptions, FitReport, config::Params},
+    config::ConfigFile,
+    tune::fit::{self, Fit, FitConfig, FitEnding, FitEvent, FitReport, config::Params},
 };
 use clap::Args;
 
-use super::tune::{GamesView, bar, fmt_value, lift, print_verification};
+use super::{
+    job::{Job, JobArgs, fmt_value, interrupted, print_table},
+    tune::{lift, verify_and_finish},
+};
 
 /// Fit table weights to game results by logistic regression (Texel's method).
 #[derive(Args, Debug)]
@@ -40,6 +41,8 @@ Examples:
 pub struct FitArgs {
     /// The fit config (TOML); or give --engine and --games instead.
     config: Option<PathBuf>,
+    #[command(flatten)]
+    job: JobArgs,
     /// Without a config: the base engine whose table is fitted.
     #[arg(long, value_name = "ENGINE.toml")]
     engine: Option<PathBuf>,
@@ -47,7 +50,7 @@ pub struct FitArgs {
     /// engine's).
     #[arg(long)]
     game: Option<arena::game::GameSpec>,
-    /// Without a config: results folders to read.
+    /// Results folders to read (with a config: besides the config's own `games`).
     #[arg(long, value_name = "DIR", num_args = 1..)]
     games: Vec<PathBuf>,
     /// The parameters: `table.open_three,table.defence` or `all` (default: the config's;
@@ -57,25 +60,12 @@ pub struct FitArgs {
     /// Override the number of epochs.
     #[arg(long, value_name = "N")]
     epochs: Option<u64>,
-    /// Continue from the checkpoint (state.json) in the results folder.
-    #[arg(long)]
-    resume: bool,
-    /// Worker threads (default: the config's `jobs`, or all cores). Results do not
-    /// depend on it.
-    #[arg(long, short)]
-    jobs: Option<usize>,
     /// Override the number of self-play game pairs (a quick try; needs [selfplay]).
     #[arg(long, value_name = "N")]
     selfplay_pairs: Option<u32>,
     /// Override the verification match's game pairs (0: no verification).
     #[arg(long, value_name = "N")]
     verify_pairs: Option<u32>,
-    /// Results folder (default: results/<name>).
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// No progress; print only the final tables.
-    #[arg(long, short)]
-    quiet: bool,
 }
 
 fn params_of(list: &str) -> Params {
@@ -94,13 +84,23 @@ fn load(args: &FitArgs) -> Result<Fit> {
     let mut f = match (&args.config, &args.engine) {
         (Some(_), Some(_)) => bail!("give a config or --engine, not both"),
         (Some(path), None) => {
-            if !args.games.is_empty() {
-                bail!("--games: the config names its games (`games = [...]`)");
-            }
             let mut f = Fit::load(path)?;
             if let Some(list) = &args.params {
                 f.config.params = params_of(list);
-                f = Fit::resolve_config(&path.display().to_string(), path, "", f.config.clone())?;
+            }
+            // --games adds results folders to the config's own (relative to where arena
+            // runs, as every path on the command line is).
+            let cwd = std::env::current_dir()?;
+            f.config
+                .games
+                .extend(args.games.iter().map(|g| cwd.join(g).display().to_string()));
+            if args.params.is_some() || !args.games.is_empty() {
+                f = <Fit as ConfigFile>::resolve(
+                    &path.display().to_string(),
+                    path,
+                    "",
+                    f.config.clone(),
+                )?;
             }
             f
         }
@@ -132,7 +132,7 @@ fn load(args: &FitArgs) -> Result<Fit> {
                 adjudication: Default::default(),
                 verification: None,
             };
-            Fit::resolve_config("the command line", &here, "", config)?
+            <Fit as ConfigFile>::resolve("the command line", &here, "", config)?
         }
         (None, None) => bail!("give a fit config, or --engine ENGINE.toml --games DIR..."),
     };
@@ -165,30 +165,19 @@ fn first_variant(folder: &Path) -> Option<arena::game::GameSpec> {
 
 pub fn fit(args: FitArgs) -> Result<()> {
     let f = load(&args)?;
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("results").join(&f.config.name));
-    let stop = Arc::new(AtomicBool::new(false));
-    super::install_ctrlc(Arc::clone(&stop), "stopping; the last checkpoint stands");
-    let options = FitOptions {
-        jobs: args.jobs.unwrap_or(0),
-        resume: args.resume,
-        out_dir: out_dir.clone(),
-        stop,
-    };
-    let show = !args.quiet && io::stderr().is_terminal();
-    let log = !args.quiet && !show;
-    let mut games = GamesView::new(show, log, "self-play");
-    let epochs = bar(
-        show,
-        "fit {elapsed_precise} [{bar:30}] {pos}/{len} epochs  ETA {eta}\n{msg}",
+    let job = Job::new(
+        &args.job,
+        &f.config.name,
+        "stopping; the last checkpoint stands",
     );
+    let options = job.options();
+    let mut games = job.games("self-play");
+    let epochs = job.bar("fit {elapsed_precise} [{bar:30}] {pos}/{len} epochs  ETA {eta}\n{msg}");
     let mut sink = |event: &FitEvent<'_>| match event {
         FitEvent::Selfplay(e) => games.event(e),
         FitEvent::Positions { counts, seconds } => {
             games.finish();
-            if !args.quiet {
+            if !args.job.quiet {
                 eprintln!(
                     "arena: {} games: {} training and {} validation positions in {seconds:.1} s \
                      (skipped: {} opening, {} not quiet, {} after a decisive score; {} \
@@ -212,15 +201,14 @@ pub fn fit(args: FitArgs) -> Result<()> {
             epochs.set_length(*total);
             epochs.set_position(*done);
             epochs.reset_eta();
-            epochs.enable_steady_tick(Duration::from_millis(500));
-            if !args.quiet {
+            if !args.job.quiet {
                 let resumed = if *done > 0 {
                     format!(", resuming after epoch {done}")
                 } else {
                     String::new()
                 };
                 let line = format!("arena: K = {k:.4e}, {jobs} worker(s){resumed}");
-                if log {
+                if job.log {
                     eprintln!("{line}");
                 } else {
                     epochs.println(line);
@@ -254,7 +242,7 @@ pub fn fit(args: FitArgs) -> Result<()> {
                 shown.join("  ")
             );
             epochs.set_message(line.clone());
-            if log {
+            if job.log {
                 eprintln!("arena: {line}");
             }
         }
@@ -268,32 +256,12 @@ pub fn fit(args: FitArgs) -> Result<()> {
         print_fit(&mut out, report)?;
     }
     if outcome.ending == FitEnding::Interrupted {
-        return super::interrupted(&mut out);
+        return interrupted(&mut out);
     }
-
-    let mut games = GamesView::new(show, log, "verification");
-    let mut sink = |event: &Event<'_>| games.event(event);
-    let verified = fit::verify(&f, &options, args.verify_pairs, &mut sink);
-    games.finish();
-    let verified = verified.map_err(lift)?;
-    // The report (parameter and loss plots, verification Elo), once, at the end.
-    super::report::after(&out_dir, None);
-    match verified {
-        None => writeln!(
-            out,
-            "\nno verification match (no [verification] in the config, or --verify-pairs 0)"
-        )?,
-        Some((run, report)) => {
-            if let Some(v) = &report.verification {
-                print_verification(&mut out, v)?;
-            }
-            if run.ending == Ending::Interrupted {
-                return super::interrupted(&mut out);
-            }
-        }
-    }
-    writeln!(out, "results in {}", out_dir.display())?;
-    Ok(())
+    verify_and_finish(&mut out, &job, |sink| {
+        let verified = arena::tune::verify(&f, &options, args.verify_pairs, sink)?;
+        Ok(verified.map(|(run, report)| (run, report.verification)))
+    })
 }
 
 fn print_fit(out: &mut impl Write, r: &FitReport) -> io::Result<()> {
@@ -309,30 +277,16 @@ fn print_fit(out: &mut impl Write, r: &FitReport) -> io::Result<()> {
          quiet, {} after a decisive score; {} forfeited games)",
         p.train, p.validation, p.games, p.opening, p.not_quiet, p.decisive, p.games_forfeited
     )?;
-    let width = r
+    let rows: Vec<Vec<String>> = r
         .params
         .iter()
-        .map(|p| p.name.len())
-        .max()
-        .unwrap_or(9)
-        .max(9);
-    writeln!(
-        out,
-        "\n{:<width$}  {:>12} {:>12} {:>12} {:>12}",
-        "parameter", "start", "fitted", "min", "max"
-    )?;
-    for p in &r.params {
-        let v = |x: f64| fmt_value(x, p.integer);
-        writeln!(
-            out,
-            "{:<width$}  {:>12} {:>12} {:>12} {:>12}",
-            p.name,
-            v(p.start),
-            v(p.value),
-            v(p.min),
-            v(p.max)
-        )?;
-    }
+        .map(|p| {
+            let v = |x: f64| fmt_value(x, p.integer);
+            vec![p.name.clone(), v(p.start), v(p.value), v(p.min), v(p.max)]
+        })
+        .collect();
+    writeln!(out)?;
+    print_table(out, &["parameter", "start", "fitted", "min", "max"], &rows)?;
     if let Some(first) = r.history.first() {
         writeln!(
             out,

@@ -18,6 +18,7 @@ use clap::Args;
 use super::{
     elo::parse_sprt,
     engine::apply_sets,
+    job::JobArgs,
     tournament::{Play, play},
 };
 
@@ -41,6 +42,8 @@ pub struct MatchArgs {
     engine_a: String,
     /// The second engine, likewise.
     engine_b: String,
+    #[command(flatten)]
+    job: JobArgs,
     /// Game pairs (each opening played twice, colours swapped) [default: 50, or 10000
     /// with --sprt, which stops when it decides].
     #[arg(long, value_name = "N")]
@@ -67,7 +70,7 @@ pub struct MatchArgs {
     #[arg(long, value_name = "N", conflicts_with = "openings")]
     plies: Option<u32>,
     /// Stop when this SPRT decides: ELO0,ELO1[,ALPHA,BETA] (α = β = 0.05 by default).
-    #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt)]
+    #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt, allow_hyphen_values = true)]
     sprt: Option<SprtConfig>,
     /// Set a named parameter of both engines (search.top_k=5); repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
@@ -91,18 +94,6 @@ pub struct MatchArgs {
     /// Run name: the results folder is results/<name> (default: match-A-vs-B).
     #[arg(long)]
     name: Option<String>,
-    /// Worker threads (default: all cores).
-    #[arg(long, short, visible_alias = "concurrency")]
-    jobs: Option<usize>,
-    /// Results folder (default: results/<name>).
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Continue a match whose results exist (give the same arguments).
-    #[arg(long)]
-    resume: bool,
-    /// No progress; print only the final standings.
-    #[arg(long, short)]
-    quiet: bool,
     /// Do not write the report at the end.
     #[arg(long)]
     no_report: bool,
@@ -244,10 +235,7 @@ pub fn matchup(args: MatchArgs) -> Result<()> {
     play(
         &t,
         Play {
-            jobs: args.jobs,
-            resume: args.resume,
-            out: args.out.clone(),
-            quiet: args.quiet,
+            job: args.job.clone(),
             no_report: args.no_report,
             shard: None,
         },

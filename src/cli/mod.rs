@@ -4,6 +4,7 @@
 mod elo;
 mod engine;
 mod fit;
+mod job;
 mod matchup;
 mod merge;
 mod openings;
@@ -36,17 +37,6 @@ impl std::fmt::Display for Interrupted {
 }
 
 impl std::error::Error for Interrupted {}
-
-/// Says how to continue a stopped run (the command the user typed, with `--resume`)
-/// and returns [`Interrupted`], for exit code 130.
-pub(crate) fn interrupted(out: &mut impl io::Write) -> anyhow::Result<()> {
-    writeln!(
-        out,
-        "interrupted: continue with  {}",
-        again_with("--resume")
-    )?;
-    Err(Interrupted.into())
-}
 
 #[derive(Parser)]
 #[command(
@@ -88,7 +78,16 @@ enum Command {
 /// Runs the command line and maps errors to a message and an exit code.
 pub fn main() -> ExitCode {
     arena::invocation::set_program(program());
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            if let Some(hint) = single_dash_hint(&e) {
+                eprintln!("arena: error: {hint}");
+                return ExitCode::from(EXIT_BAD_INPUT);
+            }
+            e.exit()
+        }
+    };
     let result = match cli.command {
         Command::Perft(args) => rules::perft(args),
         Command::Show(args) => rules::show(args),
@@ -134,6 +133,44 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// cutechess-cli, fastchess and c-gomoku-cli spell options with one dash
+/// (`-concurrency 2`, `-rounds 10`); clap's answer to that (`to pass '-c' as a value,
+/// use '-- -c'`) misleads. When parsing failed on such a word, say what arena calls it.
+fn single_dash_hint(e: &clap::Error) -> Option<String> {
+    use clap::error::ErrorKind;
+    if !matches!(
+        e.kind(),
+        ErrorKind::UnknownArgument | ErrorKind::InvalidValue | ErrorKind::ArgumentConflict
+    ) {
+        return None;
+    }
+    std::env::args().skip(1).find_map(|arg| {
+        let word = arg.strip_prefix('-').filter(|w| !w.starts_with('-'))?;
+        let name = word.split('=').next().unwrap_or(word);
+        if name.len() < 2 || !name.chars().all(|c| c.is_ascii_alphabetic() || c == '-') {
+            return None;
+        }
+        // The other tools' names where arena's differ.
+        let ours = match name {
+            "games" => "--rounds (game pairs: each opening is played twice, colours swapped)",
+            "each" => "--tc, --movetime, --depth or --nodes (for both engines)",
+            "engine" => "engine configs or cmd=PATH,... as the arguments of arena match",
+            "pgnout" => "arena export RESULTS_DIR --pgn -o FILE",
+            "openings" | "book" => "--openings FILE",
+            "repeat" => "nothing: every opening is always played twice, colours swapped",
+            "recover" => "nothing: a crashed engine is restarted for the next game anyway",
+            "srand" | "seed" => "--seed",
+            "concurrency" => "--concurrency (or --jobs)",
+            _ => "",
+        };
+        Some(if ours.is_empty() {
+            format!("`{arg}`: arena's options take two dashes: --{name}")
+        } else {
+            format!("`{arg}`: arena's options take two dashes; here that is {ours}")
+        })
+    })
+}
+
 /// An error and its causes on one line, each cause once: a cause whose text the
 /// message already holds (an I/O error that its wrapper quotes) is not repeated.
 fn message(e: &anyhow::Error) -> String {
@@ -149,29 +186,6 @@ fn message(e: &anyhow::Error) -> String {
         text.push_str(&part);
     }
     text
-}
-
-/// The first Ctrl-C (or SIGTERM, or SIGHUP: a scheduler's or a closed terminal's way to
-/// stop a job) raises `stop`: the command finishes what it must and exits 130, saying
-/// `what` it does. A second one exits at once, killing every outside engine first.
-pub(crate) fn install_ctrlc(
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    what: &'static str,
-) {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let presses = AtomicUsize::new(0);
-    let result = ctrlc::set_handler(move || {
-        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
-            stop.store(true, Ordering::SeqCst);
-            eprintln!("\narena: {what} (Ctrl-C again to quit now)");
-        } else {
-            arena::protocol::client::process::kill_all();
-            std::process::exit(i32::from(EXIT_INTERRUPTED));
-        }
-    });
-    if let Err(e) = result {
-        eprintln!("arena: warning: cannot catch Ctrl-C: {e}");
-    }
 }
 
 /// How the user started arena, as a command prefix to paste: `cargo run --release --`

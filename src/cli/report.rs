@@ -34,15 +34,9 @@ pub struct ReportArgs {
 
 pub fn report(args: ReportArgs) -> Result<()> {
     let started = Instant::now();
-    // One writer per folder: a run or tune in progress writes its report when it ends.
-    let _lock = if args.dir.is_dir() {
-        Some(arena::tournament::lock::lock_exclusive(
-            &args.dir,
-            "arena report",
-        )?)
-    } else {
-        None
-    };
+    // No lock: the report is made from what the folder holds now, written beside the
+    // results (never into them) through temporary names, so it can watch a run or a
+    // tune that is still going.
     let files = write_report_with(&args.dir, &ReportOptions::default())?;
     if !args.quiet {
         let mut out = io::stdout().lock();

@@ -12,11 +12,14 @@ use arena::{
     config::parse_assignment,
     files,
     protocol::EngineSpec,
-    tournament::{Summary, Tournament},
+    tournament::{Summary, Tournament, lock},
 };
 use clap::Args;
 
-use super::tournament::{Play, play};
+use super::{
+    job::JobArgs,
+    tournament::{Play, play},
+};
 
 /// Play one tournament at each value of an engine setting and tabulate Elo against it.
 #[derive(Args, Debug)]
@@ -35,21 +38,11 @@ pub struct SweepArgs {
     /// The setting and its values: KEY=V1,V2,... (`search.depth=2,3,4`).
     #[arg(long, value_name = "KEY=V1,V2,...")]
     over: String,
-    /// Worker threads (default: the config's `jobs`, or all cores).
-    #[arg(long, short)]
-    jobs: Option<usize>,
-    /// Continue a sweep whose results exist: play only the missing games of each point.
-    #[arg(long)]
-    resume: bool,
-    /// Results folder (default: results/<name>-sweep).
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    #[command(flatten)]
+    job: JobArgs,
     /// Override the number of game pairs per pairing.
     #[arg(long)]
     rounds: Option<u32>,
-    /// No progress; print only each point's standings and the scaling table.
-    #[arg(long, short)]
-    quiet: bool,
     /// Do not write each point's report.
     #[arg(long)]
     no_report: bool,
@@ -71,6 +64,7 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
     }
     let base = Tournament::load(&args.config)?;
     let out = args
+        .job
         .out
         .clone()
         .unwrap_or_else(|| Path::new("results").join(format!("{}-sweep", base.config.name)));
@@ -100,17 +94,20 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         }
         points.push((v.to_string(), t, out.join(format!("{key}={v}"))));
     }
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    // One sweep per folder: a second one (another --over on the same --out) would
+    // overwrite the scaling files with points of its own.
+    let _lock = lock::lock_exclusive(&out, "arena sweep")?;
+    claim_sweep(&out, &base, key, &values, args.job.resume)?;
     let mut summaries = Vec::new();
     for (v, t, dir) in &points {
         println!("\n== {key} = {v} ({})", dir.display());
         play(
             t,
             Play {
-                jobs: args.jobs,
-                resume: args.resume,
-                out: Some(dir.clone()),
-                quiet: args.quiet,
+                job: JobArgs {
+                    out: Some(dir.clone()),
+                    ..args.job.clone()
+                },
                 no_report: args.no_report,
                 shard: None,
             },
@@ -138,6 +135,49 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         out.join("scaling.svg").display()
     );
     Ok(())
+}
+
+/// What `sweep.toml` records of a sweep: its config and its `--over`, so that a second
+/// sweep into the same folder is refused and a resume is the same sweep.
+const SWEEP_FILE: &str = "sweep.toml";
+
+/// Refuses a folder that holds another sweep (or, without `resume`, any sweep), then
+/// records this one.
+fn claim_sweep(
+    out: &Path,
+    base: &Tournament,
+    key: &str,
+    values: &[&str],
+    resume: bool,
+) -> Result<()> {
+    let mut record = toml::Table::new();
+    record.insert("config".into(), base.config.name.clone().into());
+    record.insert("over".into(), format!("{key}={}", values.join(",")).into());
+    let text = toml::to_string(&record).expect("a sweep record serialises");
+    let path = out.join(SWEEP_FILE);
+    match std::fs::read(&path) {
+        Ok(old) if !resume => bail!(
+            "{} already holds a sweep ({}): add --resume to continue it, or choose another --out",
+            out.display(),
+            String::from_utf8_lossy(&old)
+                .lines()
+                .find(|l| l.starts_with("over"))
+                .unwrap_or("")
+                .trim()
+        ),
+        Ok(old) if old != text.as_bytes() => bail!(
+            "{}: made by another sweep ({}); --resume continues only the same sweep (the same config and --over)",
+            path.display(),
+            arena::tune::job::first_difference(&String::from_utf8_lossy(&old), &text)
+        ),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            files::write_atomic(&path, text.as_bytes(), true)
+                .with_context(|| format!("writing {}", path.display()))?;
+            Ok(())
+        }
+        Err(e) => Err(anyhow::Error::new(e).context(format!("reading {}", path.display()))),
+    }
 }
 
 /// Each pairing's (value, Elo, low, high) for the plot: values that are not numbers are

@@ -1,25 +1,25 @@
 //! `arena run`, `arena stats` and `arena export`: tournaments from the command line.
 
 use std::{
-    io::{self, IsTerminal, Write},
+    io::{self, Write},
     path::{Path, PathBuf},
-    sync::{Arc, atomic::AtomicBool},
-    time::{Duration, Instant},
 };
 
 use anyhow::{Context, Result, bail};
 use arena::{
     stats::EloEstimate,
     tournament::{
-        Ending, Event, RunError, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf,
+        Ending, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf,
         summary::{self, ranked},
         validate::{RunShape, read_checked},
     },
 };
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{Interrupted, rules::rate};
+use super::{
+    job::{Job, JobArgs, interrupted},
+    rules::rate,
+};
 
 /// Play a tournament (or continue one with --resume) and print the standings.
 #[derive(Args, Debug)]
@@ -37,15 +37,8 @@ use super::{Interrupted, rules::rate};
 pub struct RunArgs {
     /// The tournament config (TOML).
     config: PathBuf,
-    /// Worker threads (default: the config's `jobs`, or all cores).
-    #[arg(long, short, visible_alias = "concurrency")]
-    jobs: Option<usize>,
-    /// Continue a run whose results exist: play only the missing games.
-    #[arg(long)]
-    resume: bool,
-    /// Results folder (default: results/<name>).
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    #[command(flatten)]
+    job: JobArgs,
     /// Override the number of game pairs per pairing.
     #[arg(long)]
     rounds: Option<u32>,
@@ -56,10 +49,6 @@ pub struct RunArgs {
     /// draw (0: never). A quick look at a long config: --rounds 1 --max-plies 20.
     #[arg(long, value_name = "N")]
     max_plies: Option<u32>,
-    /// No progress (the bar on a terminal, a line per game without one); print only the
-    /// final standings.
-    #[arg(long, short)]
-    quiet: bool,
     /// Play only shard I of N (game pairs with index % N == I), into shards/; `arena
     /// merge` combines the shards.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
@@ -75,13 +64,41 @@ pub struct RunArgs {
     /// Do not write report.html, report.md and plots/ at the end (see 'arena report').
     #[arg(long)]
     no_report: bool,
+    #[command(flatten)]
+    rating: RatingArgs,
 }
 
 /// Recompute every statistic from a run's games.jsonl and print the standings.
 #[derive(Args, Debug)]
+#[command(
+    after_help = "Works on a folder a run is still writing (it reads what is there) \
+and on a read-only one; it rewrites summary.json, standings.csv, pairings.csv and the \
+report only when no run writes the folder and it can be written.\n\
+Example: arena stats results/gomoku-tables --anchor seed000-threat"
+)]
 pub struct StatsArgs {
     /// The run's results folder (holding run.toml and games.jsonl).
     dir: PathBuf,
+    #[command(flatten)]
+    rating: RatingArgs,
+}
+
+/// How the results are judged, in place of the config's `[sprt]` and `anchor` (`arena
+/// run` plays by them; `arena stats` prints by them and leaves the files as they are).
+#[derive(Args, Debug)]
+struct RatingArgs {
+    /// An SPRT of the pairs: ELO0,ELO1[,ALPHA,BETA] (α = β = 0.05 by default; two engines
+    /// only). `arena run` stops when it decides.
+    #[arg(
+        long,
+        value_name = "ELO0,ELO1",
+        value_parser = super::elo::parse_sprt,
+        allow_hyphen_values = true
+    )]
+    sprt: Option<arena::stats::SprtConfig>,
+    /// Ratings relative to this engine (its rating 0) instead of the pool average.
+    #[arg(long, value_name = "ENGINE")]
+    anchor: Option<String>,
 }
 
 /// Export a run's games: SGF for m,n,k games (gomoku), PGN for Ataxx, by default.
@@ -142,30 +159,47 @@ pub fn run(args: RunArgs) -> Result<()> {
     if let Some(m) = args.max_plies {
         t.config.adjudication.max_plies = m;
     }
+    overrides(&mut t, &args.rating)?;
     let shard = choose_shard(&args)?;
     play(
         &t,
         Play {
-            jobs: args.jobs,
-            resume: args.resume,
-            out: args.out,
-            quiet: args.quiet,
+            job: args.job,
             no_report: args.no_report,
             shard,
         },
     )
 }
 
-/// How `arena run` and `arena match` play a tournament.
+/// `--sprt` and `--anchor` in place of the config's, checked as the config's would be.
+fn overrides(t: &mut Tournament, rating: &RatingArgs) -> Result<()> {
+    if let Some(sprt) = rating.sprt {
+        if t.engines.len() != 2 {
+            bail!(
+                "--sprt: an SPRT compares two engines; {} has {}",
+                t.config.name,
+                t.engines.len()
+            );
+        }
+        t.config.sprt = Some(sprt);
+    }
+    if let Some(anchor) = rating.anchor.as_deref() {
+        if !t.engines.iter().any(|e| e.name() == anchor) {
+            let names: Vec<&str> = t.engines.iter().map(|e| e.name()).collect();
+            bail!(
+                "--anchor: no engine '{anchor}' (the engines: {})",
+                names.join(", ")
+            );
+        }
+        t.config.anchor = Some(anchor.to_string());
+    }
+    Ok(())
+}
+
+/// How `arena run`, `arena match` and each point of `arena sweep` play a tournament.
 pub(crate) struct Play {
-    /// Worker threads (default: the config's `jobs`, or all cores).
-    pub jobs: Option<usize>,
-    /// Continue the results that exist.
-    pub resume: bool,
-    /// Results folder (default: results/<name>).
-    pub out: Option<PathBuf>,
-    /// No progress at all.
-    pub quiet: bool,
+    /// Workers, resume, folder, progress.
+    pub job: JobArgs,
     /// No report at the end.
     pub no_report: bool,
     /// The shard to play, and why.
@@ -174,10 +208,11 @@ pub(crate) struct Play {
 
 /// Plays (or resumes) `t` and prints the standings, then writes the report.
 pub(crate) fn play(t: &Tournament, args: Play) -> Result<()> {
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("results").join(&t.config.name));
+    let job = Job::new(
+        &args.job,
+        &t.config.name,
+        "stopping after writing the finished games",
+    );
     let shard = args.shard.clone();
     // Said once the run's checks passed (on stderr, even with --quiet: a cluster job's
     // log must tell which shard it played and why).
@@ -188,99 +223,21 @@ pub(crate) fn play(t: &Tournament, args: Play) -> Result<()> {
             "arena: playing shard {} ({why}): {} of the run's {pairs} game pairs, into {}",
             s.label(),
             s.pairs_of(pairs),
-            arena::tournament::shard::locate(&out_dir, *s)
+            arena::tournament::shard::locate(&job.out, *s)
                 .map_or_else(
-                    |_| arena::tournament::shard::part_file(&out_dir, *s),
+                    |_| arena::tournament::shard::part_file(&job.out, *s),
                     |f| f.current
                 )
                 .display()
         )
     });
-    let stop = Arc::new(AtomicBool::new(false));
-    super::install_ctrlc(
-        Arc::clone(&stop),
-        "stopping after writing the finished games",
-    );
     let options = RunOptions {
-        jobs: args.jobs.unwrap_or(0),
-        resume: args.resume,
-        out_dir: out_dir.clone(),
         shard: shard.map(|(s, _)| s),
-        stop,
+        ..job.options().run_options(job.out.clone())
     };
-    let show_bar = !args.quiet && io::stderr().is_terminal();
-    let mut log = (!args.quiet && !show_bar).then(GameLog::new);
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    if !show_bar {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} games  {rate}  ETA {eta}\n{msg}",
-        )
-        .expect("the progress template is valid")
-        .with_key(
-            "rate",
-            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{:.1} games/s", state.per_sec());
-            },
-        )
-        .progress_chars("=> "),
-    );
-    let workers = std::cell::Cell::new(None);
-    let mut sink = |event: &Event<'_>| match event {
-        Event::Started {
-            total,
-            done,
-            jobs,
-            torn_tail,
-        } => {
-            if let Some(note) = &shard_note {
-                bar.suspend(|| eprintln!("{note}"));
-            }
-            workers.set(Some(*jobs));
-            bar.set_length(*total);
-            bar.set_position(*done);
-            bar.reset_eta();
-            if *torn_tail {
-                bar.println("arena: the results' last line was torn (a crash mid-write): dropped, that game is replayed");
-            }
-            if *done > 0 {
-                bar.println(format!(
-                    "arena: resuming: {done} of {total} games already played"
-                ));
-            }
-            bar.set_message(format!("{jobs} worker(s)"));
-            if let Some(log) = log.as_mut() {
-                log.started(*total, *done, *jobs);
-            }
-        }
-        Event::Game {
-            record,
-            done,
-            total,
-            standings,
-        } => {
-            bar.set_position(*done);
-            bar.set_message(standings.clone());
-            if let Some(log) = log.as_mut() {
-                log.game(record, *done, *total, standings);
-            }
-        }
-        Event::Tick => bar.tick(),
-        Event::SprtDecided {
-            decision,
-            llr,
-            pairs,
-        } => {
-            bar.println(format!(
-                "arena: SPRT: {decision} after {pairs} game pairs (LLR {llr:.2})"
-            ));
-        }
-    };
-    bar.enable_steady_tick(Duration::from_millis(500));
-    let outcome = arena::tournament::run(t, &options, &mut sink);
-    bar.finish_and_clear();
+    let mut games = job.games("").with_note(shard_note);
+    let outcome = arena::tournament::run(t, &options, &mut |e| games.event(e));
+    games.finish();
     let outcome = outcome?;
     if let Some(s) = options.shard {
         return finish_shard(s, &outcome);
@@ -299,7 +256,7 @@ pub(crate) fn play(t: &Tournament, args: Play) -> Result<()> {
         outcome.out_dir.display()
     )?;
     if !args.no_report {
-        super::report::after(&outcome.out_dir, workers.get());
+        Job::report(&outcome.out_dir, games.workers());
     }
     match outcome.ending {
         Ending::Complete => Ok(()),
@@ -307,95 +264,7 @@ pub(crate) fn play(t: &Tournament, args: Play) -> Result<()> {
             writeln!(out, "stopped early: the SPRT decided")?;
             Ok(())
         }
-        Ending::Interrupted => super::interrupted(&mut out),
-    }
-}
-
-/// Progress for a log when there is no terminal (nohup, CI, a pipe), as cutechess-cli
-/// and fastchess print it: a line per finished game and, every [`GameLog::SCORE_EVERY`]
-/// games or [`GameLog::SCORE_INTERVAL`] (whichever comes first) and after the last
-/// game, the score so far. On standard error, like the progress bar it replaces.
-pub(crate) struct GameLog {
-    started: Instant,
-    last_score: Instant,
-    since_score: u64,
-    done_at_start: u64,
-}
-
-impl GameLog {
-    /// Games between two score lines.
-    const SCORE_EVERY: u64 = 10;
-    /// Time between two score lines while games keep finishing.
-    const SCORE_INTERVAL: Duration = Duration::from_secs(60);
-
-    pub(crate) fn new() -> GameLog {
-        let now = Instant::now();
-        GameLog {
-            started: now,
-            last_score: now,
-            since_score: 0,
-            done_at_start: 0,
-        }
-    }
-
-    /// The run starts: `done` of `total` games are already in the results.
-    pub(crate) fn started(&mut self, total: u64, done: u64, jobs: usize) {
-        self.done_at_start = done;
-        let resumed = if done > 0 {
-            format!(" ({done} already played)")
-        } else {
-            String::new()
-        };
-        eprintln!("Started: {total} games{resumed}, {jobs} worker(s)");
-    }
-
-    /// A game was written: its line, and the score when one is due.
-    pub(crate) fn game(
-        &mut self,
-        r: &arena::tournament::GameRecord,
-        done: u64,
-        total: u64,
-        standings: &str,
-    ) {
-        eprintln!(
-            "Finished game {} ({} vs {}): {} {{{}}}",
-            r.game,
-            r.black_name,
-            r.white_name,
-            r.result.as_str(),
-            r.reason
-        );
-        self.since_score += 1;
-        if self.since_score >= Self::SCORE_EVERY
-            || self.last_score.elapsed() >= Self::SCORE_INTERVAL
-            || done == total
-        {
-            let elapsed = self.started.elapsed().as_secs_f64();
-            let played = done.saturating_sub(self.done_at_start);
-            let per_sec = played as f64 / elapsed.max(1e-9);
-            let eta = if per_sec > 0.0 && done < total {
-                format!(", ETA {}", clock((total - done) as f64 / per_sec))
-            } else {
-                String::new()
-            };
-            eprintln!(
-                "Score after {done} of {total} games ({}, {}{eta}): {standings}",
-                clock(elapsed),
-                rate(per_sec, "games/s")
-            );
-            self.since_score = 0;
-            self.last_score = Instant::now();
-        }
-    }
-}
-
-/// Seconds as `h:mm:ss` (or `m:ss`).
-fn clock(seconds: f64) -> String {
-    let s = seconds.max(0.0).round() as u64;
-    if s >= 3600 {
-        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
-    } else {
-        format!("{}:{:02}", s / 60, s % 60)
+        Ending::Interrupted => interrupted(&mut out),
     }
 }
 
@@ -437,14 +306,13 @@ fn finish_shard(s: Shard, outcome: &arena::tournament::RunOutcome) -> Result<()>
             Ok(())
         }
         Ending::Interrupted => {
-            writeln!(
+            write!(
                 out,
-                "shard {} interrupted: {games} games in {}; continue with  {}",
+                "shard {} interrupted: {games} games in {}; ",
                 s.label(),
                 outcome.results.display(),
-                super::again_with("--resume")
             )?;
-            Err(Interrupted.into())
+            interrupted(&mut out)
         }
         // The runner refuses [sprt] with shards; should that change, say what happened.
         Ending::SprtDecided => {
@@ -475,7 +343,8 @@ fn tournament_folder(dir: &Path) -> Result<Tournament> {
 }
 
 pub fn stats(args: StatsArgs) -> Result<()> {
-    let t = tournament_folder(&args.dir)?;
+    let mut t = tournament_folder(&args.dir)?;
+    overrides(&mut t, &args.rating)?;
     let shape = RunShape::of(&t, None);
     let records = read_checked(&args.dir.join("games.jsonl"), &shape)?;
     if records.torn_tail {
@@ -492,19 +361,24 @@ pub fn stats(args: StatsArgs) -> Result<()> {
         _ => summary,
     };
     // The statistics are printed in any case; the files are rewritten only when no
-    // other arena is writing this folder (a run in progress writes them at its end).
-    match lock::lock_exclusive(&args.dir, "arena stats") {
+    // other arena is writing this folder (a run in progress writes them at its end),
+    // the folder can be written, and no flag changed what the run's config says.
+    let overridden = args.rating.sprt.is_some() || args.rating.anchor.is_some();
+    let lock = if overridden {
+        Err("--sprt and --anchor change only what is printed".to_string())
+    } else {
+        lock::lock_if_writable(&args.dir, "arena stats")
+    };
+    print_summary(&mut io::stdout().lock(), &summary)?;
+    match lock {
         Ok(held) => {
             summary::write_files(&args.dir, &summary)?;
-            print_summary(&mut io::stdout().lock(), &summary)?;
             super::report::after(&args.dir, None);
             drop(held);
         }
-        Err(RunError::Input(busy)) => {
-            print_summary(&mut io::stdout().lock(), &summary)?;
-            eprintln!("arena: summary.json and the report are left as they are: {busy}");
+        Err(why) => {
+            eprintln!("arena: summary.json and the report are left as they are: {why}")
         }
-        Err(e) => return Err(e.into()),
     }
     Ok(())
 }

@@ -2,25 +2,28 @@
 //! verification match.
 
 use std::{
-    io::{self, IsTerminal, Write},
-    path::{Path, PathBuf},
-    sync::{Arc, atomic::AtomicBool},
-    time::{Duration, Instant},
+    io::{self, Write},
+    path::PathBuf,
+    time::Duration,
 };
 
 use anyhow::{Result, bail};
 use arena::{
-    tournament::{Ending, Event, RunError},
+    config::ConfigFile,
+    tournament::{Ending, Event, RunError, RunOutcome},
     tune::{
-        self, Tune, TuneEnding, TuneEvent, TuneOptions,
+        self, Tune, TuneEnding, TuneError, TuneEvent,
+        job::VerificationReport,
         output::{ParamReport, TuneReport},
         runner::TuneOutcome,
     },
 };
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::rules::rate;
+use super::{
+    job::{Job, JobArgs, StepLog, fmt_value, interrupted, print_table, print_verification},
+    rules::rate,
+};
 
 /// Tune engine parameters with SPSA (checkpointed; --resume continues), then verify.
 #[derive(Args, Debug)]
@@ -43,13 +46,8 @@ Examples:
 pub struct TuneArgs {
     /// The tuning config (TOML).
     config: PathBuf,
-    /// Continue from the checkpoint (state.json) in the results folder.
-    #[arg(long)]
-    resume: bool,
-    /// Worker threads (default: the config's `jobs`, or all cores). Results do not
-    /// depend on it.
-    #[arg(long, short, visible_alias = "concurrency")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    job: JobArgs,
     /// Override the total number of game pairs N (a quick try; changes every gain).
     #[arg(long, value_name = "N")]
     pairs: Option<u64>,
@@ -59,12 +57,6 @@ pub struct TuneArgs {
     /// Override the master seed.
     #[arg(long)]
     seed: Option<u64>,
-    /// Results folder (default: results/<name>).
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// No progress bars; print only the final tables.
-    #[arg(long, short)]
-    quiet: bool,
 }
 
 /// File-system failures exit 1 like tournaments' do; everything else is bad input.
@@ -73,19 +65,6 @@ pub(super) fn lift(e: tune::TuneError) -> anyhow::Error {
         tune::TuneError::Io { path, source } => RunError::Io { path, source }.into(),
         other => other.into(),
     }
-}
-
-pub(super) fn bar(show: bool, template: &str) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    if !show {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template(template)
-            .expect("the progress template is valid")
-            .progress_chars("=> "),
-    );
-    bar
 }
 
 /// Parameter values for the live view: `open_three 7512  defence 1.31`.
@@ -101,16 +80,6 @@ fn live_values(tune: &Tune, values: &[f64]) -> String {
         .join("  ")
 }
 
-pub(super) fn fmt_value(v: f64, integer: bool) -> String {
-    if integer {
-        format!("{v:.0}")
-    } else if v.abs() >= 100.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.4}")
-    }
-}
-
 pub fn tune(args: TuneArgs) -> Result<()> {
     let mut t = Tune::load(&args.config)?;
     if let Some(n) = args.pairs {
@@ -122,26 +91,18 @@ pub fn tune(args: TuneArgs) -> Result<()> {
     if let Some(s) = args.seed {
         t.config.seed = s;
     }
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("results").join(&t.config.name));
-    let stop = Arc::new(AtomicBool::new(false));
-    super::install_ctrlc(Arc::clone(&stop), "stopping; the last checkpoint stands");
-    let options = TuneOptions {
-        jobs: args.jobs.unwrap_or(0),
-        resume: args.resume,
-        out_dir: out_dir.clone(),
-        stop,
-    };
-    let show = !args.quiet && io::stderr().is_terminal();
-    // Without a terminal (nohup, a log file) a line now and then instead of the bar.
-    let mut log = (!args.quiet && !show).then(|| LogLines::new(Duration::from_secs(60)));
-
-    let progress = bar(
-        show,
-        "{elapsed_precise} [{bar:30}] {pos}/{len} pairs  {per_sec}  ETA {eta}\n{msg}",
+    let job = Job::new(
+        &args.job,
+        &t.config.name,
+        "stopping; the last checkpoint stands",
     );
+    let options = job.options();
+    // Without a terminal (nohup, a log file) a line now and then instead of the bar.
+    let mut log = job
+        .log
+        .then(|| StepLog::new(Duration::from_secs(60), "pairs"));
+    let progress =
+        job.bar("{elapsed_precise} [{bar:30}] {pos}/{len} pairs  {per_sec}  ETA {eta}\n{msg}");
     let start_values: Vec<f64> = t.params.iter().map(|p| p.start).collect();
     let mut sink = |event: &TuneEvent<'_>| match event {
         TuneEvent::Started {
@@ -171,28 +132,40 @@ pub fn tune(args: TuneArgs) -> Result<()> {
             progress.set_position(state.pairs_done);
             progress.set_message(live_values(&t, values));
             if let Some(log) = log.as_mut() {
-                log.batch(state.pairs_done, t.config.pairs, &live_values(&t, values));
+                log.step(state.pairs_done, t.config.pairs, &live_values(&t, values));
             }
         }
         TuneEvent::Tick => progress.tick(),
     };
-    progress.enable_steady_tick(Duration::from_millis(500));
     let outcome = tune::run(&t, &options, &mut sink);
     progress.finish_and_clear();
     let outcome = outcome.map_err(lift)?;
     let mut out = io::stdout().lock();
     print_tune(&mut out, &outcome.report, &outcome)?;
     if outcome.ending == TuneEnding::Interrupted {
-        return super::interrupted(&mut out);
+        return interrupted(&mut out);
     }
+    verify_and_finish(&mut out, &job, |sink| {
+        let verified = tune::verify(&t, &options, args.verify_pairs, sink)?;
+        Ok(verified.map(|(run, report)| (run, report.verification)))
+    })
+}
 
-    let mut games = GamesView::new(show, !args.quiet && !show, "verification");
-    let mut sink = |event: &Event<'_>| games.event(event);
-    let verified = tune::verify(&t, &options, args.verify_pairs, &mut sink);
+/// The end of a job with a verification match (tune, fit): the match (`verify` plays
+/// it, with progress), the report (once, after the match), the match's standings and
+/// its verdict, the resume hint if it was stopped, and where the results are.
+pub(super) fn verify_and_finish(
+    out: &mut impl Write,
+    job: &Job,
+    verify: impl FnOnce(
+        &mut dyn FnMut(&Event<'_>),
+    ) -> Result<Option<(RunOutcome, Option<VerificationReport>)>, TuneError>,
+) -> Result<()> {
+    let mut games = job.games("verification");
+    let verified = verify(&mut |e| games.event(e));
     games.finish();
     let verified = verified.map_err(lift)?;
-    // The report (trajectory plots, verification Elo), once, after the verification.
-    super::report::after(&out_dir, None);
+    Job::report(&job.out, None);
     match verified {
         None => writeln!(
             out,
@@ -200,167 +173,17 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         )?,
         Some((run, report)) => {
             writeln!(out)?;
-            super::tournament::print_summary(&mut out, &run.summary)?;
-            if let Some(v) = &report.verification {
-                print_verification(&mut out, v)?;
+            super::tournament::print_summary(out, &run.summary)?;
+            if let Some(v) = &report {
+                print_verification(out, v)?;
             }
             if run.ending == Ending::Interrupted {
-                return super::interrupted(&mut out);
+                return interrupted(out);
             }
         }
     }
-    writeln!(out, "results in {}", out_dir.display())?;
+    writeln!(out, "results in {}", job.out.display())?;
     Ok(())
-}
-
-/// The progress of a match played through the tournament runner (a verification, the
-/// fit's self-play games): a bar on a terminal, a line per game in a log.
-pub(super) struct GamesView {
-    bar: ProgressBar,
-    log: Option<super::tournament::GameLog>,
-    label: &'static str,
-}
-
-impl GamesView {
-    /// A bar when `show`, log lines when `log`.
-    pub(super) fn new(show: bool, log: bool, label: &'static str) -> GamesView {
-        let bar = bar(
-            show,
-            &format!(
-                "{label} {{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} games  {{per_sec}}  \
-                 ETA {{eta}}\n{{msg}}"
-            ),
-        );
-        bar.enable_steady_tick(Duration::from_millis(500));
-        GamesView {
-            bar,
-            log: log.then(super::tournament::GameLog::new),
-            label,
-        }
-    }
-
-    /// Shows one event of the runner.
-    pub(super) fn event(&mut self, event: &Event<'_>) {
-        match event {
-            Event::Started {
-                total, done, jobs, ..
-            } => {
-                self.bar.set_length(*total);
-                self.bar.set_position(*done);
-                self.bar.reset_eta();
-                if let Some(log) = self.log.as_mut() {
-                    log.started(*total, *done, *jobs);
-                }
-            }
-            Event::Game {
-                record,
-                done,
-                total,
-                standings,
-            } => {
-                self.bar.set_position(*done);
-                self.bar.set_message(standings.clone());
-                if let Some(log) = self.log.as_mut() {
-                    log.game(record, *done, *total, standings);
-                }
-            }
-            Event::Tick => self.bar.tick(),
-            Event::SprtDecided {
-                decision,
-                llr,
-                pairs,
-            } => self.bar.println(format!(
-                "arena: {} SPRT: {decision} after {pairs} game pairs (LLR {llr:.2})",
-                self.label
-            )),
-        }
-    }
-
-    /// Clears the bar.
-    pub(super) fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
-}
-
-/// The verification line: games, W/D/L, Elo with its interval, and any warning.
-pub(super) fn print_verification(
-    out: &mut impl Write,
-    v: &tune::output::VerificationReport,
-) -> io::Result<()> {
-    let elo = v.estimate.map_or("-".to_string(), |e| {
-        format!(
-            "{:+.1} ± {:.1} (95 %), LOS {:.1} %",
-            e.elo,
-            e.elo_error,
-            100.0 * e.los
-        )
-    });
-    writeln!(
-        out,
-        "\nverification: {} vs {}: {} games +{} ={} -{}  Elo {elo}",
-        v.engines[0],
-        v.engines[1],
-        v.wdl.games(),
-        v.wdl.wins,
-        v.wdl.draws,
-        v.wdl.losses
-    )?;
-    if let Some(w) = &v.warning {
-        writeln!(out, "warning: {w}")?;
-    }
-    Ok(())
-}
-
-/// Progress as log lines, at most one per `every`: pairs, speed, ETA and θ.
-struct LogLines {
-    every: Duration,
-    started: Instant,
-    last: Instant,
-    first_done: Option<u64>,
-}
-
-impl LogLines {
-    fn new(every: Duration) -> LogLines {
-        let now = Instant::now();
-        LogLines {
-            every,
-            started: now,
-            last: now,
-            first_done: None,
-        }
-    }
-
-    fn batch(&mut self, done: u64, total: u64, values: &str) {
-        // The speed of this session, from its first batch on.
-        let first = match self.first_done {
-            Some(first) => first,
-            None => {
-                self.first_done = Some(done);
-                self.started = Instant::now();
-                done
-            }
-        };
-        if self.last.elapsed() < self.every && done < total {
-            return;
-        }
-        self.last = Instant::now();
-        let secs = self.started.elapsed().as_secs_f64().max(1e-9);
-        let per_sec = (done - first) as f64 / secs;
-        let eta = if per_sec > 0.0 {
-            let left = (total - done) as f64 / per_sec;
-            format!(
-                "{}h{:02}m",
-                (left / 3600.0) as u64,
-                ((left % 3600.0) / 60.0) as u64
-            )
-        } else {
-            "-".to_string()
-        };
-        eprintln!(
-            "arena: {done}/{total} pairs ({:.1} %), {per_sec:.1} pairs/s, ETA {eta}; {values}",
-            100.0 * done as f64 / total.max(1) as f64
-        );
-    }
 }
 
 fn print_tune(out: &mut impl Write, r: &TuneReport, outcome: &TuneOutcome) -> io::Result<()> {
@@ -369,46 +192,53 @@ fn print_tune(out: &mut impl Write, r: &TuneReport, outcome: &TuneOutcome) -> io
         "{}: {} on {}, {} of {} game pairs (batches of {}), seed {}",
         r.name, r.engine, r.game, r.pairs_done, r.pairs_total, r.batch, r.seed
     )?;
-    let width = r
+    let rows: Vec<Vec<String>> = r
         .params
         .iter()
-        .map(|p| p.name.len())
-        .max()
-        .unwrap_or(9)
-        .max(9);
-    writeln!(
+        .map(|p| {
+            let ParamReport {
+                name,
+                start,
+                value,
+                min,
+                max,
+                c_k,
+                c_end,
+                r_k,
+                r_end,
+                integer,
+                ..
+            } = p;
+            let v = |x: f64| fmt_value(x, *integer);
+            vec![
+                name.clone(),
+                v(*start),
+                v(*value),
+                v(*min),
+                v(*max),
+                format!("{c_k:.3}"),
+                format!("{c_end:.3}"),
+                format!("{r_k:.2e}"),
+                r_end.to_string(),
+            ]
+        })
+        .collect();
+    writeln!(out)?;
+    print_table(
         out,
-        "\n{:<width$}  {:>12} {:>12} {:>12} {:>12} {:>10} {:>10} {:>10} {:>8}",
-        "parameter", "start", "tuned", "min", "max", "c_k", "c_end", "R_k", "r_end"
+        &[
+            "parameter",
+            "start",
+            "tuned",
+            "min",
+            "max",
+            "c_k",
+            "c_end",
+            "R_k",
+            "r_end",
+        ],
+        &rows,
     )?;
-    for p in &r.params {
-        let ParamReport {
-            name,
-            start,
-            value,
-            min,
-            max,
-            c_k,
-            c_end,
-            r_k,
-            r_end,
-            integer,
-            ..
-        } = p;
-        let v = |x: f64| fmt_value(x, *integer);
-        writeln!(
-            out,
-            "{name:<width$}  {:>12} {:>12} {:>12} {:>12} {:>10.3} {:>10.3} {:>10.2e} {:>8}",
-            v(*start),
-            v(*value),
-            v(*min),
-            v(*max),
-            c_k,
-            c_end,
-            r_k,
-            r_end
-        )?;
-    }
     let p = r.plus_penta.counts;
     writeln!(
         out,

@@ -4,7 +4,7 @@
 use std::{path::PathBuf, time::Duration};
 
 use super::{ExternalGame, client::process::Log, external::ExternalEngine};
-use crate::engine::{Engine, EngineConfig, Player, TimeControl};
+use crate::engine::{Engine, EngineConfig, Player, SetError, TimeControl};
 
 /// A built-in or an external engine.
 // A tournament holds a handful of these, built once: their size does not matter.
@@ -82,6 +82,38 @@ impl EngineSpec {
         match self {
             EngineSpec::Builtin(c) => !c.search.is_timed(),
             EngineSpec::External(e) => e.is_reproducible(),
+        }
+    }
+
+    /// Whether the same position always gets the same move: no time limit and, for a
+    /// built-in engine, no random choice among the best root moves (an outside engine is
+    /// trusted to be deterministic under depth and node limits).
+    pub fn is_deterministic(&self) -> bool {
+        match self {
+            EngineSpec::Builtin(c) => !c.search.is_timed() && c.search.random_margin == 0,
+            EngineSpec::External(e) => e.is_reproducible(),
+        }
+    }
+
+    /// Sets several named parameters (`search.depth`, `table.open_three`), checked as
+    /// [`EngineConfig::set_all`] checks them. Nothing changes on error.
+    pub fn set_all<K: AsRef<str>>(
+        &mut self,
+        assignments: impl IntoIterator<Item = (K, toml::Value)>,
+    ) -> Result<(), SetError> {
+        match self {
+            EngineSpec::Builtin(c) => c.set_all(assignments),
+            EngineSpec::External(e) => match assignments.into_iter().next() {
+                None => Ok(()),
+                Some((key, _)) => Err(SetError {
+                    key: Some(key.as_ref().to_string()),
+                    message: format!(
+                        "'{}' is an outside engine: it has no named parameter `{}`",
+                        e.name,
+                        key.as_ref()
+                    ),
+                }),
+            },
         }
     }
 

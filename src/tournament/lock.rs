@@ -75,6 +75,18 @@ pub fn lock_exclusive(dir: &Path, what: &str) -> Result<FolderLock, RunError> {
     })
 }
 
+/// Takes `dir`'s lock for a reader that would also rewrite what it derives from the
+/// results (`arena stats` rewrites `summary.json`): `Err` with the reason when another
+/// arena writes there now, or when the folder cannot be written at all (a read-only
+/// folder: reading needs no write access). The reader then only reads.
+pub fn lock_if_writable(dir: &Path, what: &str) -> Result<FolderLock, String> {
+    let path = dir.join(LOCK_FILE);
+    match open_file(&path) {
+        Ok(_) => lock_exclusive(dir, what).map_err(|e| e.to_string()),
+        Err(e) => Err(format!("{} cannot be written here ({e})", dir.display())),
+    }
+}
+
 /// Takes `dir`'s lock shared and shard `shard`'s lock exclusively, for a shard run.
 pub fn lock_shard(dir: &Path, shard: Shard, what: &str) -> Result<FolderLock, RunError> {
     let (path, folder) = open(dir)?;

@@ -32,11 +32,11 @@ use serde::{Deserialize, Serialize};
 
 use super::spsa::{Param, Settings};
 use crate::{
-    config::{self, ConfigError},
+    config::{self, ConfigError, ConfigFile},
     engine::EngineConfig,
     game::GameSpec,
     stats::SprtConfig,
-    tournament::config::{Adjudication, OpeningsConfig},
+    tournament::config::OpeningsConfig,
 };
 
 /// One `[[params]]` entry as written.
@@ -80,59 +80,117 @@ fn default_verification_pairs() -> u32 {
     200
 }
 
-/// A tuning config as written.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TuneConfig {
-    /// Run name: results go to `results/<name>/`.
-    pub name: String,
-    /// The game (default: the base engine's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub game: Option<GameSpec>,
-    /// The base engine config file (relative to this config).
-    pub engine: String,
-    /// Named parameters to set on the base engine before tuning.
-    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
-    pub set: toml::Table,
-    /// Total game pairs N.
-    pub pairs: u64,
-    /// Pairs per batch.
-    #[serde(default = "default_batch")]
-    pub batch: u64,
-    /// Master seed.
-    #[serde(default = "default_seed")]
-    pub seed: u64,
-    /// A = a_ratio · N.
-    #[serde(default = "default_a_ratio")]
-    pub a_ratio: f64,
-    /// Learning-rate decay.
-    #[serde(default = "default_alpha")]
-    pub alpha: f64,
-    /// Perturbation decay.
-    #[serde(default = "default_gamma")]
-    pub gamma: f64,
-    /// Worker threads (0: all cores): `jobs` in configs, like `--jobs`; `concurrency`
-    /// (the name `run.toml` keeps, so existing results folders resume) is read too.
-    #[serde(default, alias = "jobs")]
-    pub concurrency: u32,
-    /// The parameters to tune.
-    #[serde(default)]
-    pub params: Vec<ParamEntry>,
-    /// Openings, as in tournaments.
-    #[serde(default)]
-    pub openings: OpeningsConfig,
-    /// Adjudication, as in tournaments.
-    #[serde(default)]
-    pub adjudication: Adjudication,
-    /// The match of the tuned engine against the base engine.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verification: Option<VerificationConfig>,
+/// Declares a job's config (tune, fit) as written: the keys every job has (the run's
+/// name, its base engine and game, the seed, the worker threads, the openings and
+/// adjudication of its games, the verification match), then its own keys. Unknown keys
+/// are errors.
+macro_rules! job_config {
+    ($(#[$meta:meta])* pub struct $name:ident { $($own:tt)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            /// Run name: results go to `results/<name>/`.
+            pub name: String,
+            /// The game (default: the base engine's).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub game: Option<crate::game::GameSpec>,
+            /// The base engine config file (relative to this config).
+            pub engine: String,
+            /// Named parameters set on the base engine (limits too).
+            #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+            pub set: toml::Table,
+            $($own)*
+            /// Master seed.
+            #[serde(default = "crate::tune::config::default_seed")]
+            pub seed: u64,
+            /// Worker threads (0: all cores): `jobs`, like `--jobs`; `concurrency` is read
+            /// too. Results do not depend on it.
+            #[serde(default, alias = "concurrency")]
+            pub jobs: u32,
+            /// Openings of the job's games, as in tournaments.
+            #[serde(default)]
+            pub openings: crate::tournament::config::OpeningsConfig,
+            /// Adjudication of the job's games, as in tournaments.
+            #[serde(default)]
+            pub adjudication: crate::tournament::config::Adjudication,
+            /// The match of the tuned (fitted) engine against the base engine.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub verification: Option<crate::tune::config::VerificationConfig>,
+        }
+
+        impl $name {
+            /// Checks the run name, loads the base engine, checks its game and applies
+            /// `set` (see [`crate::tune::config::resolve_engine`]); `what` says what the
+            /// job does with it ("the tune plays").
+            fn resolve_base(
+                &self,
+                source: &str,
+                base: &std::path::Path,
+                text: &str,
+                what: &str,
+            ) -> Result<
+                (std::path::PathBuf, crate::engine::EngineConfig, crate::game::GameSpec),
+                crate::config::ConfigError,
+            > {
+                let r = crate::tune::config::EngineRef {
+                    name: &self.name,
+                    engine: &self.engine,
+                    game: self.game,
+                    set: &self.set,
+                    what,
+                };
+                crate::tune::config::resolve_engine(source, base, text, r)
+            }
+
+            /// What the job's matches share with it, for `game` and the config at `path`.
+            pub fn plan<'a>(
+                &'a self,
+                game: crate::game::GameSpec,
+                path: &'a std::path::Path,
+            ) -> crate::tune::job::MatchPlan<'a> {
+                crate::tune::job::MatchPlan {
+                    name: &self.name,
+                    game,
+                    jobs: self.jobs,
+                    openings: &self.openings,
+                    adjudication: &self.adjudication,
+                    path,
+                }
+            }
+        }
+    };
+}
+pub(crate) use job_config;
+
+job_config! {
+    /// A tuning config as written.
+    pub struct TuneConfig {
+        /// Total game pairs N.
+        pub pairs: u64,
+        /// Pairs per batch.
+        #[serde(default = "default_batch")]
+        pub batch: u64,
+        /// A = a_ratio · N.
+        #[serde(default = "default_a_ratio")]
+        pub a_ratio: f64,
+        /// Learning-rate decay.
+        #[serde(default = "default_alpha")]
+        pub alpha: f64,
+        /// Perturbation decay.
+        #[serde(default = "default_gamma")]
+        pub gamma: f64,
+        /// The parameters to tune.
+        #[serde(default)]
+        pub params: Vec<ParamEntry>,
+    }
 }
 
 fn default_batch() -> u64 {
     16
 }
-fn default_seed() -> u64 {
+/// The default master seed of every job.
+pub(crate) fn default_seed() -> u64 {
     1
 }
 fn default_a_ratio() -> f64 {
@@ -162,35 +220,20 @@ pub struct Tune {
     pub path: PathBuf,
 }
 
-impl Tune {
-    /// Reads a tuning config and its base engine.
-    pub fn load(path: &Path) -> Result<Tune, ConfigError> {
-        let text = config::read(path)?;
-        Tune::parse(&path.display().to_string(), path, &text)
-            .map_err(|e| config::with_kind_hint(e, path, config::Kind::Tune))
-    }
+impl ConfigFile for Tune {
+    const KIND: config::Kind = config::Kind::Tune;
+    type Written = TuneConfig;
 
-    /// Reads a tuning config from text; `base` locates relative paths.
-    pub fn parse(source: &str, base: &Path, text: &str) -> Result<Tune, ConfigError> {
-        let config: TuneConfig = config::parse(source, text)?;
-        let at = |line: Option<usize>, message: String| ConfigError {
-            source: source.to_string(),
-            line,
-            message,
-        };
+    fn resolve(
+        source: &str,
+        base: &Path,
+        text: &str,
+        config: TuneConfig,
+    ) -> Result<Tune, ConfigError> {
+        let at = |line, message| ConfigError::at(source, line, message);
         let key_line = |key: &str| top_level_line(text, key);
-        let (engine_path, engine, game) = resolve_engine(
-            source,
-            base,
-            text,
-            EngineRef {
-                name: &config.name,
-                engine: &config.engine,
-                game: config.game,
-                set: &config.set,
-                what: "the tune plays",
-            },
-        )?;
+        let (engine_path, engine, game) =
+            config.resolve_base(source, base, text, "the tune plays")?;
         let settings_error = Settings {
             pairs: config.pairs,
             batch: config.batch,
@@ -290,7 +333,9 @@ impl Tune {
             path: base.to_path_buf(),
         })
     }
+}
 
+impl Tune {
     /// The SPSA settings.
     pub fn settings(&self) -> Settings {
         Settings {
@@ -320,31 +365,8 @@ impl Tune {
     /// resumed only under the same text. (Worker count and verification are left out:
     /// they change no tuning result.)
     pub fn resolved_toml(&self) -> String {
-        let mut tree = config::to_table(&self.config);
-        for key in [
-            "engine",
-            "set",
-            "concurrency",
-            "verification",
-            "params",
-            "game",
-        ] {
-            tree.remove(key);
-        }
-        tree.insert("game".into(), toml::Value::String(self.game.to_string()));
-        let mut engine = self.base.params();
-        engine.insert("name".into(), toml::Value::String(self.base.name.clone()));
-        engine.insert("game".into(), toml::Value::String(self.game.to_string()));
-        tree.insert("base".into(), toml::Value::Table(engine));
-        tree.insert(
-            "params".into(),
-            toml::Value::Array(
-                self.params
-                    .iter()
-                    .map(|p| toml::Value::Table(config::to_table(p)))
-                    .collect(),
-            ),
-        );
+        let params = self.params.iter().map(config::to_table).collect();
+        let tree = resolved_job(&self.config, &[], self.game, &self.base, params);
         toml::to_string(&tree).expect("a resolved tune serialises")
     }
 
@@ -352,6 +374,37 @@ impl Tune {
     pub fn resolve(&self, path: &str) -> PathBuf {
         config::resolve(&self.path, path)
     }
+}
+
+/// A job's config (`config`, serialised) as the TOML its results depend on: without the
+/// keys that change none of them (the engine file and `set`, which the base engine's
+/// parameters replace; the worker threads; the verification) nor `drop`, with the game,
+/// the base engine's every parameter (`[base]`) and the resolved `params`. Tune and fit
+/// checkpoints are resumed only under the same text.
+pub(crate) fn resolved_job(
+    config: &impl Serialize,
+    drop: &[&str],
+    game: GameSpec,
+    base: &EngineConfig,
+    params: Vec<toml::Table>,
+) -> toml::Table {
+    let mut tree = config::to_table(config);
+    for key in ["engine", "set", "jobs", "verification", "params", "game"]
+        .iter()
+        .chain(drop)
+    {
+        tree.remove(*key);
+    }
+    tree.insert("game".into(), toml::Value::String(game.to_string()));
+    let mut engine = base.params();
+    engine.insert("name".into(), toml::Value::String(base.name.clone()));
+    engine.insert("game".into(), toml::Value::String(game.to_string()));
+    tree.insert("base".into(), toml::Value::Table(engine));
+    tree.insert(
+        "params".into(),
+        toml::Value::Array(params.into_iter().map(toml::Value::Table).collect()),
+    );
+    tree
 }
 
 /// What [`resolve_engine`] reads from a tune or fit config.
@@ -376,11 +429,7 @@ pub(crate) fn resolve_engine(
     text: &str,
     r: EngineRef<'_>,
 ) -> Result<(PathBuf, EngineConfig, GameSpec), ConfigError> {
-    let at = |line: Option<usize>, message: String| ConfigError {
-        source: source.to_string(),
-        line,
-        message,
-    };
+    let at = |line, message| ConfigError::at(source, line, message);
     let key_line = |key: &str| top_level_line(text, key);
     if r.name.trim().is_empty() || r.name.contains(['/', '\\']) || r.name.starts_with('.') {
         return Err(at(
@@ -423,11 +472,7 @@ pub(crate) fn check_verification_and_openings(
     verification: Option<&VerificationConfig>,
     openings: &OpeningsConfig,
 ) -> Result<(), ConfigError> {
-    let at = |line: Option<usize>, message: String| ConfigError {
-        source: source.to_string(),
-        line,
-        message,
-    };
+    let at = |line, message| ConfigError::at(source, line, message);
     if let Some(v) = verification {
         let mut probe = engine.clone();
         probe
@@ -559,54 +604,55 @@ mod tests {
         assert_eq!(e.get("table.open_three"), Some(toml::Value::Integer(9000)));
         assert_eq!(e.get("table.defence"), Some(toml::Value::Float(1.5)));
         // The resolved text decides resume: it changes with what changes the tune.
-        let mut other = t.clone();
-        other.config.pairs = 200;
-        assert_ne!(t.resolved_toml(), other.resolved_toml());
-        let mut same = t.clone();
-        same.config.concurrency = 7;
-        assert_eq!(t.resolved_toml(), same.resolved_toml());
-    }
-
-    fn bad(text: &str) -> ConfigError {
-        Tune::parse("t.toml", &root(), text).unwrap_err()
+        crate::config::tests::check_resolved(&t, Tune::resolved_toml, |t| t.config.pairs = 200);
     }
 
     #[test]
     fn bad_configs_name_the_line_and_key() {
-        let e = bad(&GOOD.replace("table.open_three", "table.open_tree"));
-        assert_eq!(e.line, Some(7), "{e}");
-        assert!(
-            e.message.contains("unknown parameter `table.open_tree`"),
-            "{e}"
-        );
-        assert!(e.message.contains("table.open_three"), "{e}");
-        let e = bad(&GOOD.replace("max = 20000", "max = 1000"));
-        assert_eq!(e.line, Some(8), "{e}");
-        assert!(
-            e.message
-                .contains("min (1000) must be less than max (1000)"),
-            "{e}"
-        );
-        let e = bad(&GOOD.replace("min = 1000", "min = 8000"));
-        assert_eq!(e.line, Some(7), "{e}");
-        assert!(e.message.contains("start value 7500 is outside"), "{e}");
-        let e = bad(&GOOD.replace("max = 3", "max = 300"));
-        assert!(e.message.contains("refuses max = 300"), "{e}");
-        let e = bad(&GOOD.replace("table.defence", "search.ordering"));
-        assert!(e.message.contains("is not a number (it is array)"), "{e}");
-        let e = bad(&GOOD.replace("pairs = 100", "pairs = 100\nbatchh = 3"));
-        assert_eq!(e.line, Some(5), "{e}");
-        assert!(e.message.contains("batchh"), "{e}");
-        let e = bad(&GOOD.replace("pairs = 100", "pairs = 0"));
-        assert_eq!(e.line, Some(4), "{e}");
-        let e = bad(&GOOD.replace("min = 1000", "min = 1000.5"));
-        assert!(e.message.contains("whole"), "{e}");
-        let e = bad(&GOOD.replace("table.defence", "table.open_three"));
-        assert!(e.message.contains("tuned twice"), "{e}");
-        let e = bad(&GOOD.replace("gomoku-seed003", "gomoku-seed999"));
-        assert_eq!(e.line, Some(2), "{e}");
-        assert!(e.message.contains("key `engine`"), "{e}");
-        let e = bad(&GOOD.replace("name = \"t\"", "name = \"t\"\ngame = \"ataxx\""));
-        assert!(e.message.contains("plays gomoku"), "{e}");
+        let cases: &[(&str, &str, Option<usize>, &str)] = &[
+            (
+                "table.open_three",
+                "table.open_tree",
+                Some(7),
+                "unknown parameter `table.open_tree`",
+            ),
+            (
+                "table.open_three",
+                "table.open_tree",
+                Some(7),
+                "table.open_three",
+            ),
+            (
+                "max = 20000",
+                "max = 1000",
+                Some(8),
+                "min (1000) must be less than max (1000)",
+            ),
+            (
+                "min = 1000",
+                "min = 8000",
+                Some(7),
+                "start value 7500 is outside",
+            ),
+            ("max = 3", "max = 300", None, "refuses max = 300"),
+            (
+                "table.defence",
+                "search.ordering",
+                None,
+                "is not a number (it is array)",
+            ),
+            ("pairs = 100", "pairs = 100\nbatchh = 3", Some(5), "batchh"),
+            ("pairs = 100", "pairs = 0", Some(4), ""),
+            ("min = 1000", "min = 1000.5", None, "whole"),
+            ("table.defence", "table.open_three", None, "tuned twice"),
+            ("gomoku-seed003", "gomoku-seed999", Some(2), "key `engine`"),
+            (
+                "name = \"t\"",
+                "name = \"t\"\ngame = \"ataxx\"",
+                None,
+                "plays gomoku",
+            ),
+        ];
+        crate::config::tests::check_bad_configs::<Tune>(&root(), GOOD, cases);
     }
 }

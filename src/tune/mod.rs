@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod fit;
+pub mod job;
 pub mod output;
 pub mod runner;
 pub mod spsa;
@@ -18,7 +19,8 @@ use crate::{config::ConfigError, files::WriteError, tournament::RunError};
 
 pub use self::{
     config::{Tune, TuneConfig},
-    runner::{TuneEnding, TuneEvent, TuneOptions, TuneOutcome, run, verify},
+    job::{JobOptions, verify},
+    runner::{TuneEnding, TuneEvent, TuneOutcome, run},
     spsa::{Param, Settings, Spsa, State},
 };
 

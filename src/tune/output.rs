@@ -15,19 +15,15 @@ use std::{
 use serde::{Deserialize, Serialize};
 use toml_edit::{DocumentMut, Item};
 
+pub use super::job::{CONFIG_FILE, STATE_FILE, VERIFICATION_DIR, VerificationReport};
 use super::{
     TuneError,
     config::Tune,
+    job::{damaged, read_json, write_atomic, write_durable, write_report},
     spsa::{Spsa, State, TrajectoryRow},
 };
-use crate::{
-    engine::EngineConfig,
-    stats::{EloEstimate, Penta, Wdl},
-    tournament::summary::SprtSummary,
-};
+use crate::{engine::EngineConfig, stats::Penta};
 
-/// The checkpoint file.
-pub const STATE_FILE: &str = "state.json";
 /// θ after every batch.
 pub const TRAJECTORY_FILE: &str = "trajectory.csv";
 /// The run's numbers.
@@ -36,10 +32,6 @@ pub const REPORT_FILE: &str = "tune.json";
 pub const TABLE_FILE: &str = "tuned.toml";
 /// The tuned engine config.
 pub const ENGINE_FILE: &str = "tuned-engine.toml";
-/// The exact resolved config of the tune.
-pub const CONFIG_FILE: &str = "run.toml";
-/// The verification match's results folder.
-pub const VERIFICATION_DIR: &str = "verification";
 
 /// Version of the checkpoint format.
 const CHECKPOINT_FORMAT: u32 = 1;
@@ -71,30 +63,20 @@ impl Checkpoint {
     /// Reads `state.json` from `dir` (None when there is none).
     pub fn read(dir: &Path) -> Result<Option<Checkpoint>, TuneError> {
         let path = dir.join(STATE_FILE);
-        let text = match fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => {
-                return Err(TuneError::Io {
-                    path: path.display().to_string(),
-                    source,
-                });
-            }
+        let Some((checkpoint, text)) = read_json::<Checkpoint>(&path, "a tuning checkpoint")?
+        else {
+            return Ok(None);
         };
-        let checkpoint: Checkpoint = serde_json::from_str(&text).map_err(|e| {
-            TuneError::Input(format!(
-                "{}:{}: not a tuning checkpoint ({e}); move it away to start afresh",
-                path.display(),
-                e.line()
-            ))
-        })?;
         if checkpoint.format != CHECKPOINT_FORMAT {
-            return Err(TuneError::Input(format!(
-                "{}:{}: checkpoint format {} is not {CHECKPOINT_FORMAT}",
-                path.display(),
-                key_line(&text, "format"),
-                checkpoint.format
-            )));
+            return Err(damaged(
+                &path,
+                &text,
+                "format",
+                format!(
+                    "checkpoint format {} is not {CHECKPOINT_FORMAT}",
+                    checkpoint.format
+                ),
+            ));
         }
         Ok(Some(checkpoint))
     }
@@ -106,14 +88,7 @@ impl Checkpoint {
     pub fn check(&self, dir: &Path, spsa: &Spsa) -> Result<(), TuneError> {
         let path = dir.join(STATE_FILE);
         let text = fs::read_to_string(&path).unwrap_or_default();
-        let fail = |key: &str, what: String| {
-            Err(TuneError::Input(format!(
-                "{}:{}: key `{key}`: {what}; the checkpoint is damaged (move it away to \
-                 start afresh)",
-                path.display(),
-                key_line(&text, key)
-            )))
-        };
+        let fail = |key: &str, what: String| Err(damaged(&path, &text, key, what));
         let state = &self.state;
         let params = spsa.params();
         if state.theta.len() != params.len() {
@@ -158,6 +133,17 @@ impl Checkpoint {
                 ),
             );
         }
+        if let Some(dd) = state.penta.dd
+            && dd > state.penta.counts[2]
+        {
+            return fail(
+                "dd",
+                format!(
+                    "{dd} double draws among {} pairs scored ½",
+                    state.penta.counts[2]
+                ),
+            );
+        }
         if state.penta.pairs() != state.pairs_done {
             return fail(
                 "penta",
@@ -173,13 +159,6 @@ impl Checkpoint {
         }
         Ok(())
     }
-}
-
-/// The 1-based line of the first `"key"` in JSON `text` (1 when it is not there).
-pub(crate) fn key_line(text: &str, key: &str) -> usize {
-    let quoted = format!("\"{key}\"");
-    text.find(&quoted)
-        .map_or(1, |at| text[..at].matches('\n').count() + 1)
 }
 
 /// One parameter's line of `tune.json`.
@@ -211,31 +190,6 @@ pub struct ParamReport {
     pub r_k: f64,
     /// Learning rate at the last pair.
     pub r_end: f64,
-}
-
-/// The verification match in `tune.json` (tuned engine's view).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct VerificationReport {
-    /// The results folder, relative to the tune's.
-    pub dir: String,
-    /// [tuned engine, base engine].
-    pub engines: [String; 2],
-    /// Game pairs scheduled.
-    pub pairs_scheduled: u64,
-    /// Whether the match ended (all pairs played, or the SPRT decided).
-    pub complete: bool,
-    /// Games.
-    pub wdl: Wdl,
-    /// Game pairs.
-    pub penta: Penta,
-    /// Elo with its 95 % interval, LOS, draw ratio (none before the first game).
-    pub estimate: Option<EloEstimate>,
-    /// The SPRT, when configured.
-    pub sprt: Option<SprtSummary>,
-    /// Why the interval may claim too much (openings repeated with deterministic
-    /// engines).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warning: Option<String>,
 }
 
 /// Everything `tune.json` holds.
@@ -659,18 +613,6 @@ fn edit_value(value: &toml::Value) -> toml_edit::Value {
     v
 }
 
-/// Writes `text` to `path` through a temporary file and a rename: never half-written.
-pub fn write_atomic(path: &Path, text: &str) -> Result<(), TuneError> {
-    crate::files::write_atomic(path, text.as_bytes(), false).map_err(TuneError::from)
-}
-
-/// Writes `text` to `path` through a temporary file that is flushed to disk before the
-/// rename: after a power cut the file is the old one or the new one, never half of
-/// either.
-pub fn write_durable(path: &Path, text: &str) -> Result<(), TuneError> {
-    crate::files::write_atomic(path, text.as_bytes(), true).map_err(TuneError::from)
-}
-
 /// Writes every output of `state` to `dir`: the checkpoint first, then the files made
 /// from it (so a crash between them is mended by a resume).
 pub fn write_all(
@@ -716,8 +658,7 @@ pub fn write_all(
     )?;
     write_atomic(&dir.join(ENGINE_FILE), &text)?;
     let report = TuneReport::new(tune, spsa, state, checkpoint.elapsed_s, verification);
-    let json = serde_json::to_string_pretty(&report).expect("a report serialises");
-    write_atomic(&dir.join(REPORT_FILE), &(json + "\n"))?;
+    write_report(&dir.join(REPORT_FILE), &report)?;
     Ok(report)
 }
 

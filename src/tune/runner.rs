@@ -22,39 +22,25 @@ use std::{
 use super::{
     TuneError,
     config::{Tune, VerificationConfig},
-    output::{
-        CONFIG_FILE, Checkpoint, TrajectoryWriter, TuneReport, VERIFICATION_DIR,
-        VerificationReport, write_all, write_atomic,
+    job::{
+        JobFolder, JobOptions, MatchPlan, STATE_FILE, Verifiable, VerificationReport, damaged,
+        first_difference, worker_count,
     },
+    output::{Checkpoint, TrajectoryWriter, TuneReport, write_all},
     spsa::{PairJob, PairOutcome, Spsa, State},
 };
 use crate::{
     engine::{Engine, EngineConfig, Player},
+    protocol::EngineSpec,
     stats::GameScore,
     tournament::{
-        self, Tournament, TournamentConfig,
-        config::Format,
         game::{GameSetup, play_game},
         openings::{OpeningBook, OpeningGame},
-        runner::{Ending, RunOptions, RunOutcome},
         schedule::ScheduledGame,
         seeds::{Stream, derive_seed},
     },
     with_game,
 };
-
-/// How to run.
-#[derive(Clone, Debug)]
-pub struct TuneOptions {
-    /// Worker threads (0: the config's `concurrency`, or all cores).
-    pub jobs: usize,
-    /// Continue from the checkpoint in `out_dir`.
-    pub resume: bool,
-    /// Results folder (default `results/<name>`).
-    pub out_dir: PathBuf,
-    /// Raised to stop: the batch in progress is dropped, the last checkpoint stands.
-    pub stop: Arc<AtomicBool>,
-}
 
 /// What the tuner reports while it works.
 #[derive(Debug)]
@@ -121,41 +107,12 @@ const PLAYER_NAMES: [&str; 2] = ["plus", "minus"];
 /// Runs (or resumes) a tune, writing a checkpoint and every output after each batch.
 pub fn run(
     tune: &Tune,
-    options: &TuneOptions,
+    options: &JobOptions,
     sink: &mut dyn FnMut(&TuneEvent<'_>),
 ) -> Result<TuneOutcome, TuneError> {
     with_game!(tune.game, |G, game| run_game::<G>(
         tune, &game, options, sink
     ))
-}
-
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TuneError + '_ {
-    move |source| TuneError::Io {
-        path: path.display().to_string(),
-        source,
-    }
-}
-
-/// A tournament that holds only what openings need from it.
-fn opening_source(tune: &Tune, rounds: u32, seed: u64) -> Tournament {
-    Tournament {
-        config: TournamentConfig {
-            name: tune.config.name.clone(),
-            game: tune.game,
-            format: Format::RoundRobin,
-            rounds,
-            seed,
-            concurrency: tune.config.concurrency,
-            openings: tune.config.openings.clone(),
-            adjudication: tune.config.adjudication.clone(),
-            sprt: None,
-            anchor: None,
-            anchor_elo: 0.0,
-            engines: Vec::new(),
-        },
-        engines: Vec::new(),
-        path: tune.path.clone(),
-    }
 }
 
 /// The openings of the tune's pairs: pair k (counted from 1) plays round `k - 1` of
@@ -165,25 +122,17 @@ fn pair_openings<G: OpeningGame>(
     game: &G::Config,
     seed: u64,
 ) -> Result<OpeningBook<G>, TuneError> {
-    let book = OpeningBook::<G>::new(&opening_source(tune, 1, seed), game)?;
+    let source = tune.plan().tournament("openings", 1, seed, Vec::new());
+    let book = OpeningBook::<G>::new(&source, game)?;
     book.check_max_plies(game, tune.config.adjudication.max_plies)
         .map_err(|e| TuneError::Input(format!("{}: {e}", tune.path.display())))?;
     Ok(book)
 }
 
-fn worker_count(tune: &Tune, options: &TuneOptions, batch: u64) -> usize {
-    match options.jobs {
-        0 if tune.config.concurrency > 0 => tune.config.concurrency as usize,
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .clamp(1, batch.clamp(1, 4096) as usize)
-}
-
 fn run_game<G: OpeningGame>(
     tune: &Tune,
     game: &G::Config,
-    options: &TuneOptions,
+    options: &JobOptions,
     sink: &mut dyn FnMut(&TuneEvent<'_>),
 ) -> Result<TuneOutcome, TuneError> {
     let started = Instant::now();
@@ -210,38 +159,29 @@ fn run_game<G: OpeningGame>(
     }
 
     // One writer per folder, from before the checkpoint is read until the tune returns.
-    let _lock = crate::tournament::lock::lock_exclusive(out, "arena tune")?;
-    crate::files::remove_stale_temporaries(out);
-    let existing = Checkpoint::read(out)?;
-    let (mut state, mut elapsed_s) = match existing {
-        Some(c) if options.resume => {
+    let folder = JobFolder::claim(out, "arena tune", "tune", options.resume, &resolved)?;
+    let (mut state, mut elapsed_s) = match Checkpoint::read(out)? {
+        Some(c) => {
             if c.config != resolved {
-                let path = out.join(super::output::STATE_FILE);
+                let path = out.join(STATE_FILE);
                 let text = fs::read_to_string(&path).unwrap_or_default();
-                return Err(TuneError::Input(format!(
-                    "{}:{}: key `config`: made from a different config ({}); resume needs \
-                     the same config (and the same --pairs)",
-                    path.display(),
-                    super::output::key_line(&text, "config"),
-                    first_difference(&c.config, &resolved)
-                )));
+                return Err(damaged(
+                    &path,
+                    &text,
+                    "config",
+                    format!(
+                        "made from a different config ({}); resume needs the same config \
+                         (and the same --pairs)",
+                        first_difference(&c.config, &resolved)
+                    ),
+                ));
             }
             c.check(out, &spsa)?;
             (c.state, c.elapsed_s)
         }
-        Some(c) => {
-            return Err(TuneError::Input(format!(
-                "{} already holds a tune ({} of {} pairs played): add --resume to continue \
-                 it, or choose another --out or run name",
-                out.display(),
-                c.state.pairs_done,
-                settings.pairs
-            )));
-        }
         None => (spsa.start_state(), 0.0),
     };
-    fs::create_dir_all(out).map_err(io_err(out))?;
-    write_atomic(&out.join(CONFIG_FILE), &resolved)?;
+    folder.write_config(&resolved)?;
     // Outputs made afresh from the checkpoint (mends a crash between file writes).
     let (mut trajectory, note) = TrajectoryWriter::open(out, &spsa, &state)?;
     let mut report = write_all(
@@ -252,7 +192,11 @@ fn run_game<G: OpeningGame>(
         None,
     )?;
 
-    let jobs = worker_count(tune, options, settings.batch);
+    let jobs = worker_count(
+        options.jobs,
+        tune.config.jobs,
+        settings.batch.min(4096) as usize,
+    );
     sink(&TuneEvent::Started {
         total: settings.pairs,
         done: state.pairs_done,
@@ -471,132 +415,58 @@ fn play_pair<G: OpeningGame>(
     Ok(Some(PairOutcome { plus: scores }))
 }
 
-/// Plays the verification match of the finished tune in `options.out_dir`: the tuned
-/// engine against the base engine, `pairs` game pairs (default: the config's), through
-/// the tournament runner into `<out>/verification/`, and adds its result to `tune.json`.
-/// None when the config asks for no verification (or `pairs` is 0).
-pub fn verify(
-    tune: &Tune,
-    options: &TuneOptions,
-    pairs: Option<u32>,
-    sink: &mut dyn FnMut(&tournament::Event<'_>),
-) -> Result<Option<(RunOutcome, TuneReport)>, TuneError> {
-    let out = &options.out_dir;
-    let _lock = out
-        .is_dir()
-        .then(|| crate::tournament::lock::lock_exclusive(out, "arena tune (verification)"))
-        .transpose()?;
-    let Some(checkpoint) = Checkpoint::read(out)? else {
-        return Err(TuneError::Input(format!(
-            "{}: no tune to verify (no state.json)",
-            out.display()
-        )));
-    };
-    let spsa = Spsa::new(tune.params.clone(), tune.settings()).map_err(TuneError::Input)?;
-    checkpoint.check(out, &spsa)?;
-    if checkpoint.config != tune.resolved_toml() {
-        return Err(TuneError::Input(format!(
-            "{}: the checkpoint belongs to another config",
-            out.display()
-        )));
-    }
-    if !spsa.finished(&checkpoint.state) {
-        return Err(TuneError::Input(format!(
-            "{}: the tune is not finished ({} of {} pairs): resume it first",
-            out.display(),
-            checkpoint.state.pairs_done,
-            spsa.settings().pairs
-        )));
-    }
-    let v = tune
-        .config
-        .verification
-        .clone()
-        .unwrap_or(VerificationConfig {
-            pairs: 0,
-            seed: None,
-            set: toml::Table::new(),
-            sprt: None,
-        });
-    let pairs = pairs.unwrap_or(v.pairs);
-    if pairs == 0 {
-        return Ok(None);
-    }
-    let values = spsa.values(&checkpoint.state);
-    let mut tuned = tune
-        .engine_with(&format!("{}-tuned", tune.base.name), &values)
-        .map_err(TuneError::Input)?;
-    let mut base = tune.base.clone();
-    for engine in [&mut tuned, &mut base] {
-        engine
-            .set_all(v.set.iter().map(|(k, v)| (k, v.clone())))
-            .map_err(|e| TuneError::Input(format!("[verification] set: {e}")))?;
-    }
-    let seed = v.seed.unwrap_or(tune.config.seed.wrapping_add(1));
-    let mut t = opening_source(tune, pairs, seed);
-    t.config.name = format!("{}-verification", tune.config.name);
-    t.config.sprt = v.sprt;
-    let deterministic = [&tuned, &base]
-        .iter()
-        .all(|e| e.search.random_margin == 0 && e.search.movetime_ms == 0);
-    t.engines = vec![tuned.into(), base.into()];
-    let run_options = RunOptions {
-        jobs: options.jobs,
-        resume: options.resume,
-        out_dir: out.join(VERIFICATION_DIR),
-        shard: None,
-        stop: Arc::clone(&options.stop),
-    };
-    // Deterministic engines replay the same pair on the same opening: an interval over
-    // repeated pairs claims more than the games show.
-    let warning = match opening_count(tune)? {
-        Some(n) if deterministic && n < u64::from(pairs) => Some(format!(
-            "only {n} distinct opening(s) for {pairs} pairs of engines without randomness: \
-             pairs repeat, so the interval is narrower than the evidence (use random \
-             openings, a longer opening file, or search.random_margin)"
-        )),
-        _ => None,
-    };
-    let outcome = tournament::run(&t, &run_options, sink)?;
-    let p = &outcome.summary.pairings[0];
-    let verification = VerificationReport {
-        dir: VERIFICATION_DIR.to_string(),
-        engines: [
-            t.engines[0].name().to_string(),
-            t.engines[1].name().to_string(),
-        ],
-        pairs_scheduled: u64::from(pairs),
-        complete: outcome.ending != Ending::Interrupted,
-        wdl: p.wdl,
-        penta: p.penta,
-        estimate: p.estimate,
-        sprt: outcome.summary.sprt.clone(),
-        warning,
-    };
-    let report = write_all(out, tune, &spsa, &checkpoint, Some(verification))?;
-    Ok(Some((outcome, report)))
-}
+impl Verifiable for Tune {
+    type Report = TuneReport;
+    const WHAT: &'static str = "arena tune (verification)";
 
-/// How many distinct openings the tune's `[openings]` give (None: one per pair).
-fn opening_count(tune: &Tune) -> Result<Option<u64>, TuneError> {
-    use crate::tournament::config::OpeningKind;
-    let o = &tune.config.openings;
-    match (o.kind, &o.file) {
-        (OpeningKind::File, Some(file)) => with_game!(tune.game, |G, game| {
-            let list = tournament::openings::read_file::<G>(&tune.resolve(file), &game)?;
-            Ok(Some(list.len() as u64))
-        }),
-        (OpeningKind::None, _) => Ok(Some(1)),
-        _ => Ok(None),
+    fn plan(&self) -> MatchPlan<'_> {
+        self.config.plan(self.game, &self.path)
+    }
+
+    fn verification(&self) -> (u64, Option<&VerificationConfig>) {
+        (self.config.seed, self.config.verification.as_ref())
+    }
+
+    fn engines(&self, out: &Path) -> Result<[EngineSpec; 2], TuneError> {
+        let (spsa, checkpoint) = self.finished(out)?;
+        let values = spsa.values(&checkpoint.state);
+        let tuned = self
+            .engine_with(&format!("{}-tuned", self.base.name), &values)
+            .map_err(TuneError::Input)?;
+        Ok([tuned.into(), self.base.clone().into()])
+    }
+
+    fn record(&self, out: &Path, v: VerificationReport) -> Result<TuneReport, TuneError> {
+        let (spsa, checkpoint) = self.finished(out)?;
+        write_all(out, self, &spsa, &checkpoint, Some(v))
     }
 }
 
-/// The first line that differs between two configs, for the resume error.
-pub(crate) fn first_difference(old: &str, new: &str) -> String {
-    for (a, b) in old.lines().zip(new.lines()) {
-        if a != b {
-            return format!("was `{}`, now `{}`", a.trim(), b.trim());
+impl Tune {
+    /// The finished tune's checkpoint in `out`, checked to be this tune's.
+    fn finished(&self, out: &Path) -> Result<(Spsa, Checkpoint), TuneError> {
+        let Some(checkpoint) = Checkpoint::read(out)? else {
+            return Err(TuneError::Input(format!(
+                "{}: no tune to verify (no state.json)",
+                out.display()
+            )));
+        };
+        let spsa = Spsa::new(self.params.clone(), self.settings()).map_err(TuneError::Input)?;
+        checkpoint.check(out, &spsa)?;
+        if checkpoint.config != self.resolved_toml() {
+            return Err(TuneError::Input(format!(
+                "{}: the checkpoint belongs to another config",
+                out.display()
+            )));
         }
+        if !spsa.finished(&checkpoint.state) {
+            return Err(TuneError::Input(format!(
+                "{}: the tune is not finished ({} of {} pairs): resume it first",
+                out.display(),
+                checkpoint.state.pairs_done,
+                spsa.settings().pairs
+            )));
+        }
+        Ok((spsa, checkpoint))
     }
-    "one has more lines".to_string()
 }

@@ -219,7 +219,7 @@ pub struct TrajectoryRow {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct State {
     /// Current θ (unrounded), one per parameter.
-    #[serde(with = "exact_f64s")]
+    #[serde(with = "super::job::exact::decimal")]
     pub theta: Vec<f64>,
     /// Pairs played and applied (k of the last applied pair).
     pub pairs_done: u64,
@@ -472,31 +472,6 @@ fn draw_rng(seed: u64, stream: u64, index: u64) -> ChaCha8Rng {
     rng.set_stream(stream);
     rng.set_word_pos(u128::from(index) * 2);
     ChaCha8Rng::seed_from_u64(rng.next_u64())
-}
-
-/// Floats written as their shortest round-trip text, so a checkpoint read back holds
-/// the very same bits (JSON number parsing may be off by one unit in the last place).
-mod exact_f64s {
-    use serde::{Deserialize, Deserializer, Serializer, de::Error, ser::SerializeSeq};
-
-    pub fn serialize<S: Serializer>(values: &[f64], s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(values.len()))?;
-        for v in values {
-            seq.serialize_element(&v.to_string())?;
-        }
-        seq.end()
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
-        let texts = Vec::<String>::deserialize(d)?;
-        texts
-            .iter()
-            .map(|t| {
-                t.parse::<f64>()
-                    .map_err(|_| D::Error::custom(format!("'{t}' is not a number")))
-            })
-            .collect()
-    }
 }
 
 #[cfg(test)]

@@ -756,7 +756,7 @@ fn mutated_records_and_checkpoints_never_panic_and_refusals_name_file_and_line()
 
     use arena::{
         tournament::{RunOptions, Tournament, merge, summary, validate},
-        tune::{Tune, TuneOptions},
+        tune::{JobOptions, Tune},
     };
 
     let tmp = tempfile::tempdir().unwrap();
@@ -798,6 +798,7 @@ fn mutated_records_and_checkpoints_never_panic_and_refusals_name_file_and_line()
     let state = std::fs::read_to_string(tuned.join("state.json")).unwrap();
 
     let t = Tournament::load(Path::new(&config)).unwrap();
+    use arena::config::ConfigFile;
     let tune = Tune::load(Path::new(&tune_config)).unwrap();
     let shape = validate::RunShape::of(&t, None);
     let stop = Arc::new(AtomicBool::new(false));
@@ -867,7 +868,7 @@ fn mutated_records_and_checkpoints_never_panic_and_refusals_name_file_and_line()
         };
         let dir = scratch(tmp.path(), &tuned, n);
         std::fs::write(dir.join("state.json"), &text).unwrap();
-        let options = TuneOptions {
+        let options = JobOptions {
             jobs: 1,
             resume: true,
             out_dir: dir,

@@ -11,6 +11,7 @@ mod export;
 mod fit;
 mod game_props;
 mod hardening;
+mod jobs;
 mod perft;
 mod protocol;
 mod report;

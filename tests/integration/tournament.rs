@@ -396,11 +396,13 @@ fn every_shipped_config_runs() {
         let is_tune = name.as_deref().is_some_and(|n| n.starts_with("tune-"));
         let is_fit = name.as_deref().is_some_and(|n| n.starts_with("fit-"));
         if is_fit {
-            arena::tune::fit::Fit::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            <arena::tune::fit::Fit as arena::config::ConfigFile>::load(&path)
+                .unwrap_or_else(|e| panic!("{e}"));
             continue;
         }
         if is_tune {
-            arena::tune::Tune::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            <arena::tune::Tune as arena::config::ConfigFile>::load(&path)
+                .unwrap_or_else(|e| panic!("{e}"));
         }
         if path.extension().is_some_and(|e| e == "toml") && !is_tune {
             let out = tmp.path().join(path.file_stem().unwrap());

@@ -378,12 +378,13 @@ fn a_stop_request_keeps_the_last_checkpoint_and_resume_finishes_it() {
         atomic::{AtomicBool, Ordering},
     };
 
-    use arena::tune::{Tune, TuneEnding, TuneEvent, TuneOptions};
+    use arena::tune::{JobOptions, Tune, TuneEnding, TuneEvent};
 
     let tmp = tempfile::tempdir().unwrap();
+    use arena::config::ConfigFile;
     let mut t = Tune::load(Path::new(&config("small"))).unwrap();
     t.config.pairs = 64;
-    let options = |dir: &str, resume: bool, stop: Arc<AtomicBool>| TuneOptions {
+    let options = |dir: &str, resume: bool, stop: Arc<AtomicBool>| JobOptions {
         jobs: 2,
         resume,
         out_dir: tmp.path().join(dir),

@@ -33,14 +33,13 @@ use super::{
     model::Loss,
 };
 use crate::{
-    config::{self, ConfigError},
+    config::{self, ConfigError, ConfigFile},
     engine::EngineConfig,
     eval::{Table, patterns::Pattern, table::MnkEvaluation},
     game::GameSpec,
-    tournament::config::{Adjudication, OpeningsConfig},
     tune::config::{
-        EngineRef, VerificationConfig, check_verification_and_openings, number, param_line,
-        resolve_engine, top_level_line,
+        check_verification_and_openings, job_config, number, param_line, resolved_job,
+        top_level_line,
     },
 };
 
@@ -98,61 +97,36 @@ pub struct SelfplayConfig {
     pub set: toml::Table,
 }
 
-/// A fit config as written.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FitConfig {
-    /// Run name: results go to `results/<name>/`.
-    pub name: String,
-    /// The game (default: the base engine's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub game: Option<GameSpec>,
-    /// The base engine config file (relative to this config).
-    pub engine: String,
-    /// Named parameters set on the base engine.
-    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
-    pub set: toml::Table,
-    /// Results folders whose games are read (relative to this config).
-    #[serde(default)]
-    pub games: Vec<String>,
-    /// The parameters to fit.
-    pub params: Params,
-    /// Passes over the training positions.
-    #[serde(default = "default_epochs")]
-    pub epochs: u64,
-    /// Adam's step as a fraction of each parameter's range (decays to a twentieth).
-    #[serde(default = "default_lr")]
-    pub lr: f64,
-    /// Positions per step.
-    #[serde(default = "default_batch")]
-    pub batch: usize,
-    /// What is minimised.
-    #[serde(default)]
-    pub loss: Loss,
-    /// Positions with fewer plies on the board (opening included) are skipped.
-    #[serde(default = "default_skip_plies")]
-    pub skip_plies: u32,
-    /// Fraction of games held out for validation.
-    #[serde(default = "default_validation")]
-    pub validation: f64,
-    /// Master seed (split, order of positions).
-    #[serde(default = "default_seed")]
-    pub seed: u64,
-    /// Worker threads (0: all cores); the result does not depend on it.
-    #[serde(default, alias = "concurrency")]
-    pub jobs: u32,
-    /// Self-play games to generate first.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selfplay: Option<SelfplayConfig>,
-    /// Openings of the self-play games and the verification match.
-    #[serde(default)]
-    pub openings: OpeningsConfig,
-    /// Adjudication of those games.
-    #[serde(default)]
-    pub adjudication: Adjudication,
-    /// The match of the fitted engine against the base engine.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verification: Option<VerificationConfig>,
+job_config! {
+    /// A fit config as written.
+    pub struct FitConfig {
+        /// Results folders whose games are read (relative to this config).
+        #[serde(default)]
+        pub games: Vec<String>,
+        /// The parameters to fit.
+        pub params: Params,
+        /// Passes over the training positions.
+        #[serde(default = "default_epochs")]
+        pub epochs: u64,
+        /// Adam's step as a fraction of each parameter's range (decays to a twentieth).
+        #[serde(default = "default_lr")]
+        pub lr: f64,
+        /// Positions per step.
+        #[serde(default = "default_batch")]
+        pub batch: usize,
+        /// What is minimised.
+        #[serde(default)]
+        pub loss: Loss,
+        /// Positions with fewer plies on the board (opening included) are skipped.
+        #[serde(default = "default_skip_plies")]
+        pub skip_plies: u32,
+        /// Fraction of games held out for validation.
+        #[serde(default = "default_validation")]
+        pub validation: f64,
+        /// Self-play games to generate first.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub selfplay: Option<SelfplayConfig>,
+    }
 }
 
 fn default_epochs() -> u64 {
@@ -169,9 +143,6 @@ fn default_skip_plies() -> u32 {
 }
 fn default_validation() -> f64 {
     0.1
-}
-fn default_seed() -> u64 {
-    1
 }
 
 /// A fitted parameter, resolved.
@@ -224,46 +195,20 @@ pub struct Fit {
     pub path: PathBuf,
 }
 
-impl Fit {
-    /// Reads a fit config and its base engine.
-    pub fn load(path: &Path) -> Result<Fit, ConfigError> {
-        let text = config::read(path)?;
-        Fit::parse(&path.display().to_string(), path, &text)
-            .map_err(|e| config::with_kind_hint(e, path, config::Kind::Fit))
-    }
+impl ConfigFile for Fit {
+    const KIND: config::Kind = config::Kind::Fit;
+    type Written = FitConfig;
 
-    /// Reads a fit config from text; `base` locates relative paths.
-    pub fn parse(source: &str, base: &Path, text: &str) -> Result<Fit, ConfigError> {
-        let config: FitConfig = config::parse(source, text)?;
-        Fit::resolve_config(source, base, text, config)
-    }
-
-    /// Resolves a config (`text` is its TOML, for line numbers: empty when it was made
-    /// from flags).
-    pub fn resolve_config(
+    fn resolve(
         source: &str,
         base: &Path,
         text: &str,
         config: FitConfig,
     ) -> Result<Fit, ConfigError> {
-        let at = |line: Option<usize>, message: String| ConfigError {
-            source: source.to_string(),
-            line,
-            message,
-        };
+        let at = |line, message| ConfigError::at(source, line, message);
         let key_line = |key: &str| top_level_line(text, key);
-        let (engine_path, engine, game) = resolve_engine(
-            source,
-            base,
-            text,
-            EngineRef {
-                name: &config.name,
-                engine: &config.engine,
-                game: config.game,
-                set: &config.set,
-                what: "the fit reads",
-            },
-        )?;
+        let (engine_path, engine, game) =
+            config.resolve_base(source, base, text, "the fit reads")?;
         if engine.table.is_none() || engine.table_path.is_none() {
             return Err(at(
                 key_line("engine"),
@@ -355,42 +300,20 @@ impl Fit {
             path: base.to_path_buf(),
         })
     }
+}
 
+impl Fit {
     /// Everything that decides the fitted table, as TOML: a checkpoint is resumed only
     /// under the same text (worker count and verification are left out).
     pub fn resolved_toml(&self) -> String {
-        let mut tree = config::to_table(&self.config);
-        for key in [
-            "engine",
-            "set",
-            "jobs",
-            "verification",
-            "params",
-            "game",
-            "games",
-        ] {
-            tree.remove(key);
-        }
-        tree.insert("game".into(), toml::Value::String(self.game.to_string()));
+        let params = self.params.iter().map(config::to_table).collect();
+        let mut tree = resolved_job(&self.config, &["games"], self.game, &self.base, params);
         tree.insert(
             "games".into(),
             toml::Value::Array(
                 self.games
                     .iter()
                     .map(|g| toml::Value::String(g.display().to_string()))
-                    .collect(),
-            ),
-        );
-        let mut engine = self.base.params();
-        engine.insert("name".into(), toml::Value::String(self.base.name.clone()));
-        engine.insert("game".into(), toml::Value::String(self.game.to_string()));
-        tree.insert("base".into(), toml::Value::Table(engine));
-        tree.insert(
-            "params".into(),
-            toml::Value::Array(
-                self.params
-                    .iter()
-                    .map(|p| toml::Value::Table(config::to_table(p)))
                     .collect(),
             ),
         );
@@ -567,10 +490,6 @@ mod tests {
                         pairs = 10\n\
                         set = { \"search.depth\" = 1 }\n";
 
-    fn bad(text: &str) -> ConfigError {
-        Fit::parse("f.toml", &root(), text).unwrap_err()
-    }
-
     #[test]
     fn a_good_config_resolves_params_bounds_and_defaults() {
         let f = Fit::parse("f.toml", &root(), GOOD).unwrap();
@@ -595,37 +514,42 @@ mod tests {
         let names: Vec<&str> = all.params.iter().map(|p| p.name.as_str()).collect();
         assert!(names.contains(&"table.sleep_two") && names.contains(&"table.defence"));
         assert!(!names.contains(&"table.five"), "{names:?}");
-        let mut other = f.clone();
-        other.config.epochs = 6;
-        assert_ne!(f.resolved_toml(), other.resolved_toml());
-        let mut same = f.clone();
-        same.config.jobs = 3;
-        assert_eq!(f.resolved_toml(), same.resolved_toml());
+        crate::config::tests::check_resolved(&f, Fit::resolved_toml, |f| f.config.epochs = 6);
     }
 
     #[test]
     fn bad_configs_name_the_line_and_key() {
-        let e = bad(&GOOD.replace("table.open_three", "table.open_tree"));
-        assert_eq!(e.line, Some(3), "{e}");
-        assert!(e.message.contains("not a weight"), "{e}");
-        let e = bad(&GOOD.replace("table.open_three", "search.depth"));
-        assert!(e.message.contains("only table weights"), "{e}");
-        let e = bad(&GOOD.replace("min = 0.5", "min = 1.5"));
-        assert!(e.message.contains("start value 1 is outside"), "{e}");
-        let e = bad(&GOOD.replace("epochs = 5", "epochs = 0"));
-        assert_eq!(e.line, Some(4), "{e}");
-        let e = bad(&GOOD.replace("epochs = 5", "epoch = 5"));
-        assert!(e.message.contains("epoch"), "{e}");
-        let e = bad(&GOOD.replace("pairs = 10", "pairs = 0"));
-        assert_eq!(e.line, Some(6), "{e}");
-        let e = bad(&GOOD.replace("\"search.depth\" = 1", "\"search.dept\" = 1"));
-        assert_eq!(e.line, Some(8), "{e}");
-        let e = bad(&GOOD.replace(
-            "[selfplay]\npairs = 10\nset = { \"search.depth\" = 1 }\n",
-            "",
-        ));
-        assert!(e.message.contains("no positions"), "{e}");
-        let e = bad(&GOOD.replace("\"table.open_three\", ", "\"table.defence\", "));
-        assert!(e.message.contains("fitted twice"), "{e}");
+        let cases: &[(&str, &str, Option<usize>, &str)] = &[
+            (
+                "table.open_three",
+                "search.depth",
+                None,
+                "only table weights",
+            ),
+            (
+                "table.open_three",
+                "table.open_tree",
+                Some(3),
+                "not a weight",
+            ),
+            ("min = 0.5", "min = 1.5", None, "start value 1 is outside"),
+            ("epochs = 5", "epochs = 0", Some(4), ""),
+            ("epochs = 5", "epoch = 5", None, "epoch"),
+            ("pairs = 10", "pairs = 0", Some(6), ""),
+            ("\"search.depth\" = 1", "\"search.dept\" = 1", Some(8), ""),
+            (
+                "[selfplay]\npairs = 10\nset = { \"search.depth\" = 1 }\n",
+                "",
+                None,
+                "no positions",
+            ),
+            (
+                "\"table.open_three\", ",
+                "\"table.defence\", ",
+                None,
+                "fitted twice",
+            ),
+        ];
+        crate::config::tests::check_bad_configs::<Fit>(&root(), GOOD, cases);
     }
 }

@@ -14,5 +14,5 @@ pub mod runner;
 
 pub use self::{
     config::{Fit, FitConfig},
-    runner::{FitEnding, FitEvent, FitOptions, FitOutcome, FitReport, run, verify},
+    runner::{FitEnding, FitEvent, FitOutcome, FitReport, run},
 };

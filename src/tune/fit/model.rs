@@ -464,31 +464,7 @@ pub fn run_epoch(
 }
 
 /// `f64`s written as their bits (hex), so a checkpoint reads back exactly.
-pub mod f64_bits {
-    use serde::{Deserialize, Deserializer, Serializer, de::Error as _, ser::SerializeSeq};
-
-    /// Serde: each value as 16 hex digits of its bits.
-    pub fn serialize<S: Serializer>(values: &[f64], s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(values.len()))?;
-        for v in values {
-            seq.serialize_element(&format!("{:016x}", v.to_bits()))?;
-        }
-        seq.end()
-    }
-
-    /// Serde: reads what [`serialize`] writes.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
-        let texts = Vec::<String>::deserialize(d)?;
-        texts
-            .iter()
-            .map(|t| {
-                u64::from_str_radix(t, 16)
-                    .map(f64::from_bits)
-                    .map_err(|_| D::Error::custom(format!("'{t}' is not 16 hex digits")))
-            })
-            .collect()
-    }
-}
+pub use crate::tune::job::exact::bits as f64_bits;
 
 #[cfg(test)]
 mod tests {

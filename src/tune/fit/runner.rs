@@ -11,12 +11,8 @@
 //! print: it reports [`FitEvent`]s to a sink.
 
 use std::{
-    fs,
     path::{Path, PathBuf},
-    sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
-    },
+    sync::atomic::Ordering,
     time::{Duration, Instant},
 };
 
@@ -28,25 +24,23 @@ use super::{
     model::{Adam, FreeParam, Settings, fit_k, full_weights, lr_at, run_epoch},
     positions::{Counts, FeatureSource, Selection, read_positions},
 };
+pub use crate::tune::job::{CONFIG_FILE, STATE_FILE, VERIFICATION_DIR};
 use crate::{
     eval::Table,
     game::GameSpec,
-    tournament::{
-        self, Tournament, TournamentConfig,
-        config::Format,
-        runner::{Ending, RunOptions, RunOutcome},
-    },
+    protocol::EngineSpec,
+    tournament::{self, runner::Ending},
     tune::{
         TuneError,
-        output::{
-            VerificationReport, tuned_engine, tuned_table_named, write_atomic, write_durable,
+        config::VerificationConfig,
+        job::{
+            JobFolder, JobOptions, MatchPlan, Verifiable, damaged, first_difference, read_json,
+            worker_count, write_atomic, write_report,
         },
-        runner::first_difference,
+        output::{VerificationReport, tuned_engine, tuned_table_named},
     },
 };
 
-/// The checkpoint.
-pub const STATE_FILE: &str = "state.json";
 /// The numbers.
 pub const REPORT_FILE: &str = "fit.json";
 /// The base table with the fitted values.
@@ -55,25 +49,8 @@ pub const TABLE_FILE: &str = "fitted.toml";
 pub const ENGINE_FILE: &str = "fitted-engine.toml";
 /// θ per epoch (for the report).
 pub const TRAJECTORY_FILE: &str = "trajectory.csv";
-/// The resolved config.
-pub const CONFIG_FILE: &str = "run.toml";
 /// The self-play games.
 pub const SELFPLAY_DIR: &str = "selfplay";
-/// The verification match.
-pub const VERIFICATION_DIR: &str = "verification";
-
-/// How to run.
-#[derive(Clone, Debug)]
-pub struct FitOptions {
-    /// Worker threads (0: the config's `jobs`, or all cores).
-    pub jobs: usize,
-    /// Continue from the checkpoint (and the self-play games) in `out_dir`.
-    pub resume: bool,
-    /// Results folder.
-    pub out_dir: PathBuf,
-    /// Raised to stop: the epoch in progress is dropped, the last checkpoint stands.
-    pub stop: Arc<AtomicBool>,
-}
 
 /// What the fit reports while it works.
 #[derive(Debug)]
@@ -143,26 +120,76 @@ pub struct FitState {
 }
 
 impl FitState {
-    /// Reads `dir`'s checkpoint (None when there is none).
-    pub fn read(dir: &Path) -> Result<Option<FitState>, TuneError> {
+    /// Reads `dir`'s checkpoint (None when there is none), checked against the fit
+    /// it must belong to: `epochs` in the fit and `params` free parameters. A damaged
+    /// value is named with its line (`state.json:LINE: key ...`).
+    pub fn read(dir: &Path, epochs: u64, params: usize) -> Result<Option<FitState>, TuneError> {
         let path = dir.join(STATE_FILE);
-        let text = match fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => {
-                return Err(TuneError::Io {
-                    path: path.display().to_string(),
-                    source,
-                });
-            }
+        let Some((state, text)) = read_json::<FitState>(&path, "a fit checkpoint")? else {
+            return Ok(None);
         };
-        serde_json::from_str(&text).map(Some).map_err(|e| {
-            TuneError::Input(format!(
-                "{}:{}: not a fit checkpoint ({e}); delete it to start the fit afresh",
-                path.display(),
-                e.line()
-            ))
-        })
+        state
+            .check(epochs, params)
+            .map_err(|(key, why)| damaged(&path, &text, key, why))?;
+        Ok(Some(state))
+    }
+
+    /// What a checkpoint of a fit of `epochs` epochs over `params` parameters must hold:
+    /// a positive, finite K; as many epochs as the fit has at most, and a loss row for
+    /// each; an optimiser with one finite value per parameter (u in 0..=1, second
+    /// moments not negative) that has taken a step for each epoch done.
+    fn check(&self, epochs: u64, params: usize) -> Result<(), (&'static str, String)> {
+        let k = f64::from_bits(self.k_bits);
+        if !(k.is_finite() && k > 0.0) {
+            return Err(("k_bits", format!("K = {k} is not a positive number")));
+        }
+        if self.epoch > epochs {
+            return Err((
+                "epoch",
+                format!("{} of a fit of {epochs} epochs", self.epoch),
+            ));
+        }
+        if self.history.len() as u64 != self.epoch + 1 {
+            return Err((
+                "history",
+                format!(
+                    "{} rows for {} epochs (it must be one more)",
+                    self.history.len(),
+                    self.epoch
+                ),
+            ));
+        }
+        if let Some(row) = self.history.iter().find(|r| {
+            !(r.train.is_finite() && r.validation.is_finite())
+                || r.values.iter().any(|v| !v.is_finite())
+        }) {
+            return Err((
+                "history",
+                format!("epoch {} holds a value that is not a number", row.epoch),
+            ));
+        }
+        let adam = &self.adam;
+        for (key, values) in [("u", &adam.u), ("m", &adam.m), ("v", &adam.v)] {
+            if values.len() != params {
+                return Err((
+                    key,
+                    format!("{} values for {params} parameters", values.len()),
+                ));
+            }
+            if let Some(x) = values.iter().find(|x| !x.is_finite()) {
+                return Err((key, format!("{x} is not a number")));
+            }
+        }
+        if adam.u.iter().any(|u| !(0.0..=1.0).contains(u)) || adam.v.iter().any(|v| *v < 0.0) {
+            return Err(("adam", "a value is outside its range".into()));
+        }
+        if (adam.t == 0) != (self.epoch == 0) {
+            return Err(("t", format!("{} steps after {} epochs", adam.t, self.epoch)));
+        }
+        if !(self.elapsed_s.is_finite() && self.elapsed_s >= 0.0) {
+            return Err(("elapsed_s", format!("{} is not a duration", self.elapsed_s)));
+        }
+        Ok(())
     }
 }
 
@@ -226,12 +253,10 @@ impl FitReport {
     /// Reads `dir`'s `fit.json`.
     pub fn read(dir: &Path) -> Result<FitReport, TuneError> {
         let path = dir.join(REPORT_FILE);
-        let text = fs::read_to_string(&path).map_err(|source| TuneError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        serde_json::from_str(&text)
-            .map_err(|e| TuneError::Input(format!("{}:{}: {e}", path.display(), e.line())))
+        match read_json(&path, "a fit's report")? {
+            Some((report, _)) => Ok(report),
+            None => Err(TuneError::Input(format!("{}: not found", path.display()))),
+        }
     }
 }
 
@@ -255,43 +280,6 @@ pub struct FitOutcome {
     pub out_dir: PathBuf,
     /// Wall time of this session.
     pub elapsed: Duration,
-}
-
-fn worker_count(fit: &Fit, options: &FitOptions) -> usize {
-    match options.jobs {
-        0 if fit.config.jobs > 0 => fit.config.jobs as usize,
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .max(1)
-}
-
-/// A tournament between `engines` with the fit's openings and adjudication.
-fn tournament_of(
-    fit: &Fit,
-    name: String,
-    rounds: u32,
-    seed: u64,
-    engines: Vec<crate::engine::EngineConfig>,
-) -> Tournament {
-    Tournament {
-        config: TournamentConfig {
-            name,
-            game: fit.game,
-            format: Format::RoundRobin,
-            rounds,
-            seed,
-            concurrency: fit.config.jobs,
-            openings: fit.config.openings.clone(),
-            adjudication: fit.config.adjudication.clone(),
-            sprt: None,
-            anchor: None,
-            anchor_elo: 0.0,
-            engines: Vec::new(),
-        },
-        engines: engines.into_iter().map(Into::into).collect(),
-        path: fit.path.clone(),
-    }
 }
 
 /// The base table's weight vector and how positions become features.
@@ -338,7 +326,7 @@ fn table_values(fit: &Fit, theta: &[f64]) -> Vec<f64> {
 /// Plays the self-play games (or resumes them); None when stopped.
 fn selfplay(
     fit: &Fit,
-    options: &FitOptions,
+    options: &JobOptions,
     sink: &mut dyn FnMut(&FitEvent<'_>),
 ) -> Result<Option<PathBuf>, TuneError> {
     let Some(s) = &fit.config.selfplay else {
@@ -351,30 +339,24 @@ fn selfplay(
         e.name = format!("{}-{i}", fit.base.name);
         e.set_all(s.set.iter().map(|(k, v)| (k, v.clone())))
             .map_err(|e| TuneError::Input(format!("[selfplay] set: {e}")))?;
-        engines.push(e);
+        engines.push(e.into());
     }
-    let t = tournament_of(
-        fit,
-        format!("{}-selfplay", fit.config.name),
+    let t = fit.plan().tournament(
+        "selfplay",
         s.pairs,
         s.seed.unwrap_or(fit.config.seed.wrapping_add(2)),
         engines,
     );
-    let run_options = RunOptions {
-        jobs: options.jobs,
-        resume: options.resume,
-        out_dir: dir.clone(),
-        shard: None,
-        stop: Arc::clone(&options.stop),
-    };
-    let outcome = tournament::run(&t, &run_options, &mut |e| sink(&FitEvent::Selfplay(e)))?;
+    let outcome = tournament::run(&t, &options.run_options(dir.clone()), &mut |e| {
+        sink(&FitEvent::Selfplay(e))
+    })?;
     Ok((outcome.ending == Ending::Complete).then_some(dir))
 }
 
 /// Runs (or resumes) a fit, writing a checkpoint and every output after each epoch.
 pub fn run(
     fit: &Fit,
-    options: &FitOptions,
+    options: &JobOptions,
     sink: &mut dyn FnMut(&FitEvent<'_>),
 ) -> Result<FitOutcome, TuneError> {
     let started = Instant::now();
@@ -382,34 +364,14 @@ pub fn run(
     let resolved = fit.resolved_toml();
     let (base, source) = base_weights(fit)?;
     let params = free_params(fit);
-    let jobs = worker_count(fit, options);
+    let jobs = worker_count(options.jobs, fit.config.jobs, usize::MAX);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
         .map_err(|e| TuneError::Input(format!("cannot start {jobs} worker threads: {e}")))?;
 
-    let _lock = crate::tournament::lock::lock_exclusive(out, "arena fit")?;
-    crate::files::remove_stale_temporaries(out);
-    let existing = FitState::read(out)?;
-    let run_toml = out.join(CONFIG_FILE);
-    if !options.resume {
-        let holds = existing.is_some() || run_toml.exists();
-        if holds {
-            return Err(TuneError::Input(format!(
-                "{} already holds a fit: add --resume to continue it, or choose another \
-                 --out or run name",
-                out.display()
-            )));
-        }
-    } else if let Ok(old) = fs::read_to_string(&run_toml)
-        && old != resolved
-    {
-        return Err(TuneError::Input(format!(
-            "{}: made from a different config ({}); resume needs the same config",
-            run_toml.display(),
-            first_difference(&old, &resolved)
-        )));
-    }
+    let folder = JobFolder::claim(out, "arena fit", "fit", options.resume, &resolved)?;
+    let existing = FitState::read(out, fit.config.epochs, params.len())?;
 
     let interrupted = || FitOutcome {
         ending: FitEnding::Interrupted,
@@ -447,7 +409,7 @@ pub fn run(
     }
     // Written once the inputs proved good: a fit that failed on a bad record leaves no
     // claim on the folder (the self-play games guard themselves with their own run.toml).
-    write_atomic(&run_toml, &resolved)?;
+    folder.write_config(&resolved)?;
     let positions = [data.train.len() as u64, data.validation.len() as u64];
     let loss = fit.config.loss;
     let losses = |w: &[f64], k: f64| -> EpochRow {
@@ -503,7 +465,7 @@ pub fn run(
                 history: vec![row],
                 elapsed_s: 0.0,
             };
-            write_state(out, &state)?;
+            folder.write_state(&state)?;
             state
         }
     };
@@ -546,7 +508,7 @@ pub fn run(
         state.epoch = epoch;
         state.history.push(row.clone());
         state.elapsed_s += epoch_started.elapsed().as_secs_f64();
-        write_state(out, &state)?;
+        folder.write_state(&state)?;
         report = write_outputs(fit, out, &state, &data, &base, selfplay_games, None)?;
         let values = table_values(fit, &state.adam.theta(&params));
         sink(&FitEvent::Epoch {
@@ -561,11 +523,6 @@ pub fn run(
         out_dir: out.to_path_buf(),
         elapsed: started.elapsed(),
     })
-}
-
-fn write_state(out: &Path, state: &FitState) -> Result<(), TuneError> {
-    let json = serde_json::to_string(state).expect("a checkpoint serialises");
-    write_durable(&out.join(STATE_FILE), &json)
 }
 
 /// Writes `fitted.toml`, `fitted-engine.toml` and `fit.json` from the checkpoint.
@@ -649,8 +606,7 @@ fn write_outputs(
         selfplay_games,
         verification,
     };
-    let json = serde_json::to_string_pretty(&report).expect("a report serialises");
-    write_atomic(&out.join(REPORT_FILE), &(json + "\n"))?;
+    write_report(&out.join(REPORT_FILE), &report)?;
     write_atomic(&out.join(TRAJECTORY_FILE), &trajectory(fit, &state.history))?;
     Ok(report)
 }
@@ -675,80 +631,46 @@ fn trajectory(fit: &Fit, history: &[EpochRow]) -> String {
     text
 }
 
-/// Plays the verification match of the finished fit in `options.out_dir`: the fitted
-/// engine against the base engine, `pairs` game pairs (default: the config's), into
-/// `<out>/verification/`, and adds its result to `fit.json`. None when the config asks
-/// for none (or `pairs` is 0).
-pub fn verify(
-    fit: &Fit,
-    options: &FitOptions,
-    pairs: Option<u32>,
-    sink: &mut dyn FnMut(&tournament::Event<'_>),
-) -> Result<Option<(RunOutcome, FitReport)>, TuneError> {
-    let out = &options.out_dir;
-    let v = fit.config.verification.clone();
-    let pairs = pairs.unwrap_or(v.as_ref().map_or(0, |v| v.pairs));
-    if pairs == 0 {
-        return Ok(None);
+impl Verifiable for Fit {
+    type Report = FitReport;
+    const WHAT: &'static str = "arena fit (verification)";
+
+    fn plan(&self) -> MatchPlan<'_> {
+        self.config.plan(self.game, &self.path)
     }
-    let _lock = crate::tournament::lock::lock_exclusive(out, "arena fit (verification)")?;
-    let Some(state) = FitState::read(out)? else {
-        return Err(TuneError::Input(format!(
-            "{}: no fit to verify (no state.json)",
-            out.display()
-        )));
-    };
-    if state.config != fit.resolved_toml() || state.epoch < fit.config.epochs {
-        return Err(TuneError::Input(format!(
-            "{}: the fit is not finished or belongs to another config: resume it first",
-            out.display()
-        )));
+
+    fn verification(&self) -> (u64, Option<&VerificationConfig>) {
+        (self.config.seed, self.config.verification.as_ref())
     }
-    let mut report = FitReport::read(out)?;
-    let values: Vec<f64> = report.params.iter().map(|p| p.value).collect();
-    let mut fitted = fit
-        .engine_with(&format!("{}-fitted", fit.base.name), &values)
-        .map_err(TuneError::Input)?;
-    let mut base = fit.base.clone();
-    let (set, seed, sprt) = match &v {
-        Some(v) => (v.set.clone(), v.seed, v.sprt),
-        None => (toml::Table::new(), None, None),
-    };
-    for engine in [&mut fitted, &mut base] {
-        engine
-            .set_all(set.iter().map(|(k, v)| (k, v.clone())))
-            .map_err(|e| TuneError::Input(format!("[verification] set: {e}")))?;
+
+    fn engines(&self, out: &Path) -> Result<[EngineSpec; 2], TuneError> {
+        let Some(state) = FitState::read(out, self.config.epochs, self.params.len())? else {
+            return Err(TuneError::Input(format!(
+                "{}: no fit to verify (no state.json)",
+                out.display()
+            )));
+        };
+        if state.config != self.resolved_toml() || state.epoch < self.config.epochs {
+            return Err(TuneError::Input(format!(
+                "{}: the fit is not finished or belongs to another config: resume it first",
+                out.display()
+            )));
+        }
+        let values: Vec<f64> = FitReport::read(out)?
+            .params
+            .iter()
+            .map(|p| p.value)
+            .collect();
+        let fitted = self
+            .engine_with(&format!("{}-fitted", self.base.name), &values)
+            .map_err(TuneError::Input)?;
+        Ok([fitted.into(), self.base.clone().into()])
     }
-    let names = [fitted.name.clone(), base.name.clone()];
-    let mut t = tournament_of(
-        fit,
-        format!("{}-verification", fit.config.name),
-        pairs,
-        seed.unwrap_or(fit.config.seed.wrapping_add(1)),
-        vec![fitted, base],
-    );
-    t.config.sprt = sprt;
-    let run_options = RunOptions {
-        jobs: options.jobs,
-        resume: options.resume,
-        out_dir: out.join(VERIFICATION_DIR),
-        shard: None,
-        stop: Arc::clone(&options.stop),
-    };
-    let outcome = tournament::run(&t, &run_options, sink)?;
-    let p = &outcome.summary.pairings[0];
-    report.verification = Some(VerificationReport {
-        dir: VERIFICATION_DIR.to_string(),
-        engines: names,
-        pairs_scheduled: u64::from(pairs),
-        complete: outcome.ending != Ending::Interrupted,
-        wdl: p.wdl,
-        penta: p.penta,
-        estimate: p.estimate,
-        sprt: outcome.summary.sprt.clone(),
-        warning: None,
-    });
-    let json = serde_json::to_string_pretty(&report).expect("a report serialises");
-    write_atomic(&out.join(REPORT_FILE), &(json + "\n"))?;
-    Ok(Some((outcome, report)))
+
+    fn record(&self, out: &Path, v: VerificationReport) -> Result<FitReport, TuneError> {
+        let mut report = FitReport::read(out)?;
+        report.verification = Some(v);
+        write_report(&out.join(REPORT_FILE), &report)?;
+        Ok(report)
+    }
 }
