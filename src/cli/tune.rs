@@ -57,6 +57,16 @@ pub struct TuneArgs {
     /// Override the master seed.
     #[arg(long)]
     seed: Option<u64>,
+    /// Play as worker ID of a tune that several processes (on one machine or many, over
+    /// a shared folder) play together: each takes pairs of the batch in progress, the
+    /// last to finish a batch applies it. No --resume needed; no verification match
+    /// (run the plain command with --resume once the workers are done).
+    #[arg(long, value_name = "ID", conflicts_with = "workers")]
+    worker: Option<String>,
+    /// Play as a worker whose ID the scheduler gives: SLURM_ARRAY_TASK_ID,
+    /// JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or PARALLEL_SEQ (GNU parallel).
+    #[arg(long)]
+    workers: bool,
 }
 
 /// File-system failures exit 1 like tournaments' do; everything else is bad input.
@@ -96,6 +106,16 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         &t.config.name,
         "stopping; the last checkpoint stands",
     );
+    let worker = choose_worker(&args)?;
+    // Said once the tune's checks passed (on stderr, even with --quiet: a cluster job's
+    // log must tell which worker it was).
+    let worker_note = worker.as_ref().map(|(w, why)| {
+        format!(
+            "arena: playing as worker {} of the tune in {} ({why})",
+            w.label,
+            job.out.display()
+        )
+    });
     let options = job.options();
     // Without a terminal (nohup, a log file) a line now and then instead of the bar.
     let mut log = job
@@ -111,6 +131,9 @@ pub fn tune(args: TuneArgs) -> Result<()> {
             jobs,
             note,
         } => {
+            if let Some(note) = &worker_note {
+                progress.suspend(|| eprintln!("{note}"));
+            }
             if let Some(note) = note {
                 progress.println(format!("arena: {note}"));
             }
@@ -137,7 +160,7 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         }
         TuneEvent::Tick => progress.tick(),
     };
-    let outcome = tune::run(&t, &options, &mut sink);
+    let outcome = tune::run(&t, &options, worker.as_ref().map(|(w, _)| w), &mut sink);
     progress.finish_and_clear();
     let outcome = outcome.map_err(lift)?;
     let mut out = io::stdout().lock();
@@ -145,10 +168,82 @@ pub fn tune(args: TuneArgs) -> Result<()> {
     if outcome.ending == TuneEnding::Interrupted {
         return interrupted(&mut out);
     }
+    if let Some((w, _)) = worker {
+        let mut plain: Vec<String> = std::env::args().skip(1).collect();
+        drop_worker_flags(&mut plain);
+        if !plain.iter().any(|a| a == "--resume") {
+            plain.push("--resume".into());
+        }
+        let words: Vec<String> = plain
+            .iter()
+            .map(|a| arena::invocation::shell_word(a))
+            .collect();
+        writeln!(
+            out,
+            "worker {}: the tune is complete; its verification match, once every worker is \
+             done:  {} {}",
+            w.label,
+            arena::invocation::program(),
+            words.join(" ")
+        )?;
+        return Ok(());
+    }
     verify_and_finish(&mut out, &job, |sink| {
         let verified = tune::verify(&t, &options, args.verify_pairs, sink)?;
         Ok(verified.map(|(run, report)| (run, report.verification)))
     })
+}
+
+/// The worker to play as: `--worker ID`, or the scheduler's index with `--workers`.
+fn choose_worker(args: &TuneArgs) -> Result<Option<(tune::Worker, String)>> {
+    let (label, why) = match (&args.worker, args.workers) {
+        (Some(id), _) => (id.clone(), "from --worker".to_string()),
+        (None, true) => {
+            let found = [
+                "SLURM_ARRAY_TASK_ID",
+                "JOB_COMPLETION_INDEX",
+                "PARALLEL_SEQ",
+            ]
+            .iter()
+            .find_map(|v| {
+                std::env::var(v)
+                    .ok()
+                    .filter(|x| !x.trim().is_empty())
+                    .map(|x| (*v, x))
+            });
+            match found {
+                Some((var, id)) => (id.trim().to_string(), format!("from {var}")),
+                None => bail!(
+                    "--workers: none of SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX, PARALLEL_SEQ \
+                     is set (give --worker ID)"
+                ),
+            }
+        }
+        (None, false) => return Ok(None),
+    };
+    if label.is_empty()
+        || label == "main"
+        || !label
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        bail!("--worker: '{label}' is not a worker ID (letters, digits, - and _; not 'main')");
+    }
+    Ok(Some((tune::Worker { label }, why)))
+}
+
+/// Removes `--worker ID`, `--worker=ID` and `--workers` from a command line.
+fn drop_worker_flags(args: &mut Vec<String>) {
+    let mut i = 0;
+    while i < args.len() {
+        if args[i] == "--worker" {
+            args.drain(i..(i + 2).min(args.len()));
+        } else if args[i].starts_with("--worker=") || args[i] == "--workers" {
+            args.remove(i);
+        } else {
+            i += 1;
+        }
+    }
 }
 
 /// The end of a job with a verification match (tune, fit): the match (`verify` plays

@@ -89,6 +89,50 @@ pub fn lock_if_writable(dir: &Path, what: &str) -> Result<FolderLock, String> {
 
 /// Takes `dir`'s lock shared and shard `shard`'s lock exclusively, for a shard run.
 pub fn lock_shard(dir: &Path, shard: Shard, what: &str) -> Result<FolderLock, RunError> {
+    let own = dir.join(shard_lock_name(shard));
+    lock_member(dir, &own, &format!("shard {}", shard.label()), what)
+}
+
+/// Takes `dir`'s lock shared and worker `label`'s lock exclusively, for one worker of a
+/// tune that many workers play together (`what` goes into the lock file: put whatever
+/// tells this session from the next one in it, see [`worker_alive`]).
+pub fn lock_worker(dir: &Path, label: &str, what: &str) -> Result<FolderLock, RunError> {
+    let own = dir.join(worker_lock_name(label));
+    lock_member(dir, &own, &format!("worker {label}"), what)
+}
+
+/// Whether worker `label` of `dir` is at work now, in a session whose lock file holds
+/// `session` (a dead worker's lock is free; a replacement writes its own session).
+pub fn worker_alive(dir: &Path, label: &str, session: &str) -> bool {
+    let path = dir.join(worker_lock_name(label));
+    let Ok(file) = File::open(&path) else {
+        return false;
+    };
+    match file.try_lock_shared() {
+        Err(TryLockError::WouldBlock) => holder(&path).contains(session),
+        _ => false,
+    }
+}
+
+/// Takes the update lock of a tune's folder, waiting for it: held for the moment it
+/// takes to claim pairs or apply a batch, by one worker at a time.
+pub fn lock_update(dir: &Path) -> Result<File, RunError> {
+    let path = dir.join(".arena.update.lock");
+    let file = open_file(&path)?;
+    match file.lock() {
+        Ok(()) => Ok(file),
+        Err(e) if unsupported(&e) => Ok(file),
+        Err(e) => Err(RunError::io(&path, e)),
+    }
+}
+
+fn worker_lock_name(label: &str) -> String {
+    format!(".arena.worker-{label}.lock")
+}
+
+/// The shared lock of `dir` and the exclusive lock `own` of one of the writers that
+/// share it (`who`: `shard 3/4`, `worker 2`).
+fn lock_member(dir: &Path, own: &Path, who: &str, what: &str) -> Result<FolderLock, RunError> {
     let (path, folder) = open(dir)?;
     match folder.try_lock_shared() {
         Ok(()) => {}
@@ -96,23 +140,21 @@ pub fn lock_shard(dir: &Path, shard: Shard, what: &str) -> Result<FolderLock, Ru
         Err(TryLockError::Error(e)) if unsupported(&e) => {}
         Err(TryLockError::Error(e)) => return Err(RunError::io(&path, e)),
     }
-    let own = dir.join(shard_lock_name(shard));
-    let mut file = open_file(&own)?;
+    let mut file = open_file(own)?;
     match file.try_lock() {
         Ok(()) => {}
         Err(TryLockError::Error(e)) if unsupported(&e) => {}
         Err(TryLockError::WouldBlock) => {
             return Err(RunError::Input(format!(
-                "shard {} of {} is being played by another arena ({}): wait for it, or \
-                 stop it first",
-                shard.label(),
+                "{who} of {} is being played by another arena ({}): wait for it, or stop \
+                 it first",
                 dir.display(),
-                holder(&own)
+                holder(own)
             )));
         }
-        Err(TryLockError::Error(e)) => return Err(RunError::io(&own, e)),
+        Err(TryLockError::Error(e)) => return Err(RunError::io(own, e)),
     }
-    write_holder(&mut file, &own, what)?;
+    write_holder(&mut file, own, what)?;
     Ok(FolderLock {
         folder,
         shard: Some(file),
@@ -171,7 +213,7 @@ fn busy(dir: &Path, path: &Path) -> RunError {
     let who = if shards.is_empty() {
         holder(path)
     } else {
-        format!("shards at work: {}", shards.join(", "))
+        format!("at work: {}", shards.join(", "))
     };
     RunError::Input(format!(
         "{} is in use by another arena ({who}): one writer per results folder; wait for \
@@ -197,7 +239,7 @@ fn holder(path: &Path) -> String {
     "pid unknown".to_string()
 }
 
-/// The shards whose own lock is held now, with their holders.
+/// The shards and workers whose own lock is held now, with their holders.
 fn running_shards(dir: &Path) -> Vec<String> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
@@ -205,21 +247,22 @@ fn running_shards(dir: &Path) -> Vec<String> {
     let mut held = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(label) = name
-            .strip_prefix(".arena.shard-")
-            .and_then(|n| n.strip_suffix(".lock"))
-        else {
-            continue;
+        let label = match name.strip_suffix(".lock") {
+            Some(n) => match (
+                n.strip_prefix(".arena.shard-"),
+                n.strip_prefix(".arena.worker-"),
+            ) {
+                (Some(shard), _) => format!("shard {}", shard.replace("-of-", "/")),
+                (_, Some(worker)) => format!("worker {worker}"),
+                _ => continue,
+            },
+            None => continue,
         };
         let Ok(file) = File::open(entry.path()) else {
             continue;
         };
         if let Err(TryLockError::WouldBlock) = file.try_lock_shared() {
-            held.push(format!(
-                "shard {} ({})",
-                label.replace("-of-", "/"),
-                holder(&entry.path())
-            ));
+            held.push(format!("{label} ({})", holder(&entry.path())));
         }
     }
     held.sort();
@@ -263,7 +306,7 @@ mod tests {
         let e = lock_shard(&run, shard, "again").unwrap_err().to_string();
         assert!(e.contains("shard 0/2") && e.contains("--shard 0/2"), "{e}");
         let e = lock_exclusive(&run, "arena merge").unwrap_err().to_string();
-        assert!(e.contains("shards at work: shard 0/2"), "{e}");
+        assert!(e.contains("at work: shard 0/2"), "{e}");
         assert!(e.contains("shard 1/2"), "{e}");
         drop((a, b));
         lock_exclusive(&run, "arena merge").unwrap();

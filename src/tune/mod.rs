@@ -11,6 +11,7 @@
 pub mod config;
 pub mod fit;
 pub mod job;
+pub mod journal;
 pub mod output;
 pub mod runner;
 pub mod spsa;
@@ -20,7 +21,7 @@ use crate::{config::ConfigError, files::WriteError, tournament::RunError};
 pub use self::{
     config::{Tune, TuneConfig},
     job::{JobOptions, verify},
-    runner::{TuneEnding, TuneEvent, TuneOutcome, run},
+    runner::{TuneEnding, TuneEvent, TuneOutcome, Worker, run},
     spsa::{Param, Settings, Spsa, State},
 };
 

@@ -47,6 +47,10 @@ pub struct Checkpoint {
     pub state: State,
     /// Seconds spent playing, over every session.
     pub elapsed_s: f64,
+    /// When the last batch was applied (seconds since 1970), so that the next one counts
+    /// the time since; none before the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied_at: Option<f64>,
 }
 
 impl Checkpoint {
@@ -57,6 +61,7 @@ impl Checkpoint {
             config: tune.resolved_toml(),
             state,
             elapsed_s,
+            applied_at: None,
         }
     }
 

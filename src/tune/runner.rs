@@ -1,31 +1,37 @@
-//! Running a tune: batches of game pairs between the plus and minus engines, played in
-//! parallel (one pair per worker at a time), θ updated in pair order, a checkpoint after
-//! every batch; resume from the checkpoint; then the verification match of the tuned
-//! engine against the base engine, through the tournament runner.
+//! Running a tune: game pairs between the plus and minus engines, played in parallel by
+//! this process's threads and by any other worker at work on the same folder, each pair
+//! written to the journal as it ends (`pairs/`); when every pair of a batch is in, one
+//! worker applies the batch in pair order under the folder's update lock and writes the
+//! checkpoint and every output; then the next batch. A plain `arena tune` is the one
+//! worker `main` of its folder.
 //!
-//! A pair's games depend only on (config, seed, pair index): the flips, the rounding, the
-//! opening and the game seeds are all derived from them, so the tune ends with the same θ
-//! on any number of threads, and a resumed run with the θ of an uninterrupted one.
-//! The runner does not print: it reports [`TuneEvent`]s to a sink.
+//! A pair's games depend only on (config, seed, pair index) and θ of its batch: the
+//! flips, the rounding, the opening and the game seeds are all derived from them. So
+//! with depth or node limits the tune ends with the same θ on any number of threads or
+//! workers, however often they are killed and started again; and with time limits it
+//! never plays a recorded pair again. The runner does not print: it reports
+//! [`TuneEvent`]s to a sink.
 
 use std::{
+    collections::{BTreeSet, VecDeque},
     fs,
     path::{Path, PathBuf},
     sync::{
-        Arc, Mutex,
-        atomic::{AtomicBool, AtomicUsize, Ordering},
+        Arc, Condvar, Mutex,
+        atomic::{AtomicBool, Ordering},
         mpsc,
     },
-    time::{Duration, Instant},
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
 };
 
 use super::{
     TuneError,
     config::{Tune, VerificationConfig},
     job::{
-        JobFolder, JobOptions, MatchPlan, STATE_FILE, Verifiable, VerificationReport, damaged,
-        first_difference, worker_count,
+        CONFIG_FILE, JobFolder, JobOptions, MatchPlan, STATE_FILE, Verifiable, VerificationReport,
+        damaged, first_difference, worker_count, write_atomic,
     },
+    journal::{Claims, JournalReader, JournalWriter, PairLine},
     output::{Checkpoint, TrajectoryWriter, TuneReport, write_all},
     spsa::{PairJob, PairOutcome, Spsa, State},
 };
@@ -35,12 +41,24 @@ use crate::{
     stats::GameScore,
     tournament::{
         game::{GameSetup, play_game},
+        lock::{FolderLock, lock_update, lock_worker, worker_alive},
         openings::{OpeningBook, OpeningGame},
         schedule::ScheduledGame,
         seeds::{Stream, derive_seed},
     },
     with_game,
 };
+
+/// One worker of a tune that several play together (`arena tune --worker I/N`, or a
+/// scheduler's array index): its label names its journal and its lock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Worker {
+    /// `0`, `1`, ... (the worker index).
+    pub label: String,
+}
+
+/// The label of a plain `arena tune`'s journal.
+const MAIN: &str = "main";
 
 /// What the tuner reports while it works.
 #[derive(Debug)]
@@ -104,14 +122,19 @@ pub struct TuneOutcome {
 /// Engine names in the tune's games.
 const PLAYER_NAMES: [&str; 2] = ["plus", "minus"];
 
-/// Runs (or resumes) a tune, writing a checkpoint and every output after each batch.
+/// How often a worker with nothing to play looks again (for others' pairs, a new state).
+const POLL: Duration = Duration::from_millis(100);
+
+/// Runs (or resumes, or joins as `worker`) a tune: plays pairs until every pair is
+/// played or `options.stop` is raised, applying each batch once all its pairs are in.
 pub fn run(
     tune: &Tune,
     options: &JobOptions,
+    worker: Option<&Worker>,
     sink: &mut dyn FnMut(&TuneEvent<'_>),
 ) -> Result<TuneOutcome, TuneError> {
     with_game!(tune.game, |G, game| run_game::<G>(
-        tune, &game, options, sink
+        tune, &game, options, worker, sink
     ))
 }
 
@@ -129,10 +152,174 @@ fn pair_openings<G: OpeningGame>(
     Ok(book)
 }
 
+/// Seconds since 1970 (for the time a batch was applied).
+fn now_s() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// What this process holds of the folder: its lock (exclusive for a plain tune, shared
+/// with its own worker lock for a worker), and who it is.
+struct Session {
+    _lock: Option<FolderLock>,
+    _folder: Option<JobFolder>,
+    /// The worker's label (`main` for a plain tune).
+    label: String,
+    /// Tells this process from the worker's next one (host, pid, start).
+    id: String,
+    /// When this process started (a batch's time counts from here at the earliest).
+    started_s: f64,
+}
+
+impl Session {
+    /// Takes the folder for a plain tune (alone, `--resume` rules) or for `worker`
+    /// (beside the others: joining needs no `--resume`, but the folder must hold this
+    /// tune), and writes `run.toml`.
+    fn open(
+        out: &Path,
+        worker: Option<&Worker>,
+        resume: bool,
+        resolved: &str,
+    ) -> Result<Session, TuneError> {
+        let started_s = now_s();
+        let id = format!(
+            "session {}-{}",
+            std::process::id(),
+            (started_s * 1e6) as u64
+        );
+        let Some(worker) = worker else {
+            let folder = JobFolder::claim(out, "arena tune", "tune", resume, resolved)?;
+            folder.write_config(resolved)?;
+            return Ok(Session {
+                _lock: None,
+                _folder: Some(folder),
+                label: MAIN.to_string(),
+                id,
+                started_s,
+            });
+        };
+        let what = format!("arena tune worker {} ({id})", worker.label);
+        let lock = lock_worker(out, &worker.label, &what)?;
+        let _update = lock_update(out)?;
+        let run_toml = out.join(CONFIG_FILE);
+        match fs::read(&run_toml) {
+            Ok(old) if old != resolved.as_bytes() => {
+                return Err(TuneError::Input(format!(
+                    "{}: made from a different config ({}); every worker of a tune needs \
+                     the same config (and the same --pairs)",
+                    run_toml.display(),
+                    first_difference(&String::from_utf8_lossy(&old), resolved)
+                )));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                write_atomic(&run_toml, resolved)?;
+            }
+            Err(source) => {
+                return Err(TuneError::Io {
+                    path: run_toml.display().to_string(),
+                    source,
+                });
+            }
+        }
+        Ok(Session {
+            _lock: Some(lock),
+            _folder: None,
+            label: worker.label.clone(),
+            id,
+            started_s,
+        })
+    }
+}
+
+/// The checkpoint in `out`, checked to be `resolved`'s (None: none yet).
+fn read_checkpoint(
+    out: &Path,
+    spsa: &Spsa,
+    resolved: &str,
+) -> Result<Option<Checkpoint>, TuneError> {
+    let Some(c) = Checkpoint::read(out)? else {
+        return Ok(None);
+    };
+    if c.config != resolved {
+        let path = out.join(STATE_FILE);
+        let text = fs::read_to_string(&path).unwrap_or_default();
+        return Err(damaged(
+            &path,
+            &text,
+            "config",
+            format!(
+                "made from a different config ({}); resume needs the same config (and the \
+                 same --pairs)",
+                first_difference(&c.config, resolved)
+            ),
+        ));
+    }
+    c.check(out, spsa)?;
+    Ok(Some(c))
+}
+
+/// A pair a thread of this process is asked to play.
+struct Task {
+    job: PairJob,
+    /// [plus, minus].
+    engines: [EngineConfig; 2],
+}
+
+/// What a thread answers: the pair's k and batch, its outcome (None: stopped), and the
+/// time it took.
+type Answer = (PairJob, Result<Option<PairOutcome>, String>, Duration);
+
+/// The queue of pairs this process's threads take from.
+struct Queue {
+    tasks: Mutex<(VecDeque<Task>, bool)>,
+    ready: Condvar,
+}
+
+impl Queue {
+    fn push(&self, task: Task) {
+        self.tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .0
+            .push_back(task);
+        self.ready.notify_one();
+    }
+
+    /// The next task, waiting for one; None once closed.
+    fn pop(&self) -> Option<Task> {
+        let mut guard = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(task) = guard.0.pop_front() {
+                return Some(task);
+            }
+            if guard.1 {
+                return None;
+            }
+            guard = self.ready.wait(guard).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn close(&self) {
+        self.tasks.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
+        self.ready.notify_all();
+    }
+}
+
+/// What the whole tune shares with its threads.
+struct Context<'a, G: OpeningGame> {
+    tune: &'a Tune,
+    game: &'a G::Config,
+    openings: &'a OpeningBook<G>,
+    reproducible: bool,
+}
+
 fn run_game<G: OpeningGame>(
     tune: &Tune,
     game: &G::Config,
     options: &JobOptions,
+    worker: Option<&Worker>,
     sink: &mut dyn FnMut(&TuneEvent<'_>),
 ) -> Result<TuneOutcome, TuneError> {
     let started = Instant::now();
@@ -158,40 +345,20 @@ fn run_game<G: OpeningGame>(
         Engine::<G>::new(&config, game).map_err(|e| TuneError::Input(format!("engine: {e}")))?;
     }
 
-    // One writer per folder, from before the checkpoint is read until the tune returns.
-    let folder = JobFolder::claim(out, "arena tune", "tune", options.resume, &resolved)?;
-    let (mut state, mut elapsed_s) = match Checkpoint::read(out)? {
-        Some(c) => {
-            if c.config != resolved {
-                let path = out.join(STATE_FILE);
-                let text = fs::read_to_string(&path).unwrap_or_default();
-                return Err(damaged(
-                    &path,
-                    &text,
-                    "config",
-                    format!(
-                        "made from a different config ({}); resume needs the same config \
-                         (and the same --pairs)",
-                        first_difference(&c.config, &resolved)
-                    ),
-                ));
-            }
-            c.check(out, &spsa)?;
-            (c.state, c.elapsed_s)
-        }
-        None => (spsa.start_state(), 0.0),
+    let session = Session::open(out, worker, options.resume, &resolved)?;
+    // The state now: the checkpoint, or the start written as the first one; the
+    // outputs made afresh from it (mends a crash between file writes).
+    let (state, note) = {
+        let _update = lock_update(out)?;
+        let checkpoint = match read_checkpoint(out, &spsa, &resolved)? {
+            Some(c) => c,
+            None => Checkpoint::new(tune, spsa.start_state(), 0.0),
+        };
+        let (_, note) = TrajectoryWriter::open(out, &spsa, &checkpoint.state)?;
+        write_all(out, tune, &spsa, &checkpoint, None)?;
+        (checkpoint.state, note)
     };
-    folder.write_config(&resolved)?;
-    // Outputs made afresh from the checkpoint (mends a crash between file writes).
-    let (mut trajectory, note) = TrajectoryWriter::open(out, &spsa, &state)?;
-    let mut report = write_all(
-        out,
-        tune,
-        &spsa,
-        &Checkpoint::new(tune, state.clone(), elapsed_s),
-        None,
-    )?;
-
+    let mut journal = JournalWriter::open(out, &session.label)?;
     let jobs = worker_count(
         options.jobs,
         tune.config.jobs,
@@ -203,170 +370,286 @@ fn run_game<G: OpeningGame>(
         jobs,
         note,
     });
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| TuneError::Input(format!("cannot start {jobs} worker threads: {e}")))?;
-    let reproducible = !tune.base.search.is_timed();
-    let mut played = 0;
-    let mut ending = TuneEnding::Complete;
-    while !spsa.finished(&state) {
-        if options.stop.load(Ordering::Relaxed) {
-            ending = TuneEnding::Interrupted;
-            break;
-        }
-        let batch_started = Instant::now();
-        let batch = spsa.next_batch(&state);
-        let engines = batch
-            .iter()
-            .map(|job| -> Result<[EngineConfig; 2], TuneError> {
-                let plus = tune.engine_with(PLAYER_NAMES[0], &job.plus);
-                let minus = tune.engine_with(PLAYER_NAMES[1], &job.minus);
-                match (plus, minus) {
-                    (Ok(p), Ok(m)) => Ok([p, m]),
-                    (Err(e), _) | (_, Err(e)) => Err(TuneError::Input(format!(
-                        "pair {}: the engine refuses a value: {e}",
-                        job.k
-                    ))),
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let context = BatchContext {
-            tune,
-            game,
-            jobs: &batch,
-            engines: &engines,
-            openings: &openings,
-            reproducible,
-            done_before: state.pairs_done,
-        };
-        let Some(outcomes) = play_batch::<G>(&pool, jobs, &context, &options.stop, sink)? else {
-            ending = TuneEnding::Interrupted;
-            break;
-        };
-        let row = spsa.apply(&mut state, &batch, &outcomes);
-        played += batch.len() as u64;
-        elapsed_s += batch_started.elapsed().as_secs_f64();
-        // The row reaches the disk before the checkpoint that counts it.
-        trajectory.append(&row)?;
-        report = write_all(
-            out,
-            tune,
-            &spsa,
-            &Checkpoint::new(tune, state.clone(), elapsed_s),
-            None,
-        )?;
-        let values = spsa.values(&state);
-        sink(&TuneEvent::Batch {
-            state: &state,
-            values: &values,
-        });
-    }
-    Ok(TuneOutcome {
-        ending,
+    let cx = Context {
+        tune,
+        game,
+        openings: &openings,
+        reproducible: !tune.base.search.is_timed(),
+    };
+    let queue = Queue {
+        tasks: Mutex::new((VecDeque::new(), false)),
+        ready: Condvar::new(),
+    };
+    let (tx, rx) = mpsc::channel::<Answer>();
+    let thread_stop = Arc::new(AtomicBool::new(false));
+    let mut tuner = Tuner {
+        out,
+        tune,
+        spsa: &spsa,
+        resolved: &resolved,
+        session: &session,
         state,
-        report,
-        out_dir: out.to_path_buf(),
-        played,
-        elapsed: started.elapsed(),
-    })
-}
-
-/// What every pair of a batch needs.
-struct BatchContext<'a, G: OpeningGame> {
-    tune: &'a Tune,
-    game: &'a G::Config,
-    jobs: &'a [PairJob],
-    /// Per job: [plus, minus].
-    engines: &'a [[EngineConfig; 2]],
-    openings: &'a OpeningBook<G>,
-    reproducible: bool,
-    done_before: u64,
-}
-
-/// Plays a batch's pairs across `jobs` workers; None when stopped (nothing of the batch
-/// counts then).
-fn play_batch<G: OpeningGame>(
-    pool: &rayon::ThreadPool,
-    jobs: usize,
-    cx: &BatchContext<'_, G>,
-    stop: &Arc<AtomicBool>,
-    sink: &mut dyn FnMut(&TuneEvent<'_>),
-) -> Result<Option<Vec<PairOutcome>>, TuneError> {
-    let next = AtomicUsize::new(0);
-    let internal_stop = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = mpsc::channel::<(usize, Result<PairOutcome, String>)>();
-    let mut outcomes: Vec<Option<PairOutcome>> = vec![None; cx.jobs.len()];
-    let failure: Mutex<Option<String>> = Mutex::new(None);
-    let total = cx.tune.config.pairs;
-    pool.in_place_scope(|scope| {
-        for _ in 0..jobs.min(cx.jobs.len()) {
-            let tx = tx.clone();
-            let next = &next;
-            let flag = Arc::clone(&internal_stop);
-            scope.spawn(move |_| {
-                loop {
-                    if flag.load(Ordering::Relaxed) {
+        reader: JournalReader::default(),
+        trajectory: None,
+        in_flight: BTreeSet::new(),
+        played: 0,
+    };
+    let result = std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let (queue, tx, cx, stop) = (&queue, tx.clone(), &cx, &thread_stop);
+            scope.spawn(move || {
+                while let Some(task) = queue.pop() {
+                    let began = Instant::now();
+                    let outcome = play_pair::<G>(cx, &task, stop);
+                    if tx.send((task.job, outcome, began.elapsed())).is_err() {
                         break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= cx.jobs.len() {
-                        break;
-                    }
-                    match play_pair::<G>(cx, i, &flag) {
-                        Ok(Some(outcome)) => {
-                            if tx.send((i, Ok(outcome))).is_err() {
-                                break;
-                            }
-                        }
-                        Ok(None) => break,
-                        Err(e) => {
-                            let _ = tx.send((i, Err(e)));
-                            break;
-                        }
                     }
                 }
             });
         }
         drop(tx);
-        let mut done = cx.done_before;
-        loop {
-            if stop.load(Ordering::Relaxed) {
-                internal_stop.store(true, Ordering::Relaxed);
-            }
-            match rx.recv_timeout(Duration::from_millis(200)) {
-                Ok((i, Ok(outcome))) => {
-                    outcomes[i] = Some(outcome);
-                    done += 1;
-                    sink(&TuneEvent::Pair { done, total });
-                }
-                Ok((_, Err(e))) => {
-                    internal_stop.store(true, Ordering::Relaxed);
-                    *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => sink(&TuneEvent::Tick),
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
-        }
+        let result = tuner.drive(jobs, &queue, &rx, &mut journal, &options.stop, sink);
+        thread_stop.store(true, Ordering::Relaxed);
+        queue.close();
+        result
     });
-    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        return Err(TuneError::Input(e));
-    }
-    Ok(outcomes.into_iter().collect())
+    let ending = result?;
+    let report = TuneReport::read(out)?;
+    Ok(TuneOutcome {
+        ending,
+        state: tuner.state,
+        report,
+        out_dir: out.to_path_buf(),
+        played: tuner.played,
+        elapsed: started.elapsed(),
+    })
 }
 
-/// Plays pair `i` of the batch: the plus engine first, then colours swapped, from the
-/// pair's opening. None when stopped.
+/// The loop of one worker: the state it knows, what it read of the journals, the pairs
+/// its threads are playing.
+struct Tuner<'a> {
+    out: &'a Path,
+    tune: &'a Tune,
+    spsa: &'a Spsa,
+    resolved: &'a str,
+    session: &'a Session,
+    /// The state as the last checkpoint read or written says.
+    state: State,
+    reader: JournalReader,
+    /// The trajectory, open while this worker applied the last batch (else reopened).
+    trajectory: Option<(TrajectoryWriter, u64)>,
+    /// The pairs this process's threads are playing.
+    in_flight: BTreeSet<u64>,
+    /// Pairs this process played and recorded.
+    played: u64,
+}
+
+impl Tuner<'_> {
+    fn batch_of(&self) -> impl Fn(u64) -> u64 + use<> {
+        let size = self.spsa.settings().batch;
+        move |k| (k - 1) / size
+    }
+
+    /// Plays, records and applies until the tune is done or stopped.
+    fn drive(
+        &mut self,
+        jobs: usize,
+        queue: &Queue,
+        answers: &mpsc::Receiver<Answer>,
+        journal: &mut JournalWriter,
+        stop: &AtomicBool,
+        sink: &mut dyn FnMut(&TuneEvent<'_>),
+    ) -> Result<TuneEnding, TuneError> {
+        let total = self.spsa.settings().pairs;
+        let mut last_done = None;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(TuneEnding::Interrupted);
+            }
+            self.follow(sink)?;
+            if self.spsa.finished(&self.state) {
+                return Ok(TuneEnding::Complete);
+            }
+            let batch = self.spsa.next_batch(&self.state);
+            let b = self.state.batches_done;
+            self.reader.refresh(self.out, b, total, self.batch_of())?;
+            let recorded = batch
+                .iter()
+                .filter(|j| self.reader.outcome(j.k).is_some())
+                .count();
+            let done = self.state.pairs_done + recorded as u64;
+            if last_done != Some(done) {
+                sink(&TuneEvent::Pair { done, total });
+                last_done = Some(done);
+            }
+            if recorded == batch.len() {
+                self.apply(b, sink)?;
+                continue;
+            }
+            let idle = jobs.saturating_sub(self.in_flight.len());
+            if idle > 0 {
+                for job in self.claim(&batch, idle)? {
+                    let engines = self.engines(&job)?;
+                    self.in_flight.insert(job.k);
+                    queue.push(Task { job, engines });
+                }
+            }
+            match answers.recv_timeout(POLL) {
+                Ok((job, outcome, took)) => {
+                    self.in_flight.remove(&job.k);
+                    match outcome {
+                        Ok(Some(outcome)) => {
+                            let ms = took.as_millis() as u64;
+                            journal.append(&PairLine::new(job.k, job.batch, outcome, ms))?;
+                            self.played += 1;
+                        }
+                        // Stopped: the pair is not recorded, and plays again later.
+                        Ok(None) => {}
+                        Err(e) => return Err(TuneError::Input(e)),
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => sink(&TuneEvent::Tick),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(TuneError::Input("the tune's threads stopped".into()));
+                }
+            }
+        }
+    }
+
+    /// Takes the checkpoint another worker wrote since (and tells the sink).
+    fn follow(&mut self, sink: &mut dyn FnMut(&TuneEvent<'_>)) -> Result<(), TuneError> {
+        let Some(c) = read_checkpoint(self.out, self.spsa, self.resolved)? else {
+            return Ok(());
+        };
+        if c.state.batches_done > self.state.batches_done {
+            self.state = c.state;
+            let batch_of = self.batch_of();
+            self.reader.drop_before(self.state.batches_done, batch_of);
+            let values = self.spsa.values(&self.state);
+            sink(&TuneEvent::Batch {
+                state: &self.state,
+                values: &values,
+            });
+        }
+        Ok(())
+    }
+
+    /// Up to `most` pairs of `batch` that nobody has recorded or is playing, claimed
+    /// for this session under the update lock.
+    fn claim(&mut self, batch: &[PairJob], most: usize) -> Result<Vec<PairJob>, TuneError> {
+        let _update = lock_update(self.out)?;
+        let b = self.state.batches_done;
+        let mut claims = Claims::read(self.out);
+        if claims.batch != b {
+            claims = Claims {
+                batch: b,
+                pairs: Default::default(),
+            };
+        }
+        let mut alive = std::collections::HashMap::new();
+        let mut taken = Vec::new();
+        for job in batch {
+            if taken.len() >= most {
+                break;
+            }
+            if self.reader.outcome(job.k).is_some() || self.in_flight.contains(&job.k) {
+                continue;
+            }
+            let free = match claims.pairs.get(&job.k) {
+                None => true,
+                Some((_, session)) if *session == self.session.id => true,
+                Some((label, session)) => !*alive
+                    .entry((label.clone(), session.clone()))
+                    .or_insert_with(|| worker_alive(self.out, label, session)),
+            };
+            if free {
+                claims
+                    .pairs
+                    .insert(job.k, (self.session.label.clone(), self.session.id.clone()));
+                taken.push(job.clone());
+            }
+        }
+        if !taken.is_empty() {
+            claims.write(self.out)?;
+        }
+        Ok(taken)
+    }
+
+    /// The plus and minus engines of `job`.
+    fn engines(&self, job: &PairJob) -> Result<[EngineConfig; 2], TuneError> {
+        let plus = self.tune.engine_with(PLAYER_NAMES[0], &job.plus);
+        let minus = self.tune.engine_with(PLAYER_NAMES[1], &job.minus);
+        match (plus, minus) {
+            (Ok(p), Ok(m)) => Ok([p, m]),
+            (Err(e), _) | (_, Err(e)) => Err(TuneError::Input(format!(
+                "pair {}: the engine refuses a value: {e}",
+                job.k
+            ))),
+        }
+    }
+
+    /// Applies batch `b` (every pair of it recorded) unless another worker did, under
+    /// the update lock: θ moved in pair order, the trajectory row, the checkpoint and
+    /// every output written.
+    fn apply(&mut self, b: u64, sink: &mut dyn FnMut(&TuneEvent<'_>)) -> Result<(), TuneError> {
+        let _update = lock_update(self.out)?;
+        let checkpoint = read_checkpoint(self.out, self.spsa, self.resolved)?
+            .unwrap_or_else(|| Checkpoint::new(self.tune, self.spsa.start_state(), 0.0));
+        if checkpoint.state.batches_done != b {
+            drop(_update);
+            return self.follow(sink);
+        }
+        let mut state = checkpoint.state.clone();
+        let jobs = self.spsa.next_batch(&state);
+        let outcomes: Vec<PairOutcome> = jobs
+            .iter()
+            .map(|j| {
+                self.reader
+                    .outcome(j.k)
+                    .expect("apply is called once every pair of the batch is recorded")
+            })
+            .collect();
+        let row = self.spsa.apply(&mut state, &jobs, &outcomes);
+        // The row reaches the disk before the checkpoint that counts it.
+        let writer = match self.trajectory.take() {
+            Some((writer, at)) if at == b => writer,
+            _ => TrajectoryWriter::open(self.out, self.spsa, &checkpoint.state)?.0,
+        };
+        let mut writer = writer;
+        writer.append(&row)?;
+        self.trajectory = Some((writer, state.batches_done));
+        let now = now_s();
+        let since = checkpoint
+            .applied_at
+            .map_or(self.session.started_s, |t| t.max(self.session.started_s));
+        let elapsed_s = checkpoint.elapsed_s + (now - since).max(0.0);
+        let mut next = Checkpoint::new(self.tune, state, elapsed_s);
+        next.applied_at = Some(now);
+        write_all(self.out, self.tune, self.spsa, &next, None)?;
+        self.state = next.state;
+        let batch_of = self.batch_of();
+        self.reader.drop_before(self.state.batches_done, batch_of);
+        let values = self.spsa.values(&self.state);
+        sink(&TuneEvent::Batch {
+            state: &self.state,
+            values: &values,
+        });
+        Ok(())
+    }
+}
+
+/// Plays the task's pair: the plus engine first, then colours swapped, from the pair's
+/// opening. None when stopped.
 fn play_pair<G: OpeningGame>(
-    cx: &BatchContext<'_, G>,
-    i: usize,
+    cx: &Context<'_, G>,
+    task: &Task,
     stop: &Arc<AtomicBool>,
 ) -> Result<Option<PairOutcome>, String> {
-    let job = &cx.jobs[i];
+    let job = &task.job;
     let pair = job.k - 1;
     let opening = cx.openings.get(pair)?;
     let start = G::from_text(cx.game, &opening.position).map_err(|e| format!("opening: {e}"))?;
-    let [plus_config, minus_config] = &cx.engines[i];
+    let [plus_config, minus_config] = &task.engines;
     let build = |config: &EngineConfig| -> Result<Engine<G>, String> {
         let mut e = Engine::<G>::new(config, cx.game).map_err(|e| format!("engine: {e}"))?;
         e.set_abort_flag(Arc::clone(stop));
@@ -394,8 +677,8 @@ fn play_pair<G: OpeningGame>(
             seed: derive_seed(cx.tune.config.seed, Stream::Game, index),
             adjudication: &cx.tune.config.adjudication,
             reproducible: cx.reproducible,
-            time_controls: [black, white].map(|e| cx.engines[i][e].search.time_control()),
-            move_limits: [black, white].map(|e| cx.engines[i][e].search.move_limit()),
+            time_controls: [black, white].map(|e| task.engines[e].search.time_control()),
+            move_limits: [black, white].map(|e| task.engines[e].search.move_limit()),
             stop,
         };
         let players: [&mut dyn Player<G>; 2] = if g == 0 {

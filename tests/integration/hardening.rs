@@ -875,7 +875,7 @@ fn mutated_records_and_checkpoints_never_panic_and_refusals_name_file_and_line()
             stop: Arc::clone(&stop),
         };
         let outcome = no_panic("tune --resume", || {
-            arena::tune::run(&tune, &options, &mut |_| {})
+            arena::tune::run(&tune, &options, None, &mut |_| {})
         });
         tally("tune --resume", "state.json", &text, outcome);
     }

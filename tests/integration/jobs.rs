@@ -4,11 +4,10 @@
 
 use std::{
     path::{Path, PathBuf},
-    process::{Child, Stdio},
-    time::{Duration, Instant},
+    process::Stdio,
 };
 
-use crate::common::{arena_process, data, run_bad_input, run_ok};
+use crate::common::{arena_process, data, finish, lines, run_bad_input, run_ok, signal, wait_for};
 
 /// A two-engine 9×9 gomoku tournament whose depth a sweep can change: 40 games a point,
 /// about a second each at depth 2.
@@ -30,39 +29,6 @@ fn sweepable(dir: &Path) -> PathBuf {
     )
     .unwrap();
     path
-}
-
-fn lines(path: &Path) -> usize {
-    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
-}
-
-/// Waits (up to five minutes) until `ready` holds, with `child` still running.
-fn wait_for(child: &mut Child, what: &str, ready: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(300);
-    while !ready() {
-        assert!(Instant::now() < deadline, "never {what}");
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "finished before {what}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-fn signal(child: &Child, sig: i32) {
-    // SAFETY: kill(2) on the child we started.
-    unsafe {
-        libc::kill(child.id() as i32, sig);
-    }
-}
-
-fn finish(child: Child) -> (Option<i32>, String, String) {
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// Regression (issue 20, item 5): the Ctrl-C handler was bound to the first point's stop

@@ -20,3 +20,4 @@ mod shards;
 mod threats;
 mod tournament;
 mod tune;
+mod tune_workers;

@@ -393,6 +393,7 @@ fn a_stop_request_keeps_the_last_checkpoint_and_resume_finishes_it() {
     let full = arena::tune::run(
         &t,
         &options("full", false, Arc::new(AtomicBool::new(false))),
+        None,
         &mut |_| {},
     )
     .unwrap();
@@ -402,7 +403,7 @@ fn a_stop_request_keeps_the_last_checkpoint_and_resume_finishes_it() {
     // Stop as the third batch is checkpointed (what Ctrl-C does).
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
-    let stopped = arena::tune::run(&t, &options("stopped", false, stop), &mut |e| {
+    let stopped = arena::tune::run(&t, &options("stopped", false, stop), None, &mut |e| {
         if let TuneEvent::Batch { state, .. } = e
             && state.batches_done == 3
         {
@@ -416,6 +417,7 @@ fn a_stop_request_keeps_the_last_checkpoint_and_resume_finishes_it() {
     let resumed = arena::tune::run(
         &t,
         &options("stopped", true, Arc::new(AtomicBool::new(false))),
+        None,
         &mut |_| {},
     )
     .unwrap();

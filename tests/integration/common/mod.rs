@@ -2,7 +2,11 @@
 //! temporary folders, config writers and record comparison. Every test module takes its
 //! helpers from here rather than writing its own.
 
-use std::path::PathBuf;
+use std::{
+    path::{Path, PathBuf},
+    process::Child,
+    time::{Duration, Instant},
+};
 
 use assert_cmd::Command;
 
@@ -65,4 +69,40 @@ pub fn run_bad_input(args: &[&str]) -> String {
         .count();
     assert_eq!(lines, 1, "arena {args:?}: the error is one line: {stderr}");
     stderr
+}
+
+/// The lines of a file (0 when it is not there).
+pub fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+/// Waits (up to five minutes) until `ready` holds, with `child` still running.
+pub fn wait_for(child: &mut Child, what: &str, ready: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !ready() {
+        assert!(Instant::now() < deadline, "never {what}");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before {what}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Sends `sig` to `child`.
+pub fn signal(child: &Child, sig: i32) {
+    // SAFETY: kill(2) on the child we started.
+    unsafe {
+        libc::kill(child.id() as i32, sig);
+    }
+}
+
+/// Waits for `child` (spawned with piped output): its exit code, stdout and stderr.
+pub fn finish(child: Child) -> (Option<i32>, String, String) {
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }

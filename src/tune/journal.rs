@@ -1,0 +1,269 @@
+//! The pairs a tune has played, one line each, appended and flushed as each pair ends:
+//! `pairs/<worker>.jsonl` in the tune's folder, one file per worker (a plain `arena
+//! tune` is the worker `main`). A pair's result depends only on the config, the seed,
+//! its index k and θ of its batch, so whoever played it, the line is the pair: a tune
+//! killed at any moment loses only the pairs in progress, and a resumed one (or another
+//! worker) never plays a recorded pair again, which matters when the games are timed
+//! and a replay would differ.
+//!
+//! The claims file (`pairs/claims.json`) says who is playing which pair of the batch in
+//! progress, so that workers do not play the same pair twice; a claim counts only while
+//! the session that made it still holds its worker's lock, so the pairs of a worker
+//! that died are played by the others (or by its replacement).
+//!
+//! Knows files and the SPSA pair outcome; knows nothing of games or engines.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    fs::{self, File, OpenOptions},
+    io::{Read, Seek, SeekFrom, Write},
+    path::{Path, PathBuf},
+};
+
+use serde::{Deserialize, Serialize};
+
+use super::{TuneError, job::write_atomic, spsa::PairOutcome};
+use crate::stats::GameScore;
+
+/// The folder of the journals and the claims, in a tune's folder.
+pub const PAIRS_DIR: &str = "pairs";
+/// The claims on the batch in progress.
+const CLAIMS_FILE: &str = "claims.json";
+
+/// One line of a journal: a pair played.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairLine {
+    /// The pair's k (1-based).
+    pub k: u64,
+    /// Its batch (0-based).
+    pub batch: u64,
+    /// The plus engine's result in the game it moved first, then in the other: `win`,
+    /// `draw` or `loss`.
+    pub plus: [String; 2],
+    /// Milliseconds the pair took (measured).
+    #[serde(default)]
+    pub ms: u64,
+}
+
+impl PairLine {
+    /// The line of pair `k` of `batch`.
+    pub fn new(k: u64, batch: u64, outcome: PairOutcome, ms: u64) -> PairLine {
+        PairLine {
+            k,
+            batch,
+            plus: outcome.plus.map(|s| score_text(s).to_string()),
+            ms,
+        }
+    }
+
+    /// The outcome it records.
+    pub fn outcome(&self) -> Option<PairOutcome> {
+        let [a, b] = &self.plus;
+        Some(PairOutcome {
+            plus: [score_of(a)?, score_of(b)?],
+        })
+    }
+}
+
+fn score_text(s: GameScore) -> &'static str {
+    match s {
+        GameScore::Win => "win",
+        GameScore::Draw => "draw",
+        GameScore::Loss => "loss",
+    }
+}
+
+fn score_of(text: &str) -> Option<GameScore> {
+    match text {
+        "win" => Some(GameScore::Win),
+        "draw" => Some(GameScore::Draw),
+        "loss" => Some(GameScore::Loss),
+        _ => None,
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TuneError + '_ {
+    move |source| TuneError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// A worker's own journal, open for appending. Only the worker holding that worker's
+/// lock writes it.
+#[derive(Debug)]
+pub struct JournalWriter {
+    file: File,
+    path: PathBuf,
+}
+
+impl JournalWriter {
+    /// Opens worker `label`'s journal in `dir` (the tune's folder), first cutting off a
+    /// torn last line (a kill mid-write): what follows the last line break is no pair.
+    pub fn open(dir: &Path, label: &str) -> Result<JournalWriter, TuneError> {
+        let folder = dir.join(PAIRS_DIR);
+        fs::create_dir_all(&folder).map_err(io_err(&folder))?;
+        let path = folder.join(format!("{label}.jsonl"));
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(io_err(&path))?;
+        let mut text = Vec::new();
+        file.read_to_end(&mut text).map_err(io_err(&path))?;
+        let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if keep < text.len() {
+            file.set_len(keep as u64).map_err(io_err(&path))?;
+        }
+        file.seek(SeekFrom::End(0)).map_err(io_err(&path))?;
+        Ok(JournalWriter { file, path })
+    }
+
+    /// Appends a pair and waits for the disk: the pair counts only after this.
+    pub fn append(&mut self, line: &PairLine) -> Result<(), TuneError> {
+        let mut text = serde_json::to_string(line).expect("a pair line serialises");
+        text.push('\n');
+        let path = self.path.clone();
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.flush())
+            .and_then(|()| self.file.sync_data())
+            .map_err(io_err(&path))
+    }
+}
+
+/// What a worker has read of every journal: the outcomes of the pairs not yet applied,
+/// read incrementally (each file from where the last read stopped).
+#[derive(Debug, Default)]
+pub struct JournalReader {
+    /// Per file: bytes read, lines read.
+    read: HashMap<PathBuf, (u64, usize)>,
+    /// Outcomes of pairs from the batch in progress on, by k: the first recorded
+    /// (by file name, then line) when a pair was played twice.
+    pairs: BTreeMap<u64, (String, usize, PairOutcome)>,
+}
+
+impl JournalReader {
+    /// Reads what the journals in `dir` gained since the last call. A line that is not
+    /// a pair of this tune (`batch_of` gives a k's batch, `last` is the last k) is an
+    /// error naming its file and line; a last line without its line break is still
+    /// being written (or was torn by a kill) and is read later, if ever.
+    pub fn refresh(
+        &mut self,
+        dir: &Path,
+        from_batch: u64,
+        last: u64,
+        batch_of: impl Fn(u64) -> u64,
+    ) -> Result<(), TuneError> {
+        let folder = dir.join(PAIRS_DIR);
+        let entries = match fs::read_dir(&folder) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(io_err(&folder)(e)),
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        files.sort();
+        for path in files {
+            let (offset, lines) = self.read.get(&path).copied().unwrap_or((0, 0));
+            let mut file = File::open(&path).map_err(io_err(&path))?;
+            let len = file.metadata().map_err(io_err(&path))?.len();
+            if len < offset {
+                // The worker cut a torn line off: only what follows the last complete
+                // line changed, and that was never read.
+                self.read.insert(path.clone(), (len, lines));
+                continue;
+            }
+            file.seek(SeekFrom::Start(offset)).map_err(io_err(&path))?;
+            let mut text = String::new();
+            file.read_to_string(&mut text)
+                .map_err(|e| TuneError::Input(format!("{}: not text ({e})", path.display())))?;
+            let complete = text.rfind('\n').map_or(0, |i| i + 1);
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let mut line_no = lines;
+            for line in text[..complete].lines() {
+                line_no += 1;
+                let bad = |why: String| {
+                    TuneError::Input(format!(
+                        "{}:{line_no}: {why}; the journal is damaged (move the line away to \
+                         play that pair again)",
+                        path.display()
+                    ))
+                };
+                let pair: PairLine = serde_json::from_str(line)
+                    .map_err(|e| bad(format!("not a pair of this tune ({e})")))?;
+                let outcome = pair.outcome().ok_or_else(|| {
+                    bad(format!(
+                        "key `plus`: {:?} is not two of win, draw, loss",
+                        pair.plus
+                    ))
+                })?;
+                if pair.k == 0 || pair.k > last || batch_of(pair.k) != pair.batch {
+                    return Err(bad(format!(
+                        "key `k`: pair {} of batch {} is not a pair of this tune ({last} \
+                         pairs)",
+                        pair.k, pair.batch
+                    )));
+                }
+                if pair.batch < from_batch {
+                    continue;
+                }
+                let entry = (name.clone(), line_no, outcome);
+                match self.pairs.get(&pair.k) {
+                    Some(old) if (&old.0, old.1) <= (&entry.0, entry.1) => {}
+                    _ => {
+                        self.pairs.insert(pair.k, entry);
+                    }
+                }
+            }
+            self.read.insert(path, (offset + complete as u64, line_no));
+        }
+        self.pairs.retain(|&k, _| batch_of(k) >= from_batch);
+        Ok(())
+    }
+
+    /// The outcome of pair `k`, if recorded.
+    pub fn outcome(&self, k: u64) -> Option<PairOutcome> {
+        self.pairs.get(&k).map(|(_, _, o)| *o)
+    }
+
+    /// Forgets the pairs before `batch` (applied).
+    pub fn drop_before(&mut self, batch: u64, batch_of: impl Fn(u64) -> u64) {
+        self.pairs.retain(|&k, _| batch_of(k) >= batch);
+    }
+}
+
+/// The claims on one batch: pair k → the session playing it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claims {
+    /// The batch the claims are on.
+    pub batch: u64,
+    /// k → (worker, session).
+    pub pairs: BTreeMap<u64, (String, String)>,
+}
+
+impl Claims {
+    /// Reads `pairs/claims.json` in `dir` (no claims when there is none, or when it is
+    /// damaged: claims only spare work, they decide nothing).
+    pub fn read(dir: &Path) -> Claims {
+        fs::read_to_string(dir.join(PAIRS_DIR).join(CLAIMS_FILE))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// Writes them (the caller holds the tune's update lock).
+    pub fn write(&self, dir: &Path) -> Result<(), TuneError> {
+        let folder = dir.join(PAIRS_DIR);
+        fs::create_dir_all(&folder).map_err(io_err(&folder))?;
+        let json = serde_json::to_string(self).expect("claims serialise");
+        write_atomic(&folder.join(CLAIMS_FILE), &json)
+    }
+}
