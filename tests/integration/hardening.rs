@@ -15,29 +15,10 @@ use std::{
 
 use arena::tournament::{GameRecord, read_records};
 
-use crate::common::{arena, arena_process, data, run_bad_input, run_ok};
-
-fn arena_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_arena")
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> String {
-    root()
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
-}
+use crate::common::{
+    arena, arena_bin, arena_process, assert_no_survivors, data, fixture, root, run_bad_input,
+    run_ok, survivors, wait_with_peak, write,
+};
 
 fn table(name: &str) -> String {
     root()
@@ -86,59 +67,6 @@ fn records(file: &Path) -> Vec<GameRecord> {
     let mut v = read_records(file).unwrap().records;
     v.sort_by_key(|r| r.game);
     v
-}
-
-/// Processes still alive (not zombies) whose command line holds `marker`: the fake
-/// engines put their engine file's path (in the test's temporary folder) in every
-/// process they start.
-fn survivors(marker: &str) -> Vec<String> {
-    let mut alive = Vec::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return alive;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if !cmdline.contains(marker) {
-            continue;
-        }
-        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        // The state follows the command name in parentheses: "pid (comm) S ...".
-        let state = stat
-            .rsplit(')')
-            .next()
-            .and_then(|r| r.split_whitespace().next());
-        if !matches!(state, None | Some("Z" | "X")) {
-            alive.push(format!("{pid}: {cmdline}"));
-        }
-    }
-    alive
-}
-
-/// Waits (at most 10 s: killed processes take a moment to go) until no process holds
-/// `marker`, and fails naming the ones left.
-fn assert_no_survivors(marker: &str, when: &str) {
-    let until = Instant::now() + Duration::from_secs(10);
-    loop {
-        let left = survivors(marker);
-        if left.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "{when}: processes left running: {left:#?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 /// Regressions: an `ERROR` line before the move forfeited the game and (the engine not
@@ -1007,19 +935,6 @@ fn serve_survives_what_real_managers_send() {
         2,
         "stop, then the queued position's go: {out}"
     );
-}
-
-/// Waits for `child` and returns its exit status and its peak memory (KiB), from
-/// wait4(2) (this child's own figure, not other tests'). The child is reaped here, so
-/// std's handle is dropped without a wait.
-fn wait_with_peak(child: std::process::Child) -> (i32, i64) {
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4 on our own child, writing into the two locals.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32, "wait4");
-    (status, usage.ru_maxrss)
 }
 
 /// Regressions: `rounds = 4294967295` aborted on a 103 GB allocation and `rounds =

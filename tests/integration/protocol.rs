@@ -15,23 +15,7 @@ use arena::{
     tournament::{GameRecord, read_records},
 };
 
-use crate::common::{run_bad_input, run_ok};
-
-fn arena_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_arena")
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> String {
-    root()
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
+use crate::common::{arena_bin, fixture, root, run_bad_input, run_ok, write};
 
 /// Writes an engine config into `dir` with the table `table` (under configs/tables).
 fn engine_file(dir: &Path, name: &str, game: &str, table: &str, search: &str) -> String {
@@ -64,12 +48,6 @@ fn faulty(name: &str, script: &str, mode: &str, file: &str, extra: &str) -> Stri
         fixture(script),
         arena_bin()
     )
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
 }
 
 fn records(dir: &Path) -> Vec<GameRecord> {

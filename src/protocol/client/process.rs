@@ -41,8 +41,13 @@ const LOG_CAP: u64 = 16 << 20;
 /// The longest line an engine may write (a whole 20×20 `BOARD` answer is 4 KB).
 pub const MAX_LINE: usize = 1 << 20;
 
-/// The unread output an engine may have queued before its reader waits.
+/// The unread output an engine may have queued before its reader waits. Each line
+/// counts its text and [`LINE_COST`], so a flood of empty lines is bounded too.
 pub const QUEUE_BYTES: usize = 8 << 20;
+
+/// What a queued line costs besides its text (its `String`, its arrival time and its
+/// slot in the queue): an empty line is not free.
+pub const LINE_COST: usize = std::mem::size_of::<(Instant, String)>() + 8;
 
 /// The longest line the log keeps whole; longer ones are cut, with their length noted.
 pub const LOG_LINE: usize = 8 << 10;
@@ -371,10 +376,13 @@ impl Drop for Group {
     }
 }
 
-/// The engine's output as the reader thread queues it.
+/// The engine's output as the reader thread queues it: each line with the time it
+/// arrived (a reply counts as on time when it came before the deadline, however long
+/// the lines before it took to read).
 #[derive(Default)]
 struct Queue {
-    lines: VecDeque<String>,
+    lines: VecDeque<(Instant, String)>,
+    /// What the queued lines cost: their text plus [`LINE_COST`] each.
     bytes: usize,
     /// The output closed.
     closed: bool,
@@ -527,9 +535,10 @@ impl Process {
                     if q.abandoned {
                         return false;
                     }
+                    let now = Instant::now();
                     for text in batch {
-                        q.bytes += text.len();
-                        q.lines.push_back(text);
+                        q.bytes += text.len() + LINE_COST;
+                        q.lines.push_back((now, text));
                     }
                     out_pipe.changed.notify_all();
                     true
@@ -640,14 +649,30 @@ impl Process {
     /// The next line, waiting until `deadline`; raises no fault for the line's text.
     /// The wait ends early when `abort` is raised, when the output closes, when a line
     /// is too long, or when the engine exits (even if something else holds its output).
+    ///
+    /// The deadline holds whatever the engine writes: a line that arrived after it is a
+    /// timeout even when lines are queued (an engine that chatters without end is cut
+    /// off at its deadline), and a raised `abort` ends the wait before any queued line.
     pub fn recv(&mut self, deadline: Instant, abort: Option<&AtomicBool>) -> Result<String, Fault> {
         let mut exited_at: Option<Instant> = None;
         loop {
             {
                 let mut q = self.pipe.lock();
-                if let Some(line) = q.lines.pop_front() {
-                    q.bytes -= line.len();
+                if abort.is_some_and(|a| a.load(Ordering::Relaxed)) {
+                    return Err(Fault::Aborted);
+                }
+                if let Some((arrived, line)) = q.lines.pop_front() {
+                    q.bytes -= line.len() + LINE_COST;
                     self.pipe.changed.notify_all();
+                    if arrived > deadline {
+                        drop(q);
+                        log_line(
+                            &self.log,
+                            '#',
+                            "no reply before the deadline (the engine kept writing other lines)",
+                        );
+                        return Err(Fault::Timeout);
+                    }
                     return Ok(line);
                 }
                 if q.too_long {
@@ -662,9 +687,6 @@ impl Process {
                 let now = Instant::now();
                 if now >= deadline {
                     return Err(Fault::Timeout);
-                }
-                if abort.is_some_and(|a| a.load(Ordering::Relaxed)) {
-                    return Err(Fault::Aborted);
                 }
                 if exited_at.is_some_and(|t| now >= t + EXIT_GRACE) {
                     drop(q);

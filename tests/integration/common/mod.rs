@@ -66,3 +66,145 @@ pub fn run_bad_input(args: &[&str]) -> String {
     assert_eq!(lines, 1, "arena {args:?}: the error is one line: {stderr}");
     stderr
 }
+
+/// The path of the `arena` binary cargo built for this test run (for configs that
+/// start it as an outside engine: `command = "..."`).
+pub fn arena_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_arena")
+}
+
+/// The repository's root folder.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A path under `tests/fixtures/` (the fake engines), as text for configs.
+pub fn fixture(name: &str) -> String {
+    root()
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Writes `text` to `dir/name`; the path, as text for configs and arguments.
+pub fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// Processes still alive (not zombies) whose command line holds `marker`: the fake
+/// engines put a path of the test's temporary folder in every process they start.
+pub fn survivors(marker: &str) -> Vec<String> {
+    let mut alive = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return alive;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if !cmdline.contains(marker) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // The state follows the command name in parentheses: "pid (comm) S ...".
+        let state = stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next());
+        if !matches!(state, None | Some("Z" | "X")) {
+            alive.push(format!("{pid}: {cmdline}"));
+        }
+    }
+    alive
+}
+
+/// Waits (at most 10 s: killed processes take a moment to go) until no process holds
+/// `marker`, and fails naming the ones left.
+pub fn assert_no_survivors(marker: &str, when: &str) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let left = survivors(marker);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "{when}: processes left running: {left:#?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// Waits for `child` and returns its exit status and its peak memory (KiB), from
+/// wait4(2) (this child's own figure, not other tests'). The child is reaped here, so
+/// std's handle is dropped without a wait.
+pub fn wait_with_peak(child: std::process::Child) -> (i32, i64) {
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 on our own child, writing into the two locals.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32, "wait4");
+    (status, usage.ru_maxrss)
+}
+
+/// Waits for `child` to exit, at most `safety` (a safety net for a test whose bug
+/// is a hang, never a timing assertion): its status, or None after killing it.
+pub fn wait_or_kill(
+    child: &mut std::process::Child,
+    safety: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    let until = std::time::Instant::now() + safety;
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return Some(status);
+        }
+        if std::time::Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Waits (at most `safety`) until the file at `path` holds text for which `ready` is
+/// true; that text. Fails with the file's text after the safety net.
+pub fn wait_for_file(
+    path: &std::path::Path,
+    safety: std::time::Duration,
+    ready: impl Fn(&str) -> bool,
+) -> String {
+    let until = std::time::Instant::now() + safety;
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if ready(&text) {
+            return text;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "{} never got ready: {text}",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Sends `signal` to the process `pid` (one the test started).
+pub fn signal(pid: u32, signal: i32) {
+    // SAFETY: kill(2) on a process the test started; no memory is involved.
+    unsafe {
+        libc::kill(pid as i32, signal);
+    }
+}
