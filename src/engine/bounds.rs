@@ -109,9 +109,7 @@ fn range(config: &EngineConfig, name: &str) -> Option<(f64, f64)> {
         }
         "params.vcf_near" => (0.0, 1.0),
         "params.vcf_moves" | "params.vcf_root_moves" | "params.vct_moves" => (0.0, 100.0),
-        "params.vcf_nodes" | "params.vcf_root_nodes" | "params.vct_nodes" => {
-            (0.0, 100_000_000.0)
-        }
+        "params.vcf_nodes" | "params.vcf_root_nodes" | "params.vct_nodes" => (0.0, 100_000_000.0),
         _ => return None,
     })
 }
@@ -174,7 +172,11 @@ mod tests {
         let names: Vec<String> = ataxx.tunable_params().into_iter().map(|p| p.name).collect();
         assert!(names.iter().any(|n| n == "search.params.lmr_divisor"));
         assert!(names.iter().any(|n| n == "table.material"));
-        for gone in ["search.radius", "search.threat_prune", "search.params.vcf_nodes"] {
+        for gone in [
+            "search.radius",
+            "search.threat_prune",
+            "search.params.vcf_nodes",
+        ] {
             assert!(!names.iter().any(|n| n == gone), "{gone}");
         }
         let gomoku = builtin::engine("gomoku-seed003-threat").unwrap();
@@ -185,7 +187,10 @@ mod tests {
             assert!(p.max < 1e9 || p.name == "search.nodes", "{p:?}");
         }
         assert_eq!(
-            gomoku.tunable_param("Search.Params.LMR_divisor").unwrap().name,
+            gomoku
+                .tunable_param("Search.Params.LMR_divisor")
+                .unwrap()
+                .name,
             "search.params.lmr_divisor"
         );
         let mut wide = gomoku.clone();

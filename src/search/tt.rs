@@ -62,6 +62,7 @@ pub fn physical_memory_mb() -> Option<u64> {
         // SAFETY: sysinfo(2) fills the zeroed struct it is given.
         let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
         if unsafe { libc::sysinfo(&mut info) } == 0 {
+            #[allow(clippy::useless_conversion)] // the field types differ between targets
             let bytes = u64::from(info.totalram).saturating_mul(u64::from(info.mem_unit).max(1));
             return Some(bytes >> 20);
         }

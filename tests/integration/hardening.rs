@@ -7,9 +7,8 @@
 //! pins.
 
 use std::{
-    io::Write,
     path::{Path, PathBuf},
-    process::{Command, Stdio},
+    process::Stdio,
     time::{Duration, Instant},
 };
 
@@ -17,16 +16,8 @@ use arena::tournament::{GameRecord, read_records};
 
 use crate::common::{
     arena, arena_bin, arena_process, assert_no_survivors, data, fixture, root, run_bad_input,
-    run_ok, survivors, wait_with_peak, write,
+    run_ok, run_to, serve_ok, survivors, table, wait_with_peak, write,
 };
-
-fn table(name: &str) -> String {
-    root()
-        .join("configs/tables")
-        .join(name)
-        .display()
-        .to_string()
-}
 
 /// An engine file for `arena serve` (the healthy engine behind the fake ones).
 fn served_engine(dir: &Path) -> String {
@@ -100,16 +91,7 @@ fn real_engines_habits_are_tolerated_and_no_process_is_left() {
     }
     let config = write(tmp.path(), "habits.toml", &text);
     let out = tmp.path().join("out");
-    let stdout = run_ok(&[
-        "run",
-        &config,
-        "--quiet",
-        "--jobs",
-        "1",
-        "--no-report",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let stdout = run_to(&config, &out);
     // After every game, after END and after the orphan: nothing of the engines is left.
     assert_no_survivors(&served, "after the run");
     let games = records(&out.join("games.jsonl"));
@@ -878,26 +860,6 @@ fn binary_outcome(args: &[&str], file: &str, fed: &str) {
     }
 }
 
-/// Feeds `input` (bytes) to `arena serve ARGS`; its output.
-fn serve_bytes(args: &[&str], input: &[u8]) -> String {
-    let mut child = Command::new(arena_bin())
-        .arg("serve")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Regressions in `arena serve`: a byte that is not UTF-8 (`INFO folder C:\Jürgen` in
 /// Latin-1) ended the protocol loop with exit 2; after `go infinite` a `position` blocked
 /// the loop so `stop` and `quit` were never read; a `YXBOARD` block got one `UNKNOWN`
@@ -910,7 +872,7 @@ fn serve_survives_what_real_managers_send() {
     let mut input = b"START 15\nINFO folder C:\\J".to_vec();
     input.push(0xFC);
     input.extend_from_slice(b"rgen\nYXBOARD\n7,7,1\n8,8,2\nDONE\nINFO rule 8\nBEGIN\nEND\n");
-    let out = serve_bytes(&[g, "--set", "search.depth=60"], &input);
+    let out = serve_ok(&[g, "--set", "search.depth=60"], &input);
     let replies: Vec<&str> = out.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
     assert_eq!(replies[0], "OK", "{out}");
     assert_eq!(
@@ -924,7 +886,7 @@ fn serve_survives_what_real_managers_send() {
     assert_eq!(replies.len(), 3, "END stops BEGIN's search silently: {out}");
 
     let ataxx = root().join("configs/engines/ataxx-seed004.toml");
-    let out = serve_bytes(
+    let out = serve_ok(
         &[ataxx.to_str().unwrap(), "--protocol", "uai"],
         b"uai\nposition startpos\ngo infinite\nposition startpos moves g2\nisready\nstop\n\
           go depth 1\nstop\nquit\n",
@@ -1018,11 +980,24 @@ fn the_smaller_fixes() {
     let e = run_bad_input(&["run", &uai, "--out", dir.join("u").to_str().unwrap()]);
     assert!(e.contains("control character"), "{e}");
 
+    // A line break in a name is refused (issue 20): quotes are escaped in PGN tags.
+    let broken = write(
+        dir,
+        "broken.toml",
+        "name = \"names\"\ngame = \"tictactoe\"\nrounds = 1\n\n[[engines]]\n\
+         name = \"two\\nlines\"\nsearch = { depth = 1 }\n\n[[engines]]\n\
+         name = \"other\"\nsearch = { depth = 2 }\n",
+    );
+    let e = run_bad_input(&["run", &broken, "--out", dir.join("b").to_str().unwrap()]);
+    assert!(
+        e.contains("key `name`") && e.contains("control character"),
+        "{e}"
+    );
     let names = write(
         dir,
         "names.toml",
         "name = \"names\"\ngame = \"tictactoe\"\nrounds = 1\n\n[[engines]]\n\
-         name = \"two\\nlines \\\"quoted\\\"\"\nsearch = { depth = 1 }\n\n[[engines]]\n\
+         name = \"two lines \\\"quoted\\\"\"\nsearch = { depth = 1 }\n\n[[engines]]\n\
          name = \"other\"\nsearch = { depth = 2 }\n",
     );
     let n = dir.join("n");

@@ -12,7 +12,10 @@
 //! moves) may take `reply_timeout_ms`. A wait also ends when the run stops.
 
 pub mod gomocup;
+pub mod launch;
 pub mod process;
+#[cfg(target_os = "linux")]
+pub mod reaper;
 pub mod uai;
 
 use std::{

@@ -39,6 +39,9 @@ use crate::{
 /// Board sides Gomocup engines are asked to play.
 pub const SIZES: std::ops::RangeInclusive<usize> = 5..=20;
 
+/// The most stone lines a `BOARD` block may hold: every cell of the largest board.
+pub const MAX_STONES: usize = 20 * 20;
+
 /// Serves `config` (an m,n,k engine) over Gomocup: reads commands from `input` until
 /// `END` or the end of input, writes replies to `output` (and both to `log`).
 pub fn serve<R: BufRead, W: Write + Send>(
@@ -86,9 +89,11 @@ pub fn serve<R: BufRead, W: Write + Send>(
             match cmd.as_str() {
                 "END" => return Ok(()),
                 "BOARD" => {
-                    // The stones follow, one a line, until DONE.
+                    // The stones follow, one a line, until DONE; no board holds more
+                    // than MAX_STONES, and the lines past them are read and dropped.
                     let mut stones = Vec::new();
                     let mut done = false;
+                    let mut extra = 0u64;
                     for l in lines.by_ref() {
                         let l = l?;
                         out.log_input(&l);
@@ -96,12 +101,26 @@ pub fn serve<R: BufRead, W: Write + Send>(
                             done = true;
                             break;
                         }
-                        if !l.trim().is_empty() {
+                        if l.trim().is_empty() {
+                            continue;
+                        }
+                        if stones.len() < MAX_STONES {
                             stones.push(l.trim().to_string());
+                        } else {
+                            extra += 1;
                         }
                     }
                     if !done {
                         break;
+                    }
+                    if extra > 0 {
+                        out.line(&format!(
+                            "ERROR BOARD: more than {MAX_STONES} stone lines ({} in all): no \
+                             board holds that many",
+                            MAX_STONES as u64 + extra
+                        ));
+                        check(&out)?;
+                        continue;
                     }
                     match state.set_board(&stones) {
                         Ok(()) => job = state.start_search(s, &out),

@@ -391,7 +391,10 @@ impl State {
         let infinite = go.infinite;
         let handle = s.spawn(move || {
             let result = engine.search(&pos, limits, |it| {
-                out.line(&format!("info {}", format_iteration(it, ScoreUnits::Cp, |m| m.to_string())));
+                out.line(&format!(
+                    "info {}",
+                    format_iteration(it, ScoreUnits::Cp, |m| m.to_string())
+                ));
             });
             if result.iterations.last().map(|i| i.nodes) != Some(result.nodes) {
                 out.line(&format!("info {}", format_total(result.nodes, result.time)));

@@ -78,6 +78,15 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A path under `configs/tables/`, as text for configs.
+pub fn table(name: &str) -> String {
+    root()
+        .join("configs/tables")
+        .join(name)
+        .display()
+        .to_string()
+}
+
 /// A path under `tests/fixtures/` (the fake engines), as text for configs.
 pub fn fixture(name: &str) -> String {
     root()
@@ -207,4 +216,72 @@ pub fn signal(pid: u32, signal: i32) {
     unsafe {
         libc::kill(pid as i32, signal);
     }
+}
+
+/// Runs `arena serve ARGS` with `input` on its standard input (written on a thread, so
+/// a large input cannot block on a full pipe); its output, whatever its exit status.
+pub fn serve_output(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::{io::Write, process::Stdio};
+    let mut child = std::process::Command::new(arena_bin())
+        .arg("serve")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    out
+}
+
+/// [`serve_output`] that must succeed: its standard output.
+pub fn serve_ok(args: &[&str], input: &[u8]) -> String {
+    let out = serve_output(args, input);
+    assert!(
+        out.status.success(),
+        "arena serve {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `arena run CONFIG --quiet --jobs 1 --no-report --out OUT`, which must succeed: its
+/// standard output.
+pub fn run_to(config: &str, out: &std::path::Path) -> String {
+    run_ok(&[
+        "run",
+        config,
+        "--quiet",
+        "--jobs",
+        "1",
+        "--no-report",
+        "--out",
+        out.to_str().expect("a UTF-8 temporary folder"),
+    ])
+}
+
+/// Starts `arena run CONFIG --quiet --jobs JOBS --no-report --out OUT` in the
+/// background, with `env` set, its standard error piped.
+pub fn spawn_run(
+    config: &str,
+    out: &std::path::Path,
+    jobs: usize,
+    env: &[(&str, &str)],
+) -> std::process::Child {
+    let mut cmd = arena_process();
+    cmd.args(["run", config, "--quiet", "--jobs", &jobs.to_string()])
+        .args(["--no-report", "--out"])
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.spawn().expect("arena starts")
 }
