@@ -1,8 +1,8 @@
 //! The parallel runner: games across worker threads (one game per worker at a time,
 //! engines built per worker, reset between games, and kept while their tables fit a
-//! small budget, so memory does not grow with the number of engines), one writer that appends each
-//! finished game to `games.jsonl` and flushes it before the game counts, resume, SPRT
-//! early stop, and a clean stop on request (Ctrl-C).
+//! small budget, so memory does not grow with the number of engines), one writer that
+//! appends each finished game to `games.jsonl` and flushes it before the game counts,
+//! resume, SPRT early stop, and a clean stop on request (Ctrl-C).
 //!
 //! The runner does not print: it reports [`Event`]s to a sink (the CLI's progress bar).
 //! Memory does not grow with the number of games: the schedule and the openings are

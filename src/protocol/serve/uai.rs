@@ -5,12 +5,13 @@
 //! an Ataxx engine uses as options (`search.depth`, `search.params.lmr_divisor`,
 //! `table.material`, ...: integers as `spin` with their real range, fractions as
 //! `string`), settable with `setoption`; a value out of range is refused with `info
-//! string error: ...` and leaves the engine as it was. `go` searches on its own thread, printing an `info` line
-//! per completed iteration (and a closing `info nodes ..` when the last one was cut
-//! short), then `bestmove`; `stop` ends it at once and `isready` answers while it runs.
-//! `go` with no limits plays by the config's limits; with `depth`, `nodes`, `movetime` or
-//! clocks (`btime`/`wtime` for black `x`/white `o`, `binc`/`winc`, `movestogo`) it
-//! plays by those alone; `go infinite` searches until `stop`.
+//! string error: ...` and leaves the engine as it was. `go` searches on its own
+//! thread, printing an `info` line per completed iteration (and a closing `info nodes
+//! ..` when the last one was cut short), then `bestmove`; `stop` ends it at once and
+//! `isready` answers while it runs. `go` with no limits plays by the config's limits;
+//! with `depth`, `nodes`, `movetime` or clocks (`btime`/`wtime` for black `x`/white `o`,
+//! `binc`/`winc`, `movestogo`) it plays by those alone; `go infinite` searches until
+//! `stop`, and the commands sent meanwhile wait for it.
 
 use std::{
     io::{BufRead, Write},
