@@ -304,7 +304,7 @@ mod tests {
         assert_eq!(d[2].values, ["4", "3", "-"]);
         let w = confound_warning(&d).unwrap();
         assert!(w.contains("also in search.depth:"), "{w}");
-        assert!(!w.contains("engine"), "{w}");
+        assert!(!w.contains("also in engine"), "{w}");
     }
 
     /// Issue 12: the quick start compares tables and nothing else.

@@ -138,7 +138,7 @@ pub fn kill_all() {
 /// engines still running (and anything in their namespaces) are not touched here.
 pub fn kill_leftovers() {
     #[cfg(target_os = "linux")]
-    if reaper::isolation() == reaper::Isolation::Subreaper {
+    if reaper::is_subreaper() {
         // Killing a leftover reparents its children to arena: a few rounds.
         for _ in 0..16 {
             let orphans = orphans();
@@ -160,7 +160,7 @@ pub fn kill_leftovers() {
 /// Reaps leftovers that exited (zombies whose parent is arena, as their subreaper).
 fn reap_exited_leftovers() {
     #[cfg(target_os = "linux")]
-    if reaper::isolation() == reaper::Isolation::Subreaper {
+    if reaper::is_subreaper() {
         for (pid, zombie) in orphans() {
             if zombie {
                 // SAFETY: waitpid(2) on an exited child of ours that no Group owns.

@@ -44,10 +44,13 @@ pub struct Plan {
 /// The variable that turns the namespaces off (`off`, `0`, `no`, `false`).
 pub const ENV: &str = "ARENA_PID_NAMESPACE";
 
-/// How this machine isolates engines: probed once (a forked child tries to make the
-/// namespace); the fallback also makes arena a subreaper.
+/// How engines are isolated, once decided by [`isolation`].
+static MODE: OnceLock<Isolation> = OnceLock::new();
+
+/// How this machine isolates engines: probed once, when the first engine starts (a
+/// forked child tries to make the namespace); the fallback also makes arena a
+/// subreaper.
 pub fn isolation() -> Isolation {
-    static MODE: OnceLock<Isolation> = OnceLock::new();
     *MODE.get_or_init(|| {
         let off = std::env::var(ENV).is_ok_and(|v| {
             matches!(
@@ -64,6 +67,12 @@ pub fn isolation() -> Isolation {
             Isolation::Subreaper
         })
     })
+}
+
+/// Whether arena is the subreaper of its engines' leftovers: decided, and no PID
+/// namespaces (false before any engine started: nothing to clean up then).
+pub fn is_subreaper() -> bool {
+    MODE.get() == Some(&Isolation::Subreaper)
 }
 
 /// The plan for the next engine.

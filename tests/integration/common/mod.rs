@@ -285,3 +285,35 @@ pub fn spawn_run(
     }
     cmd.spawn().expect("arena starts")
 }
+
+/// Waits for `child` (at most `safety`, then kills it) and returns its exit status and
+/// its own peak memory in KiB, read from `VmHWM` in /proc while it runs (wait4's figure
+/// also counts the memory of the test process that spawned it, which the spawn shares
+/// until the exec). A process that ends within the first poll may show 0.
+pub fn wait_with_own_peak(
+    child: &mut std::process::Child,
+    safety: std::time::Duration,
+) -> (Option<std::process::ExitStatus>, u64) {
+    let status_file = format!("/proc/{}/status", child.id());
+    let until = std::time::Instant::now() + safety;
+    let mut peak = 0u64;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file)
+            && let Some(kib) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(kib);
+        }
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return (Some(status), peak);
+        }
+        if std::time::Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            return (None, peak);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
