@@ -10,12 +10,16 @@
 # slurmctld and slurmd by hand (no systemd, no cgroups), submits a 4-task array of
 # tests/data/tournaments/small.toml plus the merge as a dependent job, and checks that the
 # merged results equal a single-process run of the same config: the same game records
-# (without measured times) and the same summary.json (without measured speeds). The
+# (without measured times) and the same summary.json (without measured speeds). Then a
+# tune of tests/data/tune/small.toml by a 4-task array of workers (tune.sbatch), one of
+# them killed twice (SIGKILL) along the way, and its verification job (tune-verify.sbatch):
+# the same state, trajectory and tuned table as one process. The
 # daemons it started are stopped by pid on every exit; on failure the daemon and job logs
 # are printed. /etc/slurm is not touched (everything reads SLURM_CONF).
 #
 # Environment: ARENA_SLURM_TIMEOUT (seconds to wait for the jobs, default 300),
-# ARENA_SLURM_KEEP=1 keeps the work folder after success.
+# ARENA_SLURM_KEEP=1 keeps the work folder after success, ARENA_SLURM_TUNE_PAIRS the
+# tune's pairs (default 1600).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,7 +40,7 @@ timeout=${ARENA_SLURM_TIMEOUT:-300}
 
 if [ "$(id -u)" -ne 0 ]; then
     if sudo -n true 2>/dev/null; then
-        exec sudo -n --preserve-env=ARENA_SLURM_TIMEOUT,ARENA_SLURM_KEEP "$0" "$bin"
+        exec sudo -n --preserve-env=ARENA_SLURM_TIMEOUT,ARENA_SLURM_KEEP,ARENA_SLURM_TUNE_PAIRS "$0" "$bin"
     fi
     echo "selftest: needs root (it installs packages and starts the Slurm daemons)" >&2
     exit 2
@@ -138,7 +142,7 @@ set_key MpiDefault none
 set_key MailProg /bin/true
 cat >>"$SLURM_CONF" <<EOF
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
-PartitionName=selftest Nodes=$host Default=YES MaxTime=INFINITE State=UP
+PartitionName=selftest Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 EOF
 
 # --- munge -----------------------------------------------------------------------------
@@ -264,3 +268,101 @@ if ! diff <(strip_speeds "$work/single/summary.json") <(strip_speeds "$out/summa
     exit 1
 fi
 say "PASS: $shards Slurm array tasks merged = one process ($games games, same records and statistics) in $(($(date +%s) - started)) s"
+
+# --- a tune: 4 workers (scripts/slurm/tune.sbatch), one of them killed twice -------------
+# Worker 2 is killed (SIGKILL) once it has played some pairs, resubmitted (worker 2
+# again), killed again and left dead: the others play its pairs. The tune must end with
+# exactly the state and trajectory of one process, and the verification job must run.
+tune_started=$(date +%s)
+tune_config=$root/tests/data/tune/small.toml
+tune_args=(--pairs "${ARENA_SLURM_TUNE_PAIRS:-1600}")
+tout=$work/results/tune
+workers=4
+tarray=$(sbatch --parsable --array=0-$((workers - 1)) --cpus-per-task=1 --mem-per-cpu=512M \
+    --chdir="$work" --output="$work/jobs/arena-tune-%A_%a.out" \
+    "$root/scripts/slurm/tune.sbatch" "$tune_config" "$tout" "${tune_args[@]}")
+tarray=${tarray%%;*}
+jobs_submitted+=("$tarray")
+say "tune: submitted array job $tarray ($workers workers)"
+"$bin" tune "$tune_config" --out "$work/tune-single" --quiet --verify-pairs 0 \
+    "${tune_args[@]}" >"$work/log/tune-single.log"
+
+journal=$tout/pairs/2.jsonl
+played() { [ -f "$journal" ] && wc -l <"$journal" || echo 0; }
+wait_played() { # wait_played N: until worker 2's journal holds N lines
+    local until=$(($(date +%s) + timeout))
+    while [ "$(played)" -lt "$1" ]; do
+        if [ "$(date +%s)" -ge "$until" ]; then
+            echo "selftest: worker 2 never played $1 pairs ($(played))" >&2
+            exit 1
+        fi
+        sleep 0.2
+    done
+}
+kill_task() { # kill_task JOB_TASK: SIGKILL to its arena, then wait until it has ended
+    scancel --full --signal=KILL "$1"
+    local until=$(($(date +%s) + 60))
+    while [ "$(job_state "$1")" = RUNNING ]; do
+        [ "$(date +%s)" -lt "$until" ] || { echo "selftest: $1 did not die" >&2; exit 1; }
+        sleep 0.2
+    done
+}
+wait_played 30
+kill_task "${tarray}_2"
+say "tune: killed worker 2 after $(played) pairs; submitting it again"
+again=$(sbatch --parsable --array=2 --cpus-per-task=1 --mem-per-cpu=512M --chdir="$work" \
+    --output="$work/jobs/arena-tune-%A_%a.out" \
+    "$root/scripts/slurm/tune.sbatch" "$tune_config" "$tout" "${tune_args[@]}")
+again=${again%%;*}
+jobs_submitted+=("$again")
+wait_played $(($(played) + 30))
+kill_task "${again}_2"
+say "tune: killed worker 2 again after $(played) pairs; it does not come back"
+
+verify=$(sbatch --parsable --dependency=afterany:"$tarray":"$again" --cpus-per-task=1 \
+    --mem-per-cpu=512M --chdir="$work" --output="$work/jobs/arena-tune-verify-%j.out" \
+    "$root/scripts/slurm/tune-verify.sbatch" "$tune_config" "$tout" "${tune_args[@]}" \
+    --verify-pairs 4)
+verify=${verify%%;*}
+jobs_submitted+=("$verify")
+deadline=$(($(date +%s) + timeout))
+while :; do
+    s=$(job_state "$verify")
+    case "$s" in
+        COMPLETED) break ;;
+        FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | PREEMPTED | BOOT_FAIL | DEADLINE)
+            echo "selftest: the verification job ended $s" >&2
+            exit 1
+            ;;
+    esac
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+        echo "selftest: the tune did not finish in ${timeout} s (verification job: ${s:-?})" >&2
+        squeue >&2 || true
+        exit 1
+    fi
+    sleep 1
+done
+for task in 0 1 3; do
+    s=$(job_state "${tarray}_$task")
+    [ "$s" = COMPLETED ] || { echo "selftest: tune worker $task: ${s:-unknown}" >&2; exit 1; }
+    f=$work/jobs/arena-tune-${tarray}_$task.out
+    grep -q "playing as worker $task .*(from SLURM_ARRAY_TASK_ID)" "$f" \
+        || { echo "selftest: worker $task did not report its id from the environment" >&2; exit 1; }
+    grep -q "the tune is complete" "$f" \
+        || { echo "selftest: worker $task did not report the end of the tune" >&2; exit 1; }
+done
+grep -q "^verification: " "$work"/jobs/arena-tune-verify-"$verify".out \
+    || { echo "selftest: the verification job printed no verification" >&2; exit 1; }
+state_of() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["state"], sort_keys=True))' "$1"; }
+if [ "$(state_of "$tout/state.json")" != "$(state_of "$work/tune-single/state.json")" ]; then
+    echo "selftest: the workers' tune ended in another state than one process's:" >&2
+    state_of "$tout/state.json" >&2
+    state_of "$work/tune-single/state.json" >&2
+    exit 1
+fi
+cmp -s "$tout/trajectory.csv" "$work/tune-single/trajectory.csv" \
+    || { echo "selftest: the trajectories differ" >&2; exit 1; }
+cmp -s "$tout/tuned.toml" "$work/tune-single/tuned.toml" \
+    || { echo "selftest: the tuned tables differ" >&2; exit 1; }
+pairs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["state"]["pairs_done"])' "$tout/state.json")
+say "PASS: a tune of $workers Slurm workers, worker 2 killed twice = one process ($pairs pairs, same θ, trajectory and table) in $(($(date +%s) - tune_started)) s"

@@ -163,14 +163,19 @@ fn analyse_game<G: EngineGame>(
             pos.to_text()
         }
     )?;
+    writeln!(
+        out,
+        "scores: the evaluation's units, as games.jsonl records them (the table's weights; \
+         a forced result is a win or loss in N plies)"
+    )?;
     let mut write_error = None;
     let result = engine.search(&pos, limits, |it| {
         let secs = it.time.as_secs_f64();
         let pv: Vec<String> = it.pv.iter().map(|&m| pos_format(&pos, m)).collect();
         let line = format!(
-            "depth {:>2}  score {:<12} nodes {:>10}  nps {:>10}  time {:>8.1} ms  pv {}",
+            "depth {:>2}  score {:<16} nodes {:>10}  nps {:>10}  time {:>8.1} ms  pv {}",
             it.depth,
-            score::describe(it.score),
+            score_text(it.score),
             it.nodes,
             rate(it.nodes as f64 / secs.max(1e-9), ""),
             secs * 1e3,
@@ -194,6 +199,13 @@ fn analyse_game<G: EngineGame>(
         result.time.as_secs_f64() * 1e3
     )?;
     Ok(())
+}
+
+/// A score as the records write it: a number in the evaluation's units (for gomoku the
+/// table's weights, for Ataxx the table's, a stone being `material`), or `win in N
+/// plies` / `loss in N plies` for a forced result.
+fn score_text(score: i32) -> String {
+    arena::tournament::record::score_text::describe(score).unwrap_or_else(|| score.to_string())
 }
 
 fn pos_format<G: Game>(pos: &G, mv: G::Move) -> String {
@@ -252,7 +264,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 "  {:<32} best {:<6} {:<12} nodes {:>10}  {:>8.1} ms",
                 line.position,
                 line.best,
-                score::describe(line.score),
+                score_text(line.score),
                 line.nodes,
                 line.time.as_secs_f64() * 1e3
             )?;

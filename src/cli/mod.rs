@@ -106,6 +106,8 @@ pub fn main() -> ExitCode {
         Command::Tune(args) => tune::tune(args),
         Command::Fit(args) => fit::fit(args),
     };
+    // What engines left behind (where arena is their subreaper) goes with arena.
+    arena::protocol::client::process::kill_leftovers();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,

@@ -313,11 +313,27 @@ impl SearchConfig {
         if self.aspiration < 0 || self.random_margin < 0 {
             return Err("search.aspiration and search.random_margin cannot be negative".into());
         }
-        if self.tt_mb > 65536 {
-            return Err(format!("search.tt_mb = {} is more than 64 GB", self.tt_mb));
-        }
+        crate::search::tt::check_size(u64::from(self.tt_mb))?;
         Ok(())
     }
+}
+
+/// Refuses an engine name that is empty or holds a control character (ESC, BEL, CR,
+/// NUL, a line break: printed raw, they would drive the terminal or break a line of
+/// a protocol or a report); the error shows the name escaped.
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        return Err("key `name` is empty".into());
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "key `name`: \"{}\" holds the control character {}: names are shown on \
+             terminals and in reports",
+            name.escape_debug(),
+            c.escape_unicode()
+        ));
+    }
+    Ok(())
 }
 
 /// Why [`EngineConfig::set_all`] refused its assignments.
@@ -458,9 +474,7 @@ impl EngineConfig {
 
     /// Checks limits, ordering and that the table suits the game.
     pub fn validate(&self) -> Result<(), String> {
-        if self.name.trim().is_empty() {
-            return Err("key `name` is empty".into());
-        }
+        check_name(&self.name)?;
         let family = self.game.family();
         if let Some(t) = &self.table
             && t.family() != family
@@ -486,7 +500,8 @@ impl EngineConfig {
                 ));
             }
         }
-        self.search.validate(family)
+        self.search.validate(family)?;
+        self.check_ranges()
     }
 
     /// Every parameter as a TOML tree: `search.*` and `table.*`.

@@ -6,6 +6,7 @@
 //! It knows games, evaluation and search; it knows nothing of tournaments.
 
 pub mod bench;
+pub mod bounds;
 pub mod builtin;
 pub mod clock;
 pub mod config;
@@ -168,7 +169,7 @@ impl<G: EngineGame> Engine<G> {
         let settings = config.search.settings();
         Ok(Engine {
             name: config.name.clone(),
-            searcher: Searcher::new(eval, settings, config.search.tt_mb as usize),
+            searcher: Searcher::try_new(eval, settings, config.search.tt_mb as usize)?,
             limits: config.search.limits(),
         })
     }

@@ -117,9 +117,7 @@ impl ExternalEngine {
 
     /// Checks that the engine can play `game` and has a usable limit.
     pub fn validate(&self, game: GameSpec) -> Result<(), String> {
-        if self.name.trim().is_empty() {
-            return Err("key `name` is empty".into());
-        }
+        crate::engine::config::check_name(&self.name)?;
         if self.command.trim().is_empty() {
             return Err("key `command` is empty".into());
         }

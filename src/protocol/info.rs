@@ -7,7 +7,9 @@
 //! and 0 nodes, which the statistics read as "not reported" (a search visits at least
 //! its root).
 //!
-//! Scores: a static score goes as `cp N`; a forced result as `mate N`, in moves (UAI
+//! Scores: a static score goes as `cp N` (UAI) or `eval N` (Gomocup `MESSAGE` lines: the
+//! evaluation's units, which for gomoku are a table's weights, not centipawns); a
+//! forced result as `mate N`, in moves (UAI
 //! style: `mate 2` wins with the mover's second move from now, `mate -1` loses after the
 //! opponent's next move). Our search scores wins in plies, so `mate` reads back as the
 //! win in `2N - 1` plies or the loss in `2N` plies: exact for every win that ends on the
@@ -53,12 +55,26 @@ impl ProtocolScore {
         }
     }
 
-    fn write(self, out: &mut String) {
+    fn write(self, units: ScoreUnits, out: &mut String) {
+        let word = match units {
+            ScoreUnits::Cp => "cp",
+            ScoreUnits::Eval => "eval",
+        };
         let _ = match self {
-            ProtocolScore::Cp(cp) => write!(out, "cp {cp}"),
+            ProtocolScore::Cp(cp) => write!(out, "{word} {cp}"),
             ProtocolScore::Mate(n) => write!(out, "mate {n}"),
         };
     }
+}
+
+/// The word before a static score: what its number means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoreUnits {
+    /// `cp`, as UAI requires (an Ataxx table's `material` is a stone: 100 is usual).
+    Cp,
+    /// `eval`: the evaluation's own units (a gomoku table's weights), as the records
+    /// hold scores; written in Gomocup `MESSAGE` lines, which are free text.
+    Eval,
 }
 
 /// A search score as it comes back through a protocol: what a record of a served
@@ -131,7 +147,7 @@ impl Info {
                     let kind = words.next()?;
                     let value = i32::try_from(number(&mut words)?).ok()?;
                     info.score = Some(match kind {
-                        "cp" => ProtocolScore::Cp(value),
+                        "cp" | "eval" => ProtocolScore::Cp(value),
                         "mate" => ProtocolScore::Mate(value),
                         _ => return None,
                     });
@@ -239,14 +255,19 @@ fn millis(text: &str) -> Option<u64> {
 }
 
 /// Writes an iteration as an info line's words (without the `info` or `MESSAGE` word):
-/// `depth 3 score cp 12 nodes 450 nps 90000 time 5 pv b2 c3`.
-pub fn format_iteration<M>(it: &Iteration<M>, format: impl Fn(M) -> String) -> String
+/// `depth 3 score cp 12 nodes 450 nps 90000 time 5 pv b2 c3` (`score eval 12` with
+/// [`ScoreUnits::Eval`]).
+pub fn format_iteration<M>(
+    it: &Iteration<M>,
+    units: ScoreUnits,
+    format: impl Fn(M) -> String,
+) -> String
 where
     M: Copy,
 {
     let mut out = String::new();
     let _ = write!(out, "depth {} score ", it.depth);
-    ProtocolScore::from_search(it.score).write(&mut out);
+    ProtocolScore::from_search(it.score).write(units, &mut out);
     let _ = write!(
         out,
         " nodes {} nps {} time {}",
@@ -396,12 +417,20 @@ mod tests {
             time: Duration::from_millis(10),
             pv: vec![1u8, 2],
         };
-        let line = format_iteration(&it, |m| format!("m{m}"));
+        let line = format_iteration(&it, ScoreUnits::Cp, |m| format!("m{m}"));
         assert_eq!(
             line,
             "depth 2 score mate 2 nodes 1234 nps 123400 time 10 pv m1 m2"
         );
         assert_eq!(Info::parse(&line, true).unwrap().nodes, Some(1234));
+        // Gomocup lines say what a static score is: the evaluation's units.
+        let it = Iteration { score: 7512, ..it };
+        let line = format_iteration(&it, ScoreUnits::Eval, |m| format!("m{m}"));
+        assert!(line.starts_with("depth 2 score eval 7512 nodes"), "{line}");
+        assert_eq!(
+            Info::parse(&line, true).unwrap().score,
+            Some(ProtocolScore::Cp(7512))
+        );
     }
 
     /// Regression: outside engines' own figures were read as 0 nodes and depth 0.

@@ -302,6 +302,19 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         &mut self.eval
     }
 
+    /// [`Searcher::new`], with the table allocated fallibly: a size over
+    /// [`tt::max_mb`] or one that cannot be had is an error naming it.
+    pub fn try_new(
+        eval: E,
+        settings: SearchSettings,
+        tt_mb: usize,
+    ) -> Result<Searcher<G, E>, String> {
+        let tt = TranspositionTable::try_new(tt_mb)?;
+        let mut searcher = Searcher::new(eval, settings, 0);
+        searcher.tt = tt;
+        Ok(searcher)
+    }
+
     /// Forgets everything learned (transposition table, killers, history) and reseeds the
     /// random choice: call before each game.
     pub fn new_game(&mut self, seed: u64) {

@@ -1,5 +1,9 @@
 //! The transposition table: one entry per slot, indexed by the Zobrist hash, sized in
 //! megabytes. Replacement prefers entries of the current search and deeper results.
+//!
+//! Its size is bounded ([`max_mb`]: at most [`MAX_MB`], and at most half of this
+//! machine's memory) and allocated fallibly ([`TranspositionTable::try_new`]), so a
+//! size that cannot be had is an error with the size in it, never an abort.
 
 use super::score::{from_tt, to_tt};
 
@@ -48,16 +52,81 @@ pub struct TranspositionTable<M> {
     epoch: u16,
 }
 
+/// The largest table any engine may ask for, in MB (64 GB).
+pub const MAX_MB: u64 = 65536;
+
+/// This machine's memory in MB, if the system tells.
+pub fn physical_memory_mb() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sysinfo(2) fills the zeroed struct it is given.
+        let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
+        if unsafe { libc::sysinfo(&mut info) } == 0 {
+            #[allow(clippy::useless_conversion)] // the field types differ between targets
+            let bytes = u64::from(info.totalram).saturating_mul(u64::from(info.mem_unit).max(1));
+            return Some(bytes >> 20);
+        }
+        None
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// The largest table this machine can hold for one engine, in MB: [`MAX_MB`], and at
+/// most half of its memory (a table is touched whole when it is made, and the rest of
+/// the machine needs memory too). What `arena serve` advertises as `Hash`'s maximum.
+pub fn max_mb() -> u64 {
+    physical_memory_mb().map_or(MAX_MB, |m| (m / 2).clamp(1, MAX_MB))
+}
+
+/// Whether a table of `megabytes` MB is within [`max_mb`]: the error says the limit and
+/// why, for `search.tt_mb` (and UAI `Hash`, Gomocup `INFO search.tt_mb`).
+pub fn check_size(megabytes: u64) -> Result<(), String> {
+    let max = max_mb();
+    if megabytes <= max {
+        return Ok(());
+    }
+    Err(if max < MAX_MB {
+        format!(
+            "search.tt_mb = {megabytes} is more than this machine can hold: at most {max} \
+             (half of its {} MB of memory)",
+            physical_memory_mb().unwrap_or(2 * max)
+        )
+    } else {
+        format!("search.tt_mb = {megabytes} is more than {MAX_MB} (64 GB)")
+    })
+}
+
 impl<M: Copy> TranspositionTable<M> {
     /// A table of about `megabytes` MB (0: disabled, every probe misses).
+    ///
+    /// # Panics
+    /// When the memory cannot be had (see [`TranspositionTable::try_new`]).
     pub fn new(megabytes: usize) -> TranspositionTable<M> {
+        match TranspositionTable::try_new(megabytes) {
+            Ok(tt) => tt,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// A table of about `megabytes` MB (0: disabled), or an error that names the size
+    /// when it is over [`max_mb`] or the memory cannot be had.
+    pub fn try_new(megabytes: usize) -> Result<TranspositionTable<M>, String> {
+        check_size(megabytes as u64)?;
         let size = std::mem::size_of::<Option<Entry<M>>>();
         let n = megabytes.saturating_mul(1 << 20) / size;
-        TranspositionTable {
-            entries: vec![None; n],
+        let mut entries = Vec::new();
+        entries.try_reserve_exact(n).map_err(|_| {
+            format!("search.tt_mb = {megabytes}: cannot allocate a table of {megabytes} MB")
+        })?;
+        entries.resize(n, None);
+        Ok(TranspositionTable {
+            entries,
             age: 0,
             epoch: 1,
-        }
+        })
     }
 
     /// Whether the table has any slots.
@@ -148,6 +217,16 @@ impl<M: Copy> TranspositionTable<M> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_past_the_machine_are_refused() {
+        assert!(max_mb() >= 1 && max_mb() <= MAX_MB);
+        let e = TranspositionTable::<u16>::try_new(MAX_MB as usize + 1).unwrap_err();
+        assert!(e.contains("search.tt_mb = 65537"), "{e}");
+        assert!(check_size(max_mb()).is_ok());
+        assert!(check_size(max_mb() + 1).is_err());
+        assert!(TranspositionTable::<u16>::try_new(1).unwrap().enabled());
+    }
 
     #[test]
     fn clear_forgets_without_wiping_and_wraps_safely() {

@@ -1,6 +1,7 @@
 //! What differs between the engines of a run, computed from their resolved configs (the
 //! ones `run.toml` stores), so that every standings table can say what its comparison
 //! is a comparison of, and warn when a run that compares tables also varies the search.
+//! An outside engine is compared as a whole (its settings are its own, not arena's).
 //!
 //! This module reads engine configs as TOML trees; it knows nothing of results.
 
@@ -23,9 +24,13 @@ pub struct Difference {
 }
 
 impl Difference {
-    /// `search.radius: 2 | 1 | 2`, with the differing weights for a table.
+    /// `search.radius: 2 | 1 | 2`, with the differing weights for a table; `engine:
+    /// built-in | outside program (gomocup), compared as a whole`.
     pub fn describe(&self) -> String {
         let mut text = format!("{}: {}", self.key, self.values.join(" | "));
+        if self.key == OUTSIDE_KEY {
+            text.push_str(" (an outside engine is compared as a whole)");
+        }
         if !self.weights.is_empty() {
             const SHOWN: usize = 6;
             let mut list = self
@@ -48,13 +53,59 @@ impl Difference {
     }
 }
 
+/// The key of the difference that says which engines are outside programs.
+pub const OUTSIDE_KEY: &str = "engine";
+
 /// The settings that differ between `engines` (names excepted), in key order, the
-/// weight table first.
+/// weight table first. An outside engine is compared as a whole: its settings are its
+/// own, so with one in the run the first difference is [`OUTSIDE_KEY`] (`built-in` or
+/// the outside program, per engine), and the keys after it are those that differ
+/// between the built-in engines (`-` for the outside ones).
 pub fn differences(engines: &[EngineSpec]) -> Vec<Difference> {
     if engines.len() < 2 {
         return Vec::new();
     }
-    let flat: Vec<BTreeMap<String, String>> = engines.iter().map(flatten_engine).collect();
+    let builtin: Vec<usize> = (0..engines.len())
+        .filter(|&i| engines[i].builtin().is_some())
+        .collect();
+    let mut out = Vec::new();
+    if builtin.len() < engines.len() {
+        out.push(Difference {
+            key: OUTSIDE_KEY.into(),
+            values: engines
+                .iter()
+                .map(|e| match e.external() {
+                    None => "built-in".to_string(),
+                    Some(x) => format!("outside program ({})", x.protocol),
+                })
+                .collect(),
+            weights: Vec::new(),
+        });
+    }
+    let flat: Vec<BTreeMap<String, String>> = builtin
+        .iter()
+        .map(|&i| flatten_engine(&engines[i]))
+        .collect();
+    // Per built-in engine, spread over every engine ("-" for the outside ones).
+    let spread = |values: Vec<String>| -> Vec<String> {
+        let mut all = vec!["-".to_string(); engines.len()];
+        for (v, &i) in values.into_iter().zip(&builtin) {
+            all[i] = v;
+        }
+        all
+    };
+    for mut d in builtin_differences(&flat) {
+        d.values = spread(d.values);
+        out.push(d);
+    }
+    out
+}
+
+/// What differs between built-in engines' flattened configs.
+fn builtin_differences(flat: &[BTreeMap<String, String>]) -> Vec<Difference> {
+    if flat.len() < 2 {
+        return Vec::new();
+    }
     let mut keys: Vec<&String> = flat.iter().flat_map(|f| f.keys()).collect();
     keys.sort();
     keys.dedup();
@@ -107,9 +158,11 @@ pub fn confound_warning(differences: &[Difference]) -> Option<String> {
     if !differences.iter().any(|d| d.key == "table") {
         return None;
     }
+    // The built-in engines' search settings; an outside engine is no part of a table
+    // comparison.
     let others: Vec<&str> = differences
         .iter()
-        .filter(|d| d.key != "table")
+        .filter(|d| d.key != "table" && d.key != OUTSIDE_KEY)
         .map(|d| d.key.as_str())
         .collect();
     if others.is_empty() {
@@ -212,6 +265,46 @@ mod tests {
         );
         assert!(differences(&[a, c]).is_empty());
         assert_eq!(differences(&[b]), Vec::new());
+    }
+
+    /// Issue 20: against an outside engine every `search.*` key was listed as differing.
+    #[test]
+    fn an_outside_engine_is_compared_as_a_whole() {
+        let a = engine(
+            "name = \"a\"\ngame = \"gomoku\"\ntable = \"../tables/gomoku/seed003.toml\"\n\
+             [search]\ndepth = 4\n",
+        );
+        let b = engine(
+            "name = \"b\"\ngame = \"gomoku\"\ntable = \"../tables/gomoku/seed000.toml\"\n\
+             [search]\ndepth = 3\n",
+        );
+        let x = EngineSpec::External(crate::protocol::ExternalEngine {
+            name: "x".into(),
+            protocol: crate::protocol::Protocol::Gomocup,
+            command: "pbrain-x".into(),
+            args: vec![],
+            working_dir: None,
+            options: Default::default(),
+            depth: Some(3),
+            nodes: None,
+            movetime_ms: None,
+            tc: None,
+            tolerance_ms: 1000,
+            reply_timeout_ms: 1000,
+        });
+        let d = differences(&[a.clone(), x.clone()]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(
+            d[0].describe(),
+            "engine: built-in | outside program (gomocup) (an outside engine is compared as a whole)"
+        );
+        let d = differences(&[a, b, x]);
+        let keys: Vec<&str> = d.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(keys, ["engine", "table", "search.depth"]);
+        assert_eq!(d[2].values, ["4", "3", "-"]);
+        let w = confound_warning(&d).unwrap();
+        assert!(w.contains("also in search.depth:"), "{w}");
+        assert!(!w.contains("also in engine"), "{w}");
     }
 
     /// Issue 12: the quick start compares tables and nothing else.

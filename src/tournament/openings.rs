@@ -18,7 +18,7 @@ use super::{
     seeds::{Stream, derive_seed},
 };
 use crate::{
-    config::{self, ConfigError},
+    config::ConfigError,
     engine::{Engine, EngineConfig, EngineGame},
     game::{Game, Mnk, MnkConfig},
     search::Limits,
@@ -492,39 +492,75 @@ fn random_balanced<G: OpeningGame>(
     })
 }
 
+/// The largest opening file read (64 MB: a million Ataxx FENs); a larger one is
+/// refused before it is read.
+pub const MAX_OPENINGS_FILE: u64 = 64 << 20;
+
+/// The longest line of an opening file (a move list of a 20×20 board is under 2 KB).
+pub const MAX_OPENING_LINE: usize = 64 << 10;
+
 /// Reads an opening file: one opening a line; blank lines and `#` comments skipped.
+/// The file is read line by line (a bad line is refused before the rest is read), at
+/// most [`MAX_OPENINGS_FILE`] bytes with lines of at most [`MAX_OPENING_LINE`].
 pub fn read_file<G: OpeningGame>(
     path: &std::path::Path,
     game: &G::Config,
 ) -> Result<Vec<Opening>, ConfigError> {
-    let text = config::read(path)?;
+    use std::io::{BufRead, Read};
+    let source = path.display().to_string();
+    let at = |line: usize, message: String| ConfigError {
+        source: source.clone(),
+        line: Some(line),
+        message,
+    };
+    let file = std::fs::File::open(path)
+        .map_err(|e| ConfigError::new(&source, format!("cannot read: {e}")))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if size > MAX_OPENINGS_FILE {
+        return Err(ConfigError::new(
+            &source,
+            format!(
+                "an opening file of {} MB is more than {} MB: use fewer openings (rounds \
+                 cycle through them)",
+                size >> 20,
+                MAX_OPENINGS_FILE >> 20
+            ),
+        ));
+    }
+    let mut reader = std::io::BufReader::new(file).take(MAX_OPENINGS_FILE + 1);
     let mut list = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
+    let mut buf = Vec::new();
+    for n in 1.. {
+        buf.clear();
+        let read = (&mut reader)
+            .take(MAX_OPENING_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| ConfigError::new(&source, format!("cannot read: {e}")))?;
+        if read == 0 {
+            break;
+        }
+        if buf.len() > MAX_OPENING_LINE {
+            return Err(at(
+                n,
+                format!("a line of more than {MAX_OPENING_LINE} bytes is not an opening"),
+            ));
+        }
+        let line = std::str::from_utf8(&buf)
+            .map_err(|_| at(n, "the line is not UTF-8 text".into()))?
+            .trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let pos = G::opening_from_line(game, line).map_err(|e| ConfigError {
-            source: path.display().to_string(),
-            line: Some(n + 1),
-            message: e,
-        })?;
+        let pos = G::opening_from_line(game, line).map_err(|e| at(n, e))?;
         if pos.outcome().is_some() {
-            return Err(ConfigError {
-                source: path.display().to_string(),
-                line: Some(n + 1),
-                message: "the game is already over in this opening".into(),
-            });
+            return Err(at(n, "the game is already over in this opening".into()));
         }
         list.push(Opening {
             position: pos.to_text(),
         });
     }
     if list.is_empty() {
-        return Err(ConfigError::new(
-            path.display().to_string(),
-            "no openings in the file",
-        ));
+        return Err(ConfigError::new(source, "no openings in the file"));
     }
     Ok(list)
 }

@@ -27,8 +27,15 @@ pub struct MoveStat {
     /// Depth reached.
     #[serde(rename = "depth", alias = "d")]
     pub depth: u32,
-    /// Nodes searched.
-    #[serde(rename = "nodes", alias = "n")]
+    /// Nodes searched; 0 when the mover reported none (an outside engine without
+    /// search figures), which is written as no `nodes` field. Files written before
+    /// hold `"nodes": 0` there, which reads the same.
+    #[serde(
+        rename = "nodes",
+        alias = "n",
+        default,
+        skip_serializing_if = "is_zero"
+    )]
     pub nodes: u64,
     /// Time in microseconds (measured: differs between runs).
     #[serde(rename = "time_us", alias = "t")]
@@ -52,6 +59,10 @@ pub struct MoveStat {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub iterations: Vec<u64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Scores as records write them: a number for an evaluation, `"win in N plies"` or

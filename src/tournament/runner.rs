@@ -1,7 +1,8 @@
 //! The parallel runner: games across worker threads (one game per worker at a time,
-//! engines built once per worker and reset between games), one writer that appends each
-//! finished game to `games.jsonl` and flushes it before the game counts, resume, SPRT
-//! early stop, and a clean stop on request (Ctrl-C).
+//! engines built per worker, reset between games, and kept while their tables fit a
+//! small budget, so memory does not grow with the number of engines), one writer that
+//! appends each finished game to `games.jsonl` and flushes it before the game counts,
+//! resume, SPRT early stop, and a clean stop on request (Ctrl-C).
 //!
 //! The runner does not print: it reports [`Event`]s to a sink (the CLI's progress bar).
 //! Memory does not grow with the number of games: the schedule and the openings are
@@ -441,10 +442,9 @@ fn run_game<G: OpeningGame + ExternalGame>(
                 let _ = fail_tx.send(Err(msg));
             };
             scope.spawn(move |_| {
-                // Engines are built on first use and kept for the worker's life (an
-                // outside engine: one process per worker, reused across games).
-                let mut engines: Vec<Option<Box<dyn Player<G>>>> =
-                    (0..t.engines.len()).map(|_| None).collect();
+                // Engines are built on first use and kept while they fit (an outside
+                // engine: one process per worker, reused across games).
+                let mut engines = Players::<G>::new(t);
                 loop {
                     if stop_flag.load(Ordering::Relaxed) || user_stop.load(Ordering::Relaxed) {
                         break;
@@ -458,8 +458,9 @@ fn run_game<G: OpeningGame + ExternalGame>(
                         continue;
                     }
                     let s = schedule.game(g);
+                    engines.make_room(&[s.black, s.white]);
                     for idx in [s.black, s.white] {
-                        if engines[idx].is_none() {
+                        if engines.slots[idx].is_none() {
                             let spec = &t.engines[idx];
                             let context = PlayerContext {
                                 log: spec.external().map(|_| {
@@ -469,7 +470,7 @@ fn run_game<G: OpeningGame + ExternalGame>(
                             match spec.build_player::<G>(game, &context) {
                                 Ok(mut e) => {
                                     e.set_abort_flag(Arc::clone(&stop_flag));
-                                    engines[idx] = Some(e);
+                                    engines.slots[idx] = Some(e);
                                 }
                                 Err(e) => return fail(format!("engine '{}': {e}", spec.name())),
                             }
@@ -503,7 +504,7 @@ fn run_game<G: OpeningGame + ExternalGame>(
                     };
                     let record = {
                         let (lo, hi) = (s.black.min(s.white), s.black.max(s.white));
-                        let (left, right) = engines.split_at_mut(hi);
+                        let (left, right) = engines.slots.split_at_mut(hi);
                         let e_lo = left[lo].as_deref_mut().expect("built above");
                         let e_hi = right[0].as_deref_mut().expect("built above");
                         let (black, white): (&mut dyn Player<G>, &mut dyn Player<G>) =
@@ -609,6 +610,67 @@ fn run_game<G: OpeningGame + ExternalGame>(
         played,
         elapsed: started.elapsed(),
     })
+}
+
+/// What the built engines a worker keeps besides the two playing may hold in
+/// transposition tables. Keeping an engine saves building it (its table and evaluator)
+/// for its next game; keeping every engine a worker ever played made memory grow with
+/// engines × workers × `tt_mb`.
+const KEPT_TABLES_MB: u64 = 64;
+
+/// A worker's players, one slot per engine of the tournament: built on first use;
+/// built-in engines not playing now are dropped, least recently used first, past
+/// [`KEPT_TABLES_MB`] of tables. A rebuilt engine plays as the kept one would: every
+/// game starts with `new_game`, which forgets everything. Outside engines (processes,
+/// whose memory is their own) are kept.
+struct Players<'t, G: crate::game::Game> {
+    slots: Vec<Option<Box<dyn Player<G>>>>,
+    /// When each slot was last used (a counter of games).
+    used: Vec<u64>,
+    clock: u64,
+    tournament: &'t Tournament,
+}
+
+impl<'t, G: crate::game::Game> Players<'t, G> {
+    fn new(tournament: &'t Tournament) -> Players<'t, G> {
+        let n = tournament.engines.len();
+        Players {
+            slots: (0..n).map(|_| None).collect(),
+            used: vec![0; n],
+            clock: 0,
+            tournament,
+        }
+    }
+
+    /// The table of engine `i` in MB, if it is a built-in engine (an outside one: None).
+    fn table_mb(&self, i: usize) -> Option<u64> {
+        self.tournament.engines[i]
+            .builtin()
+            .map(|c| u64::from(c.search.tt_mb))
+    }
+
+    /// Marks `playing` as used now and drops the least recently used built-in engines
+    /// past the budget (never one of `playing`).
+    fn make_room(&mut self, playing: &[usize]) {
+        self.clock += 1;
+        for &i in playing {
+            self.used[i] = self.clock;
+        }
+        let mut kept: Vec<(u64, usize, u64)> = (0..self.slots.len())
+            .filter(|i| self.slots[*i].is_some() && !playing.contains(i))
+            .filter_map(|i| self.table_mb(i).map(|mb| (self.used[i], i, mb)))
+            .collect();
+        // Most recent first: keep those while they fit.
+        kept.sort_unstable_by_key(|k| std::cmp::Reverse(k.0));
+        let mut total = 0u64;
+        for (_, i, mb) in kept {
+            // An engine without a table still holds its evaluator and buffers.
+            total += mb.max(1);
+            if total > KEPT_TABLES_MB {
+                self.slots[i] = None;
+            }
+        }
+    }
 }
 
 /// Where the player of external engine `name` (engine `index`) in worker `worker` logs:

@@ -7,45 +7,17 @@
 //! pins.
 
 use std::{
-    io::Write,
     path::{Path, PathBuf},
-    process::{Command, Stdio},
+    process::Stdio,
     time::{Duration, Instant},
 };
 
 use arena::tournament::{GameRecord, read_records};
 
-use crate::common::{arena, arena_process, data, run_bad_input, run_ok};
-
-fn arena_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_arena")
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> String {
-    root()
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
-}
-
-fn table(name: &str) -> String {
-    root()
-        .join("configs/tables")
-        .join(name)
-        .display()
-        .to_string()
-}
+use crate::common::{
+    arena, arena_bin, arena_process, assert_no_survivors, data, fixture, root, run_bad_input,
+    run_ok, run_to, serve_ok, survivors, table, wait_with_peak, write,
+};
 
 /// An engine file for `arena serve` (the healthy engine behind the fake ones).
 fn served_engine(dir: &Path) -> String {
@@ -88,59 +60,6 @@ fn records(file: &Path) -> Vec<GameRecord> {
     v
 }
 
-/// Processes still alive (not zombies) whose command line holds `marker`: the fake
-/// engines put their engine file's path (in the test's temporary folder) in every
-/// process they start.
-fn survivors(marker: &str) -> Vec<String> {
-    let mut alive = Vec::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return alive;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if !cmdline.contains(marker) {
-            continue;
-        }
-        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        // The state follows the command name in parentheses: "pid (comm) S ...".
-        let state = stat
-            .rsplit(')')
-            .next()
-            .and_then(|r| r.split_whitespace().next());
-        if !matches!(state, None | Some("Z" | "X")) {
-            alive.push(format!("{pid}: {cmdline}"));
-        }
-    }
-    alive
-}
-
-/// Waits (at most 10 s: killed processes take a moment to go) until no process holds
-/// `marker`, and fails naming the ones left.
-fn assert_no_survivors(marker: &str, when: &str) {
-    let until = Instant::now() + Duration::from_secs(10);
-    loop {
-        let left = survivors(marker);
-        if left.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "{when}: processes left running: {left:#?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 /// Regressions: an `ERROR` line before the move forfeited the game and (the engine not
 /// restarted, its late move read as the answer to `RESTART`) the next one; a second
 /// move to one request answered the next; a line without end grew memory without bound;
@@ -172,16 +91,7 @@ fn real_engines_habits_are_tolerated_and_no_process_is_left() {
     }
     let config = write(tmp.path(), "habits.toml", &text);
     let out = tmp.path().join("out");
-    let stdout = run_ok(&[
-        "run",
-        &config,
-        "--quiet",
-        "--jobs",
-        "1",
-        "--no-report",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let stdout = run_to(&config, &out);
     // After every game, after END and after the orphan: nothing of the engines is left.
     assert_no_survivors(&served, "after the run");
     let games = records(&out.join("games.jsonl"));
@@ -951,26 +861,6 @@ fn binary_outcome(args: &[&str], file: &str, fed: &str) {
     }
 }
 
-/// Feeds `input` (bytes) to `arena serve ARGS`; its output.
-fn serve_bytes(args: &[&str], input: &[u8]) -> String {
-    let mut child = Command::new(arena_bin())
-        .arg("serve")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Regressions in `arena serve`: a byte that is not UTF-8 (`INFO folder C:\Jürgen` in
 /// Latin-1) ended the protocol loop with exit 2; after `go infinite` a `position` blocked
 /// the loop so `stop` and `quit` were never read; a `YXBOARD` block got one `UNKNOWN`
@@ -983,7 +873,7 @@ fn serve_survives_what_real_managers_send() {
     let mut input = b"START 15\nINFO folder C:\\J".to_vec();
     input.push(0xFC);
     input.extend_from_slice(b"rgen\nYXBOARD\n7,7,1\n8,8,2\nDONE\nINFO rule 8\nBEGIN\nEND\n");
-    let out = serve_bytes(&[g, "--set", "search.depth=60"], &input);
+    let out = serve_ok(&[g, "--set", "search.depth=60"], &input);
     let replies: Vec<&str> = out.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
     assert_eq!(replies[0], "OK", "{out}");
     assert_eq!(
@@ -997,7 +887,7 @@ fn serve_survives_what_real_managers_send() {
     assert_eq!(replies.len(), 3, "END stops BEGIN's search silently: {out}");
 
     let ataxx = root().join("configs/engines/ataxx-seed004.toml");
-    let out = serve_bytes(
+    let out = serve_ok(
         &[ataxx.to_str().unwrap(), "--protocol", "uai"],
         b"uai\nposition startpos\ngo infinite\nposition startpos moves g2\nisready\nstop\n\
           go depth 1\nstop\nquit\n",
@@ -1008,19 +898,6 @@ fn serve_survives_what_real_managers_send() {
         2,
         "stop, then the queued position's go: {out}"
     );
-}
-
-/// Waits for `child` and returns its exit status and its peak memory (KiB), from
-/// wait4(2) (this child's own figure, not other tests'). The child is reaped here, so
-/// std's handle is dropped without a wait.
-fn wait_with_peak(child: std::process::Child) -> (i32, i64) {
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4 on our own child, writing into the two locals.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32, "wait4");
-    (status, usage.ru_maxrss)
 }
 
 /// Regressions: `rounds = 4294967295` aborted on a 103 GB allocation and `rounds =
@@ -1104,11 +981,24 @@ fn the_smaller_fixes() {
     let e = run_bad_input(&["run", &uai, "--out", dir.join("u").to_str().unwrap()]);
     assert!(e.contains("control character"), "{e}");
 
+    // A line break in a name is refused (issue 20): quotes are escaped in PGN tags.
+    let broken = write(
+        dir,
+        "broken.toml",
+        "name = \"names\"\ngame = \"tictactoe\"\nrounds = 1\n\n[[engines]]\n\
+         name = \"two\\nlines\"\nsearch = { depth = 1 }\n\n[[engines]]\n\
+         name = \"other\"\nsearch = { depth = 2 }\n",
+    );
+    let e = run_bad_input(&["run", &broken, "--out", dir.join("b").to_str().unwrap()]);
+    assert!(
+        e.contains("key `name`") && e.contains("control character"),
+        "{e}"
+    );
     let names = write(
         dir,
         "names.toml",
         "name = \"names\"\ngame = \"tictactoe\"\nrounds = 1\n\n[[engines]]\n\
-         name = \"two\\nlines \\\"quoted\\\"\"\nsearch = { depth = 1 }\n\n[[engines]]\n\
+         name = \"two lines \\\"quoted\\\"\"\nsearch = { depth = 1 }\n\n[[engines]]\n\
          name = \"other\"\nsearch = { depth = 2 }\n",
     );
     let n = dir.join("n");

@@ -69,7 +69,7 @@ fn a_sweep_stops_at_any_point_on_a_signal_and_resumes() {
         wait_for(&mut child, "reached the second point", || {
             lines(&second) > before
         });
-        signal(&child, sig);
+        signal(child.id(), sig);
         let (code, stdout, stderr) = finish(child);
         assert_eq!(code, Some(130), "stopped: {stdout}\n{stderr}");
         assert!(!stderr.contains("handler already registered"), "{stderr}");

@@ -6,6 +6,7 @@ mod cli_rules;
 mod common;
 mod daily;
 mod engines;
+mod engines_faults;
 mod eval_props;
 mod export;
 mod fit;

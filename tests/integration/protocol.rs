@@ -5,9 +5,7 @@
 
 use std::{
     collections::BTreeMap,
-    io::Write,
     path::{Path, PathBuf},
-    process::Stdio,
 };
 
 use arena::{
@@ -15,23 +13,7 @@ use arena::{
     tournament::{GameRecord, read_records},
 };
 
-use crate::common::{run_bad_input, run_ok};
-
-fn arena_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_arena")
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> String {
-    root()
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
+use crate::common::{arena_bin, fixture, root, run_bad_input, run_ok, serve_ok, write};
 
 /// Writes an engine config into `dir` with the table `table` (under configs/tables).
 fn engine_file(dir: &Path, name: &str, game: &str, table: &str, search: &str) -> String {
@@ -64,12 +46,6 @@ fn faulty(name: &str, script: &str, mode: &str, file: &str, extra: &str) -> Stri
         fixture(script),
         arena_bin()
     )
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
 }
 
 fn records(dir: &Path) -> Vec<GameRecord> {
@@ -115,18 +91,55 @@ fn run_dir(tmp: &tempfile::TempDir, config: &str, name: &str, jobs: &str) -> (Pa
     (out, stdout)
 }
 
-fn fidelity(game: &str, header: &str, a: &str, b: &str, protocol: &str, depth: u32) {
+/// The in-process engine `b` with `params` set (`set = { ... }`) and the served one given
+/// them as options (Gomocup `INFO NAME VALUE`, UAI `setoption`) play the same games,
+/// moves and nodes included; with parameters, those games differ from `b`'s own.
+fn fidelity(
+    game: &str,
+    header: &str,
+    (a, b): (&str, &str),
+    protocol: &str,
+    depth: u32,
+    params: &[(&str, &str)],
+) {
     let tmp = tempfile::tempdir().unwrap();
-    let builtin = format!("{header}\n[[engines]]\nfile = \"{a}\"\n\n[[engines]]\nfile = \"{b}\"\n");
+    let set: Vec<String> = params
+        .iter()
+        .map(|(k, v)| format!("\"{k}\" = {v}"))
+        .collect();
+    let options: Vec<String> = params
+        .iter()
+        .map(|(k, v)| format!("\"{k}\" = \"{v}\""))
+        .collect();
+    let builtin = format!(
+        "{header}\n[[engines]]\nfile = \"{a}\"\n\n[[engines]]\nfile = \"{b}\"\nset = {{ {} }}\n",
+        set.join(", ")
+    );
     let external = format!(
         "{header}\n[[engines]]\nfile = \"{a}\"\n\n{}",
-        served("b", b, protocol, &format!("depth = {depth}"))
+        served(
+            "b",
+            b,
+            protocol,
+            &format!("depth = {depth}\noptions = {{ {} }}", options.join(", "))
+        )
     );
     let c1 = write(tmp.path(), "in-process.toml", &builtin);
     let c2 = write(tmp.path(), "served.toml", &external);
     let (d1, _) = run_dir(&tmp, &c1, "in-process", "1");
     let (d2, _) = run_dir(&tmp, &c2, "served", "2");
     let (r1, r2) = (records(&d1), records(&d2));
+    if !params.is_empty() {
+        let plain =
+            format!("{header}\n[[engines]]\nfile = \"{a}\"\n\n[[engines]]\nfile = \"{b}\"\n");
+        let c0 = write(tmp.path(), "plain.toml", &plain);
+        let (d0, _) = run_dir(&tmp, &c0, "plain", "1");
+        assert_ne!(
+            comparable(&records(&d0), "b"),
+            comparable(&r1, "b"),
+            "{game}: the parameters {params:?} change the games"
+        );
+    }
     assert!(r1.len() >= 6, "{game}: {} games", r1.len());
     assert_eq!(
         comparable(&r1, "b"),
@@ -174,7 +187,7 @@ fn gomocup_served_engine_plays_the_in_process_games() {
     let header = "name = \"fidelity\"\ngame = \"mnk:9,9,5\"\nrounds = 4\nseed = 11\n\n\
                   [openings]\nkind = \"random\"\nplies = 3\nradius = 2\n\n\
                   [adjudication]\nmax_plies = 60\n";
-    fidelity("gomoku", header, &a, &b, "gomocup", 2);
+    fidelity("gomoku", header, (&a, &b), "gomocup", 2, &[]);
 }
 
 #[test]
@@ -197,7 +210,106 @@ fn uai_served_engine_plays_the_in_process_games() {
     let header = "name = \"fidelity\"\ngame = \"ataxx\"\nrounds = 3\nseed = 5\n\n\
                   [openings]\nkind = \"random\"\nplies = 2\n\n\
                   [adjudication]\nmax_plies = 80\n";
-    fidelity("ataxx", header, &a, &b, "uai", 2);
+    fidelity("ataxx", header, (&a, &b), "uai", 2, &[]);
+}
+
+/// Issue 18 (item 2): `arena serve` takes every numeric parameter of its engine by
+/// name, so arena's own engines can be tuned as outside programs: `INFO
+/// search.params.futility_margin 30` (Gomocup) and `setoption name
+/// search.params.futility_margin value 30` (UAI) make the served engine play the
+/// in-process engine's games with the same `set`, nodes included. A value out of
+/// range, or not a number, gets an error and leaves the engine as it was (before,
+/// `lmp_scale = 4000000000`, which overflows, was taken).
+#[test]
+fn served_engines_take_every_parameter_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let search = "depth = 3\nordering = [\"tt_move\", \"threat\"]\nfutility = true";
+    let a = engine_file(tmp.path(), "a", "gomoku", "gomoku/seed003.toml", search);
+    let b = engine_file(tmp.path(), "b", "gomoku", "gomoku/seed003.toml", search);
+    let header = "name = \"params\"\ngame = \"mnk:9,9,5\"\nrounds = 3\nseed = 11\n\n\
+                  [openings]\nkind = \"random\"\nplies = 3\nradius = 2\n\n\
+                  [adjudication]\nmax_plies = 40\n";
+    fidelity(
+        "gomoku",
+        header,
+        (&a, &b),
+        "gomocup",
+        3,
+        &[
+            ("search.params.futility_margin", "30"),
+            ("table.open_three", "9000"),
+            ("table.defence", "1.5"),
+        ],
+    );
+    let search = "depth = 3\nordering = [\"tt_move\", \"captures\"]\nfutility = true";
+    let tmp = tempfile::tempdir().unwrap();
+    let a = engine_file(tmp.path(), "a", "ataxx", "ataxx/rich.toml", search);
+    let b = engine_file(tmp.path(), "b", "ataxx", "ataxx/rich.toml", search);
+    let header = "name = \"params\"\ngame = \"ataxx\"\nrounds = 3\nseed = 5\n\n\
+                  [openings]\nkind = \"random\"\nplies = 2\n\n[adjudication]\nmax_plies = 40\n";
+    fidelity(
+        "ataxx",
+        header,
+        (&a, &b),
+        "uai",
+        3,
+        &[
+            ("search.params.futility_margin", "30"),
+            ("table.mobility", "7"),
+        ],
+    );
+
+    // Out of range or not a number: an error, and the next move is the engine's own.
+    let gomoku = root().join("configs/engines/gomoku-modern.toml");
+    let g = [gomoku.to_str().unwrap(), "--set", "search.depth=2"];
+    let plain = serve(&g, "START 9\nBEGIN\n");
+    let refused = serve(
+        &g,
+        "START 9\nINFO search.params.lmp_scale 4000000000\nINFO search.params.lmr_divisor x\n\
+         INFO search.params.lmr_divisor 0\nBEGIN\n",
+    );
+    let errors: Vec<&str> = refused.lines().filter(|l| l.starts_with("ERROR")).collect();
+    assert_eq!(errors.len(), 3, "{refused}");
+    assert!(
+        errors[0].contains("search.params.lmp_scale = 4000000000 is outside its range 0..=100000"),
+        "{refused}"
+    );
+    // Without the measured speed and time.
+    let moves = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with("ERROR"))
+            .map(|l| l.split(" nps ").next().unwrap_or(l).to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(moves(&plain), moves(&refused), "the engine is as it was");
+    let ataxx = root().join("configs/engines/ataxx-modern.toml");
+    let x = [ataxx.to_str().unwrap()];
+    let go = "position startpos\ngo depth 3\n";
+    let plain = serve(&x, &format!("uai\n{go}"));
+    let refused = serve(
+        &x,
+        &format!(
+            "uai\nsetoption name search.params.lmp_scale value 4000000000\n\
+             setoption name search.params.lmr_divisor value x\n{go}"
+        ),
+    );
+    let errors: Vec<&str> = refused
+        .lines()
+        .filter(|l| l.starts_with("info string error"))
+        .collect();
+    assert_eq!(errors.len(), 2, "{refused}");
+    let search = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with("info depth") || l.starts_with("bestmove"))
+            .map(|l| l.split(" nps ").next().unwrap_or(l).to_string())
+            .collect()
+    };
+    assert_eq!(search(&plain), search(&refused), "the engine is as it was");
+    let lmr = plain
+        .lines()
+        .find(|l| l.starts_with("option name search.params.lmr_divisor "))
+        .unwrap();
+    assert!(lmr.ends_with("min 1 max 100000"), "{lmr}");
 }
 
 /// Runs a gauntlet of the healthy engine against every faulty mode; checks reasons.
@@ -376,27 +488,7 @@ fn uai_faults_are_losses_with_reasons() {
 
 /// Feeds `input` to `arena serve ARGS` and returns its output.
 fn serve(args: &[&str], input: &str) -> String {
-    let mut child = std::process::Command::new(arena_bin())
-        .arg("serve")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    serve_ok(args, input.as_bytes())
 }
 
 #[test]

@@ -12,9 +12,10 @@
 //! and the wait goes on, as the protocol says and c-gomoku-cli does (an `ERROR` is often
 //! the engine's answer to an `INFO` line sent just before the request). `MESSAGE` lines
 //! with search figures give the move's depth, nodes and score: arena's own (`depth ..
-//! nodes ..`), Rapfi's and PentaZen's (see [`parse_message`]). An `x,y` off the board is
-//! an illegal move; any other line is garbage. Lines the engine wrote before a request
-//! are dropped, and after any fault the process is killed and started afresh.
+//! nodes ..`), Rapfi's and PentaZen's (see [`parse_message`]). An `x,y` off the board or
+//! on a taken cell is an illegal move; any other line is garbage. Lines the engine
+//! wrote before a request are dropped, and after any fault (an illegal move included)
+//! the process is killed and started afresh.
 
 use std::time::Instant;
 
@@ -218,12 +219,16 @@ impl GomocupPlayer {
                     let Some(mv) = self.game.at(x, y) else {
                         return Err(MoveFault::Illegal(text.to_string()));
                     };
-                    if repeated.is_none() && Some(mv) == own_last && !pos.is_legal(mv) {
-                        self.conn.note(&format!(
-                            "'{text}' repeats the engine's last move: a late copy, ignored"
-                        ));
-                        repeated = Some(text.to_string());
-                        continue;
+                    if !pos.is_legal(mv) {
+                        if repeated.is_none() && Some(mv) == own_last {
+                            self.conn.note(&format!(
+                                "'{text}' repeats the engine's last move: a late copy, ignored"
+                            ));
+                            repeated = Some(text.to_string());
+                            continue;
+                        }
+                        // In the game's notation, as the record writes every move.
+                        return Err(MoveFault::Illegal(pos.format_move(mv)));
                     }
                     let mut synced = pos.history().to_vec();
                     synced.push(mv);
@@ -240,7 +245,7 @@ impl GomocupPlayer {
 enum MoveFault {
     /// Talking to the engine failed.
     Fault(Fault),
-    /// A well-formed `x,y` off the board.
+    /// A well-formed `x,y` off the board or on a taken cell.
     Illegal(String),
     /// Only its own last move again, then nothing until the deadline (killed).
     IllegalThenSilent(String),
@@ -276,8 +281,10 @@ impl Player<Mnk> for GomocupPlayer {
     fn play(&mut self, turn: &Turn<'_, Mnk>) -> Result<MoveReport<MnkMove>, PlayerError> {
         match self.ask(turn) {
             Ok(report) => Ok(report),
+            // Its state is unknown after an illegal move: it starts afresh next game.
             Err(MoveFault::Illegal(text)) => {
-                self.conn.flush_log();
+                self.started = false;
+                self.conn.restart(&format!("illegal move '{text}'"));
                 Err(PlayerError::Illegal(text))
             }
             Err(MoveFault::IllegalThenSilent(text)) => {

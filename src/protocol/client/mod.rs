@@ -1,9 +1,10 @@
 //! Driving outside engines: [`GomocupPlayer`] and [`UaiPlayer`] are [`Player`]s that
 //! talk to an engine process. One process per player, reused across games (`RESTART` /
-//! `uainewgame` between them), killed after every fault and started again for the next
-//! game (its state is unknown: a late reply must not answer the next request). Every
-//! fault ends the game as a loss for the engine with the reason (`fault: crash (exit
-//! code 1)`, `fault: timeout`, `fault: garbage 'xyz'`, `illegal-move`), never the run.
+//! `uainewgame` between them), killed after every fault, an illegal move included, and
+//! started again for the next game (its state is unknown: a late reply must not answer
+//! the next request). Every fault ends the game as a loss for the engine with the
+//! reason (`fault: crash (exit code 1)`, `fault: timeout`, `fault: garbage 'xyz'`,
+//! `illegal-move`), never the run.
 //! Before each request, lines the engine wrote unasked are dropped (they are logged).
 //!
 //! Waiting: a move may take its limit (`movetime_ms`, or what is left on the clock) plus
@@ -11,7 +12,10 @@
 //! moves) may take `reply_timeout_ms`. A wait also ends when the run stops.
 
 pub mod gomocup;
+pub mod launch;
 pub mod process;
+#[cfg(target_os = "linux")]
+pub mod reaper;
 pub mod uai;
 
 use std::{
@@ -146,6 +150,14 @@ impl Connection {
             p.kill(&fault.reason());
         }
         PlayerError::Failed(fault.reason())
+    }
+
+    /// Kills the process after a fault that is not the protocol's (an illegal move):
+    /// it starts afresh at the next game.
+    fn restart(&mut self, why: &str) {
+        if let Some(p) = self.process.take() {
+            p.kill(why);
+        }
     }
 
     fn note(&self, text: &str) {

@@ -1,8 +1,8 @@
-//! An engine process: started directly (never through a shell) in a process group of its
-//! own, its standard output read on a thread into a bounded queue (so waiting for a reply
-//! can time out, and a flood cannot fill the memory), its standard error copied to the
-//! log, and stopped politely (the protocol's quit command, a short wait) or killed: the
-//! whole process group, so helpers an engine started never outlive it.
+//! An engine process (started as [`launch`](super::launch) says: its own process group,
+//! and on Linux its own PID namespace), its standard output read on a thread into a
+//! bounded queue (so waiting for a reply can time out, and a flood cannot fill the
+//! memory), its standard error copied to the log, and stopped politely (the protocol's
+//! quit command, a short wait) or killed, with everything it started.
 //!
 //! Bounds: a line may hold [`MAX_LINE`] bytes; an engine that writes a longer one (or
 //! writes without newlines) is cut off with a fault (`garbage (line too long)`). The
@@ -13,10 +13,6 @@
 //! open (a child it left behind holds it): the wait ends at once as a crash, with the
 //! exit status, and the group is killed.
 //!
-//! Every live engine's process group is known ([`kill_all`]), so arena can take them
-//! down when it must exit at once (a second Ctrl-C). On Linux an engine also dies with
-//! arena itself (`PR_SET_PDEATHSIG`), even when arena is killed with SIGKILL.
-//!
 //! The log (`results/<run>/logs/<engine>-w<worker>.log`) holds every line both ways with
 //! the seconds since the log was opened: `> ` sent, `< ` received, `! ` standard error,
 //! `# ` what the harness did (start, exit status, kill and why, lines left unread).
@@ -26,13 +22,16 @@ use std::{
     fs::{self, File, OpenOptions},
     io::{self, BufRead, BufReader, BufWriter, Read, Write},
     path::{Path, PathBuf},
-    process::{Child, ChildStdin, Command, Stdio},
+    process::{ChildStdin, Stdio},
     sync::{
         Arc, Condvar, Mutex,
         atomic::{AtomicBool, Ordering},
     },
     time::{Duration, Instant},
 };
+
+use super::launch::Group;
+pub use super::launch::{Launch, kill_all, kill_leftovers};
 
 /// How much of a log one file may hold; an engine that floods its output is cut off
 /// here (with a note), not the disk.
@@ -41,8 +40,13 @@ const LOG_CAP: u64 = 16 << 20;
 /// The longest line an engine may write (a whole 20×20 `BOARD` answer is 4 KB).
 pub const MAX_LINE: usize = 1 << 20;
 
-/// The unread output an engine may have queued before its reader waits.
+/// The unread output an engine may have queued before its reader waits. Each line
+/// counts its text and [`LINE_COST`], so a flood of empty lines is bounded too.
 pub const QUEUE_BYTES: usize = 8 << 20;
+
+/// What a queued line costs besides its text (its `String`, its arrival time and its
+/// slot in the queue): an empty line is not free.
+pub const LINE_COST: usize = std::mem::size_of::<(Instant, String)>() + 8;
 
 /// The longest line the log keeps whole; longer ones are cut, with their length noted.
 pub const LOG_LINE: usize = 8 << 10;
@@ -167,7 +171,7 @@ impl Log {
 /// A log shared with reader threads.
 pub type SharedLog = Arc<Mutex<Log>>;
 
-fn log_line(log: &Option<SharedLog>, mark: char, text: &str) {
+pub(super) fn log_line(log: &Option<SharedLog>, mark: char, text: &str) {
     if let Some(log) = log {
         log.lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -175,206 +179,19 @@ fn log_line(log: &Option<SharedLog>, mark: char, text: &str) {
     }
 }
 
-fn log_flush(log: &Option<SharedLog>) {
+pub(super) fn log_flush(log: &Option<SharedLog>) {
     if let Some(log) = log {
         log.lock().unwrap_or_else(|p| p.into_inner()).flush();
     }
 }
 
-/// How to start an engine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Launch {
-    /// The program (a path, or a name looked up in `PATH`).
-    pub command: PathBuf,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// The folder it runs in (default: ours).
-    pub working_dir: Option<PathBuf>,
-}
-
-impl Launch {
-    /// The command line as a user would type it, for messages.
-    pub fn display(&self) -> String {
-        let mut s = self.command.display().to_string();
-        for a in &self.args {
-            s.push(' ');
-            if a.contains(char::is_whitespace) || a.is_empty() {
-                s.push_str(&format!("'{a}'"));
-            } else {
-                s.push_str(a);
-            }
-        }
-        s
-    }
-
-    fn command(&self) -> Command {
-        let mut c = Command::new(&self.command);
-        c.args(&self.args);
-        if let Some(dir) = &self.working_dir {
-            c.current_dir(dir);
-        }
-        // Its own process group: a Ctrl-C in the terminal reaches arena alone, which
-        // stops the run and then its engines, instead of engines dying mid-game and
-        // being scored as crashes; and killing the group takes the engine's helpers too.
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            c.process_group(0);
-        }
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::unix::process::CommandExt;
-            let parent = std::process::id();
-            // SAFETY: between fork and exec the closure calls only async-signal-safe
-            // system calls (prctl, getppid, _exit) and allocates nothing.
-            unsafe {
-                c.pre_exec(move || {
-                    // Die with arena, however arena ends. The signal follows the thread
-                    // that started the engine: the players that start engines live on
-                    // threads that outlive them (a run's workers).
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                        return Err(io::Error::last_os_error());
-                    }
-                    if libc::getppid() as u32 != parent {
-                        // arena died between the fork and the prctl.
-                        libc::_exit(1);
-                    }
-                    Ok(())
-                });
-            }
-        }
-        c
-    }
-
-    /// Starts the program and stops it at once: whether it can run at all (found,
-    /// executable, its working folder exists). The error names the command and the
-    /// operating system's reason.
-    pub fn check(&self) -> Result<(), String> {
-        let child = self
-            .command()
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| self.start_error(&e))?;
-        let mut group = Group::new(child, None);
-        group.kill();
-        Ok(())
-    }
-
-    fn start_error(&self, e: &io::Error) -> String {
-        match &self.working_dir {
-            Some(dir) if !dir.is_dir() => format!(
-                "cannot start '{}': working_dir '{}' is not a folder",
-                self.display(),
-                dir.display()
-            ),
-            _ => format!("cannot start '{}': {e}", self.display()),
-        }
-    }
-}
-
-/// The process groups of every engine that runs now.
-static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
-
-/// Kills every engine's process group at once (when arena must exit without the
-/// polite way: a second Ctrl-C). Safe to call from any thread.
-pub fn kill_all() {
-    let live = LIVE.lock().unwrap_or_else(|p| p.into_inner());
-    for &pgid in live.iter() {
-        kill_group(pgid);
-    }
-}
-
-fn kill_group(pgid: i32) {
-    #[cfg(unix)]
-    // SAFETY: kill(2) with a negative pid signals the process group; no memory is
-    // involved. The group's leader is not reaped yet (see `Group`), so its id cannot
-    // have been reused.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
-    }
-    #[cfg(not(unix))]
-    let _ = pgid;
-}
-
-/// An engine process and its process group (the engine is the group's leader). The
-/// leader is reaped only after the group was killed, so the group's id stays its own
-/// until then.
-struct Group {
-    child: Child,
-    pid: i32,
-    log: Option<SharedLog>,
-    status: Option<std::process::ExitStatus>,
-}
-
-impl Group {
-    fn new(child: Child, log: Option<SharedLog>) -> Group {
-        let pid = child.id() as i32;
-        LIVE.lock().unwrap_or_else(|p| p.into_inner()).push(pid);
-        Group {
-            child,
-            pid,
-            log,
-            status: None,
-        }
-    }
-
-    /// Whether the engine has exited, without reaping it (its group stays reserved).
-    fn has_exited(&mut self) -> bool {
-        if self.status.is_some() {
-            return true;
-        }
-        #[cfg(unix)]
-        {
-            // SAFETY: waitid writes into the zeroed siginfo it is given; WNOWAIT leaves
-            // the child waitable.
-            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-            let rc = unsafe {
-                libc::waitid(
-                    libc::P_PID,
-                    self.pid as libc::id_t,
-                    &mut info,
-                    libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-                )
-            };
-            // SAFETY: si_pid is set by waitid (0 when nothing has exited).
-            rc == 0 && unsafe { info.si_pid() } != 0
-        }
-        #[cfg(not(unix))]
-        {
-            matches!(self.child.try_wait(), Ok(Some(_)))
-        }
-    }
-
-    /// Kills the group (whatever is left of it) and reaps the engine; its exit status.
-    fn kill(&mut self) -> String {
-        if self.status.is_none() {
-            kill_group(self.pid);
-            self.status = self.child.wait().ok();
-            LIVE.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .retain(|&p| p != self.pid);
-        }
-        self.status
-            .map_or_else(|| "unknown status".into(), describe_status)
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        if self.status.is_none() {
-            let status = self.kill();
-            log_line(&self.log, '#', &format!("killed (dropped): {status}"));
-            log_flush(&self.log);
-        }
-    }
-}
-
-/// The engine's output as the reader thread queues it.
+/// The engine's output as the reader thread queues it: each line with the time it
+/// arrived (a reply counts as on time when it came before the deadline, however long
+/// the lines before it took to read).
 #[derive(Default)]
 struct Queue {
-    lines: VecDeque<String>,
+    lines: VecDeque<(Instant, String)>,
+    /// What the queued lines cost: their text plus [`LINE_COST`] each.
     bytes: usize,
     /// The output closed.
     closed: bool,
@@ -527,9 +344,10 @@ impl Process {
                     if q.abandoned {
                         return false;
                     }
+                    let now = Instant::now();
                     for text in batch {
-                        q.bytes += text.len();
-                        q.lines.push_back(text);
+                        q.bytes += text.len() + LINE_COST;
+                        q.lines.push_back((now, text));
                     }
                     out_pipe.changed.notify_all();
                     true
@@ -640,14 +458,30 @@ impl Process {
     /// The next line, waiting until `deadline`; raises no fault for the line's text.
     /// The wait ends early when `abort` is raised, when the output closes, when a line
     /// is too long, or when the engine exits (even if something else holds its output).
+    ///
+    /// The deadline holds whatever the engine writes: a line that arrived after it is a
+    /// timeout even when lines are queued (an engine that chatters without end is cut
+    /// off at its deadline), and a raised `abort` ends the wait before any queued line.
     pub fn recv(&mut self, deadline: Instant, abort: Option<&AtomicBool>) -> Result<String, Fault> {
         let mut exited_at: Option<Instant> = None;
         loop {
             {
                 let mut q = self.pipe.lock();
-                if let Some(line) = q.lines.pop_front() {
-                    q.bytes -= line.len();
+                if abort.is_some_and(|a| a.load(Ordering::Relaxed)) {
+                    return Err(Fault::Aborted);
+                }
+                if let Some((arrived, line)) = q.lines.pop_front() {
+                    q.bytes -= line.len() + LINE_COST;
                     self.pipe.changed.notify_all();
+                    if arrived > deadline {
+                        drop(q);
+                        log_line(
+                            &self.log,
+                            '#',
+                            "no reply before the deadline (the engine kept writing other lines)",
+                        );
+                        return Err(Fault::Timeout);
+                    }
                     return Ok(line);
                 }
                 if q.too_long {
@@ -662,9 +496,6 @@ impl Process {
                 let now = Instant::now();
                 if now >= deadline {
                     return Err(Fault::Timeout);
-                }
-                if abort.is_some_and(|a| a.load(Ordering::Relaxed)) {
-                    return Err(Fault::Aborted);
                 }
                 if exited_at.is_some_and(|t| now >= t + EXIT_GRACE) {
                     drop(q);
@@ -773,20 +604,6 @@ impl Drop for Process {
     }
 }
 
-fn describe_status(status: std::process::ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("exit code {code}");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(signal) = status.signal() {
-            return format!("signal {signal}");
-        }
-    }
-    status.to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -848,33 +665,40 @@ mod tests {
         assert_eq!(long, [(10, 100)]);
     }
 
+    /// Whether a process that is not a zombie has `marker` in its command line.
+    fn running_with(marker: &str) -> bool {
+        fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                let cmdline = fs::read(e.path().join("cmdline")).unwrap_or_default();
+                let state = fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+                let state = state
+                    .rsplit(')')
+                    .next()
+                    .and_then(|r| r.split_whitespace().next());
+                String::from_utf8_lossy(&cmdline).contains(marker)
+                    && !matches!(state, None | Some("Z"))
+            })
+    }
+
     /// Regression: an engine that exited while a child it left held its output was
     /// waited for until the deadline (a `timeout`), and the child stayed.
     #[test]
     fn an_exit_is_seen_while_an_orphan_holds_the_output() {
         let dir = tempfile::tempdir().unwrap();
-        let pid_file = dir.path().join("orphan");
-        let script = format!("sleep 30 & echo $! > '{}'; exit 5", pid_file.display());
+        let marker = dir.path().join("orphan").display().to_string();
+        // The orphan's command line holds the marker (its pid in the engine's PID
+        // namespace would not name it here).
+        let script = format!("sh -c 'sleep 30; true {marker}' & exit 5");
         let mut p = Process::start(&sh(&script), None).unwrap();
         let far = Instant::now() + Duration::from_secs(25);
         assert_eq!(p.recv(far, None), Err(Fault::Crash("exit code 5".into())));
-        let orphan: i32 = fs::read_to_string(&pid_file)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        // The group went with the engine: the orphan is gone (or a zombie of init's).
+        // The orphan went with the engine.
         let until = Instant::now() + Duration::from_secs(5);
-        loop {
-            let state = fs::read_to_string(format!("/proc/{orphan}/stat")).unwrap_or_default();
-            let alive = state
-                .rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next());
-            if matches!(alive, None | Some("Z")) {
-                break;
-            }
-            assert!(Instant::now() < until, "the orphan {orphan} still runs");
+        while running_with(&marker) {
+            assert!(Instant::now() < until, "the orphan {marker} still runs");
             std::thread::sleep(Duration::from_millis(20));
         }
     }

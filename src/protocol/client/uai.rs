@@ -6,9 +6,12 @@
 //! limits: `depth`, `nodes`, `movetime`, or the clocks (`btime`/`binc` for black `x`,
 //! `wtime`/`winc` for white `o`). `info` lines give the move's depth, nodes and score;
 //! other lines are skipped (and logged); `bestmove` ends the wait. A `bestmove` that is
-//! not a move in the game's notation is garbage; `bestmove (none)` is no move. Lines
-//! the engine wrote before a request are dropped, and after any fault the process is
-//! killed and started afresh.
+//! not a move in the game's notation is garbage; `bestmove (none)` is no move; a move
+//! that is not legal here loses the game (`illegal-move`). Lines the engine wrote
+//! before a request are dropped, and a late copy of the engine's own last move (a
+//! second `bestmove` to the last request, written after the next one went out) is
+//! skipped, as the Gomocup client does. After any fault, an illegal move included, the
+//! process is killed and started afresh.
 
 use std::time::Instant;
 
@@ -31,6 +34,8 @@ pub struct UaiPlayer<G: Game> {
     game: G::Config,
     /// The running process answered `uai` and took the options.
     ready: bool,
+    /// The move the engine played last in this game (a late copy of it is skipped).
+    own_last: Option<G::Move>,
 }
 
 impl<G: Game> UaiPlayer<G> {
@@ -41,6 +46,7 @@ impl<G: Game> UaiPlayer<G> {
             conn: Connection::new(spec, log, "quit"),
             game,
             ready: false,
+            own_last: None,
         }
     }
 
@@ -138,8 +144,17 @@ impl<G: Game> UaiPlayer<G> {
         let deadline = self.conn.move_deadline(turn.clock, side);
         self.conn.request(&[position, go])?;
         let mut summary = InfoSummary::default();
+        // A late copy of the last move seen (skipped once; if nothing follows it, it
+        // was the answer after all).
+        let mut repeated: Option<String> = None;
         loop {
-            let line = self.conn.recv(deadline)?;
+            let line = match self.conn.recv(deadline) {
+                Ok(line) => line,
+                Err(Fault::Timeout) if repeated.is_some() => {
+                    return Err(AskError::Illegal(repeated.unwrap_or_default()));
+                }
+                Err(f) => return Err(f.into()),
+            };
             let text = line.trim();
             let (word, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
             match word {
@@ -159,6 +174,17 @@ impl<G: Game> UaiPlayer<G> {
                         .position
                         .parse_move(token)
                         .map_err(|_| Fault::Garbage(text.to_string()))?;
+                    if !turn.position.is_legal(mv) {
+                        if repeated.is_none() && Some(mv) == self.own_last {
+                            self.conn.note(&format!(
+                                "'{text}' repeats the engine's last move: a late copy, ignored"
+                            ));
+                            repeated = Some(turn.position.format_move(mv));
+                            continue;
+                        }
+                        return Err(AskError::Illegal(turn.position.format_move(mv)));
+                    }
+                    self.own_last = Some(mv);
                     self.conn.flush_log();
                     return Ok(summary.report(mv, asked.elapsed()));
                 }
@@ -172,6 +198,8 @@ impl<G: Game> UaiPlayer<G> {
 enum AskError {
     Fault(Fault),
     NoMove,
+    /// A move in the game's notation that is not legal here (the text).
+    Illegal(String),
 }
 
 impl From<Fault> for AskError {
@@ -186,6 +214,7 @@ impl<G: Game> Player<G> for UaiPlayer<G> {
     }
 
     fn new_game(&mut self, _seed: u64) -> Result<(), PlayerError> {
+        self.own_last = None;
         self.handshake().map_err(|fault| {
             self.ready = false;
             self.conn.fail(fault)
@@ -196,6 +225,12 @@ impl<G: Game> Player<G> for UaiPlayer<G> {
         match self.ask(turn) {
             Ok(r) => Ok(r),
             Err(AskError::NoMove) => Err(PlayerError::NoMove),
+            // Its state is unknown after an illegal move: it starts afresh next game.
+            Err(AskError::Illegal(text)) => {
+                self.ready = false;
+                self.conn.restart(&format!("illegal move '{text}'"));
+                Err(PlayerError::Illegal(text))
+            }
             Err(AskError::Fault(fault)) => {
                 self.ready = false;
                 Err(self.conn.fail(fault))

@@ -4,7 +4,9 @@
 //! rule; `INFO rule` switches between freestyle (0) and exactly-k (bit 1); sizes outside
 //! 5..=20 and boards k does not fit on are refused with `ERROR`. `BEGIN`, `TURN x,y` and
 //! `BOARD ... DONE` ask for a move; each completed iteration is reported as `MESSAGE
-//! depth .. score .. nodes .. pv ..` before the move, so a harness can record nodes.
+//! depth .. score eval .. nodes .. pv ..` before the move (`eval N`: the evaluation in
+//! the table's units, as records hold scores; `mate N`: a win with the N-th own move),
+//! so a harness can record nodes.
 //!
 //! Limits: the engine config's, with `INFO max_depth` / `max_node` replacing its depth
 //! and node limits (0: none), and the time from `timeout_turn` (per move; 0 = play as
@@ -26,7 +28,7 @@ use crate::{
     config,
     engine::{Engine, EngineConfig},
     game::{Game, GameSpec, Mnk, MnkConfig, MnkMove, MnkRule},
-    protocol::info::{format_iteration, format_total},
+    protocol::info::{ScoreUnits, format_iteration, format_total},
     search::{
         Limits,
         score::MAX_PLY,
@@ -36,6 +38,9 @@ use crate::{
 
 /// Board sides Gomocup engines are asked to play.
 pub const SIZES: std::ops::RangeInclusive<usize> = 5..=20;
+
+/// The most stone lines a `BOARD` block may hold: every cell of the largest board.
+pub const MAX_STONES: usize = 20 * 20;
 
 /// Serves `config` (an m,n,k engine) over Gomocup: reads commands from `input` until
 /// `END` or the end of input, writes replies to `output` (and both to `log`).
@@ -84,9 +89,11 @@ pub fn serve<R: BufRead, W: Write + Send>(
             match cmd.as_str() {
                 "END" => return Ok(()),
                 "BOARD" => {
-                    // The stones follow, one a line, until DONE.
+                    // The stones follow, one a line, until DONE; no board holds more
+                    // than MAX_STONES, and the lines past them are read and dropped.
                     let mut stones = Vec::new();
                     let mut done = false;
+                    let mut extra = 0u64;
                     for l in lines.by_ref() {
                         let l = l?;
                         out.log_input(&l);
@@ -94,12 +101,26 @@ pub fn serve<R: BufRead, W: Write + Send>(
                             done = true;
                             break;
                         }
-                        if !l.trim().is_empty() {
+                        if l.trim().is_empty() {
+                            continue;
+                        }
+                        if stones.len() < MAX_STONES {
                             stones.push(l.trim().to_string());
+                        } else {
+                            extra += 1;
                         }
                     }
                     if !done {
                         break;
+                    }
+                    if extra > 0 {
+                        out.line(&format!(
+                            "ERROR BOARD: more than {MAX_STONES} stone lines ({} in all): no \
+                             board holds that many",
+                            MAX_STONES as u64 + extra
+                        ));
+                        check(&out)?;
+                        continue;
                     }
                     match state.set_board(&stones) {
                         Ok(()) => job = state.start_search(s, &out),
@@ -320,17 +341,28 @@ impl State {
                 }
                 None
             }
-            // Keys of our own engine's parameters: `INFO search.top_k 5`.
+            // Our own engine's parameters: `INFO search.params.lmr_divisor 150`, `INFO
+            // table.open_three 9000`. A value out of range, or not a number, is refused
+            // and leaves the engine as it was.
             _ if key.contains('.') => {
+                let before = self.config.clone();
                 let result = config::parse_assignment(&format!("{key}={value}"))
                     .and_then(|(name, v)| self.config.set(&name, v));
-                match result {
-                    Ok(()) => {
-                        self.built_for = None;
-                        None
-                    }
-                    Err(e) => err(format!("INFO {key}: {e}")),
+                if let Err(e) = result {
+                    return err(format!("INFO {key}: {e}"));
                 }
+                self.built_for = None;
+                // A new table is allocated now: one that cannot be had is refused here.
+                if self.config.search.tt_mb != before.search.tt_mb && self.board.is_some() {
+                    match self.take_engine() {
+                        Ok(engine) => self.engine = Some(engine),
+                        Err(e) => {
+                            self.config = before;
+                            return err(format!("INFO {key}: {e}"));
+                        }
+                    }
+                }
+                None
             }
             // game_type, folder, thread_num, evaluate and others: nothing to do.
             _ => None,
@@ -514,7 +546,7 @@ impl State {
             let result = engine.search(&board, limits, |it| {
                 out.line(&format!(
                     "MESSAGE {}",
-                    format_iteration(it, |m| board.format_xy(m))
+                    format_iteration(it, ScoreUnits::Eval, |m| board.format_xy(m))
                 ));
             });
             if result.iterations.last().map(|i| i.nodes) != Some(result.nodes) {

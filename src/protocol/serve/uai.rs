@@ -1,14 +1,17 @@
 //! Serving an Ataxx engine over UAI (the UCI dialect cuteataxx and the Ataxx engines
 //! speak).
 //!
-//! `uai` lists `Hash` and every numeric parameter of the engine config as options
-//! (`search.depth`, `table.material`, ...: integers as `spin`, fractions as `string`),
-//! settable with `setoption`. `go` searches on its own thread, printing an `info` line
-//! per completed iteration (and a closing `info nodes ..` when the last one was cut
-//! short), then `bestmove`; `stop` ends it at once and `isready` answers while it runs.
-//! `go` with no limits plays by the config's limits; with `depth`, `nodes`, `movetime` or
-//! clocks (`btime`/`wtime` for black `x`/white `o`, `binc`/`winc`, `movestogo`) it
-//! plays by those alone; `go infinite` searches until `stop`.
+//! `uai` lists `Hash` (at most what this machine can hold) and every numeric parameter
+//! an Ataxx engine uses as options (`search.depth`, `search.params.lmr_divisor`,
+//! `table.material`, ...: integers as `spin` with their real range, fractions as
+//! `string`), settable with `setoption`; a value out of range is refused with `info
+//! string error: ...` and leaves the engine as it was. `go` searches on its own
+//! thread, printing an `info` line per completed iteration (and a closing `info nodes
+//! ..` when the last one was cut short), then `bestmove`; `stop` ends it at once and
+//! `isready` answers while it runs. `go` with no limits plays by the config's limits;
+//! with `depth`, `nodes`, `movetime` or clocks (`btime`/`wtime` for black `x`/white `o`,
+//! `binc`/`winc`, `movestogo`) it plays by those alone; `go infinite` searches until
+//! `stop`, and the commands sent meanwhile wait for it.
 
 use std::{
     io::{BufRead, Write},
@@ -25,10 +28,11 @@ use crate::{
     config,
     engine::{Engine, EngineConfig},
     game::{Ataxx, Game, GameSpec, Side},
-    protocol::info::{format_iteration, format_total},
+    protocol::info::{ScoreUnits, format_iteration, format_total},
     search::{
         Limits,
         time::{clock_limits, engine_movetime_limits},
+        tt,
     },
 };
 
@@ -61,7 +65,14 @@ pub fn serve<R: BufRead, W: Write + Send>(
         let mut waiting: std::collections::VecDeque<String> = std::collections::VecDeque::new();
         loop {
             let searching_forever = job.as_ref().is_some_and(|j| j.infinite);
-            let line = match waiting.pop_front().filter(|_| !searching_forever) {
+            // While the search goes on, the waiting commands stay queued (taking one
+            // out here and dropping it lost every command sent during `go infinite`).
+            let queued = if searching_forever {
+                None
+            } else {
+                waiting.pop_front()
+            };
+            let line = match queued {
                 Some(line) => line,
                 None => match lines.next() {
                     Some(line) => {
@@ -241,22 +252,32 @@ impl State {
     fn identify<W: Write>(&self, out: &Output<W>) {
         out.line(&format!("id name {}", self.config.name));
         out.line("id author arena");
+        // The largest table this machine can hold: a `Hash` past it is refused.
         out.line(&format!(
-            "option name Hash type spin default {} min 0 max 65536",
-            self.config.search.tt_mb
+            "option name Hash type spin default {} min 0 max {}",
+            self.config.search.tt_mb,
+            tt::max_mb()
         ));
-        for (name, value, integer) in self.config.numeric_params() {
-            if integer {
+        // The parameters an Ataxx engine uses, each with its real range.
+        for p in self.config.tunable_params() {
+            if p.integer {
                 out.line(&format!(
-                    "option name {name} type spin default {value} min -1000000000 max 1000000000"
+                    "option name {} type spin default {} min {} max {}",
+                    p.name, p.value as i64, p.min as i64, p.max as i64
                 ));
             } else {
-                out.line(&format!("option name {name} type string default {value}"));
+                out.line(&format!(
+                    "option name {} type string default {}",
+                    p.name, p.value
+                ));
             }
         }
         out.line("uaiok");
     }
 
+    /// `setoption name N value V`: `Hash` or a parameter the engine lists. A value out
+    /// of its range, or not a number, is refused and leaves the engine as it was; a
+    /// new `Hash` is allocated at once, so one that cannot be had is refused here.
     fn set_option(&mut self, rest: &str) -> Result<(), String> {
         let rest = rest.trim();
         let body = rest
@@ -270,16 +291,25 @@ impl State {
             "search.tt_mb".to_string()
         } else {
             self.config
-                .numeric_params()
-                .into_iter()
-                .map(|p| p.0)
-                .find(|p| p.eq_ignore_ascii_case(name))
+                .tunable_param(name)
+                .map(|p| p.name)
                 .ok_or_else(|| format!("setoption: no option '{name}'"))?
         };
         let (_, parsed) = config::parse_assignment(&format!("{param}={value}"))?;
-        self.config
+        let mut updated = self.config.clone();
+        updated
             .set(&param, parsed)
             .map_err(|e| format!("setoption {name}: {e}"))?;
+        if updated.search.tt_mb != self.config.search.tt_mb {
+            let mut engine = Engine::<Ataxx>::new(&updated, &())
+                .map_err(|e| format!("setoption {name}: {e}"))?;
+            engine.searcher().set_abort_flag(Arc::clone(&self.abort));
+            engine.searcher().new_game(0);
+            self.config = updated;
+            self.engine = Some(engine);
+            return Ok(());
+        }
+        self.config = updated;
         // The next search builds the engine with the new settings.
         self.engine = None;
         Ok(())
@@ -362,7 +392,10 @@ impl State {
         let infinite = go.infinite;
         let handle = s.spawn(move || {
             let result = engine.search(&pos, limits, |it| {
-                out.line(&format!("info {}", format_iteration(it, |m| m.to_string())));
+                out.line(&format!(
+                    "info {}",
+                    format_iteration(it, ScoreUnits::Cp, |m| m.to_string())
+                ));
             });
             if result.iterations.last().map(|i| i.nodes) != Some(result.nodes) {
                 out.line(&format!("info {}", format_total(result.nodes, result.time)));

@@ -89,14 +89,6 @@ pub fn wait_for(child: &mut Child, what: &str, ready: impl Fn() -> bool) {
     }
 }
 
-/// Sends `sig` to `child`.
-pub fn signal(child: &Child, sig: i32) {
-    // SAFETY: kill(2) on the child we started.
-    unsafe {
-        libc::kill(child.id() as i32, sig);
-    }
-}
-
 /// Waits for `child` (spawned with piped output): its exit code, stdout and stderr.
 pub fn finish(child: Child) -> (Option<i32>, String, String) {
     let out = child.wait_with_output().unwrap();
@@ -105,4 +97,255 @@ pub fn finish(child: Child) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// The path of the `arena` binary cargo built for this test run (for configs that
+/// start it as an outside engine: `command = "..."`).
+pub fn arena_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_arena")
+}
+
+/// The repository's root folder.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A path under `configs/tables/`, as text for configs.
+pub fn table(name: &str) -> String {
+    root()
+        .join("configs/tables")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// A path under `tests/fixtures/` (the fake engines), as text for configs.
+pub fn fixture(name: &str) -> String {
+    root()
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Writes `text` to `dir/name`; the path, as text for configs and arguments.
+pub fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// Processes still alive (not zombies) whose command line holds `marker`: the fake
+/// engines put a path of the test's temporary folder in every process they start.
+pub fn survivors(marker: &str) -> Vec<String> {
+    let mut alive = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return alive;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if !cmdline.contains(marker) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // The state follows the command name in parentheses: "pid (comm) S ...".
+        let state = stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next());
+        if !matches!(state, None | Some("Z" | "X")) {
+            alive.push(format!("{pid}: {cmdline}"));
+        }
+    }
+    alive
+}
+
+/// Waits (at most 10 s: killed processes take a moment to go) until no process holds
+/// `marker`, and fails naming the ones left.
+pub fn assert_no_survivors(marker: &str, when: &str) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let left = survivors(marker);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "{when}: processes left running: {left:#?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// Waits for `child` and returns its exit status and its peak memory (KiB), from
+/// wait4(2) (this child's own figure, not other tests'). The child is reaped here, so
+/// std's handle is dropped without a wait.
+pub fn wait_with_peak(child: std::process::Child) -> (i32, i64) {
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 on our own child, writing into the two locals.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32, "wait4");
+    (status, usage.ru_maxrss)
+}
+
+/// Waits for `child` to exit, at most `safety` (a safety net for a test whose bug
+/// is a hang, never a timing assertion): its status, or None after killing it.
+pub fn wait_or_kill(
+    child: &mut std::process::Child,
+    safety: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    let until = std::time::Instant::now() + safety;
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return Some(status);
+        }
+        if std::time::Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Waits (at most `safety`) until the file at `path` holds text for which `ready` is
+/// true; that text. Fails with the file's text after the safety net.
+pub fn wait_for_file(
+    path: &std::path::Path,
+    safety: std::time::Duration,
+    ready: impl Fn(&str) -> bool,
+) -> String {
+    let until = std::time::Instant::now() + safety;
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if ready(&text) {
+            return text;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "{} never got ready: {text}",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Sends `signal` to the process `pid` (one the test started).
+pub fn signal(pid: u32, signal: i32) {
+    // SAFETY: kill(2) on a process the test started; no memory is involved.
+    unsafe {
+        libc::kill(pid as i32, signal);
+    }
+}
+
+/// Runs `arena serve ARGS` with `input` on its standard input (written on a thread, so
+/// a large input cannot block on a full pipe); its output, whatever its exit status.
+pub fn serve_output(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::{io::Write, process::Stdio};
+    let mut child = std::process::Command::new(arena_bin())
+        .arg("serve")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    out
+}
+
+/// [`serve_output`] that must succeed: its standard output.
+pub fn serve_ok(args: &[&str], input: &[u8]) -> String {
+    let out = serve_output(args, input);
+    assert!(
+        out.status.success(),
+        "arena serve {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `arena run CONFIG --quiet --jobs 1 --no-report --out OUT`, which must succeed: its
+/// standard output.
+pub fn run_to(config: &str, out: &std::path::Path) -> String {
+    run_ok(&[
+        "run",
+        config,
+        "--quiet",
+        "--jobs",
+        "1",
+        "--no-report",
+        "--out",
+        out.to_str().expect("a UTF-8 temporary folder"),
+    ])
+}
+
+/// Starts `arena run CONFIG --quiet --jobs JOBS --no-report --out OUT` in the
+/// background, with `env` set, its standard error piped.
+pub fn spawn_run(
+    config: &str,
+    out: &std::path::Path,
+    jobs: usize,
+    env: &[(&str, &str)],
+) -> std::process::Child {
+    let mut cmd = arena_process();
+    cmd.args(["run", config, "--quiet", "--jobs", &jobs.to_string()])
+        .args(["--no-report", "--out"])
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.spawn().expect("arena starts")
+}
+
+/// Waits for `child` (at most `safety`, then kills it) and returns its exit status and
+/// its own peak memory in KiB, read from `VmHWM` in /proc while it runs (wait4's figure
+/// also counts the memory of the test process that spawned it, which the spawn shares
+/// until the exec). A process that ends within the first poll may show 0.
+pub fn wait_with_own_peak(
+    child: &mut std::process::Child,
+    safety: std::time::Duration,
+) -> (Option<std::process::ExitStatus>, u64) {
+    let status_file = format!("/proc/{}/status", child.id());
+    let until = std::time::Instant::now() + safety;
+    let mut peak = 0u64;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file)
+            && let Some(kib) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(kib);
+        }
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return (Some(status), peak);
+        }
+        if std::time::Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            return (None, peak);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }

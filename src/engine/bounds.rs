@@ -1,0 +1,202 @@
+//! The range of every numeric parameter of the built-in engine, and the games that use
+//! it: what `arena serve` lists (UAI `option name .. type spin .. min .. max ..`), what
+//! a config, `--set`, UAI `setoption` and Gomocup `INFO <parameter> <value>` may set.
+//!
+//! The ranges are the values the engine works with, not a guess: past them a rule
+//! means nothing (a depth past the deepest search), or its arithmetic would overflow
+//! (`lmp_scale` times a squared depth), or the table could not be allocated
+//! ([`crate::search::tt::max_mb`]). Gomoku's threat knowledge (`radius`,
+//! `threat_prune`, the VCF and VCT budgets) is not a parameter of an Ataxx engine.
+//!
+//! It knows engine configs and their named parameters; it knows nothing of protocols.
+
+use super::EngineConfig;
+use crate::{
+    eval::EVAL_LIMIT,
+    game::GameSpec,
+    search::{score::MAX_PLY, tt},
+};
+
+/// One numeric parameter of an engine: its name, value and range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// The dotted name (`search.params.lmr_divisor`, `table.open_three`).
+    pub name: String,
+    /// The value now.
+    pub value: f64,
+    /// Whether it takes integers only.
+    pub integer: bool,
+    /// The least value it takes.
+    pub min: f64,
+    /// The largest value it takes.
+    pub max: f64,
+}
+
+impl Param {
+    /// `lo..=hi`, as the errors write a range.
+    pub fn range_text(&self) -> String {
+        if self.integer {
+            format!("{}..={}", self.min as i64, self.max as i64)
+        } else {
+            format!("{}..={}", self.min, self.max)
+        }
+    }
+}
+
+/// Gomoku's parameters that Ataxx engines do not have.
+const MNK_ONLY: [&str; 9] = [
+    "search.radius",
+    "search.threat_prune",
+    "search.params.vcf_moves",
+    "search.params.vcf_nodes",
+    "search.params.vcf_near",
+    "search.params.vcf_root_moves",
+    "search.params.vcf_root_nodes",
+    "search.params.vct_moves",
+    "search.params.vct_nodes",
+];
+
+/// The deepest meaningful depth of a search rule.
+const DEPTH: f64 = (MAX_PLY - 1) as f64;
+
+/// The range of the parameter `name` in `config`'s engine, or None when its game does
+/// not use it (or it is not a numeric parameter).
+fn range(config: &EngineConfig, name: &str) -> Option<(f64, f64)> {
+    if config.game.family() != "mnk" && MNK_ONLY.contains(&name) {
+        return None;
+    }
+    let weight = f64::from(EVAL_LIMIT);
+    let side = match config.game {
+        GameSpec::Mnk(c) => c.width().max(c.height()) as f64,
+        GameSpec::Ataxx => 7.0,
+    };
+    if let Some(key) = name.strip_prefix("table.") {
+        // A weight past the evaluation's limit would only be clamped back to it.
+        return Some(if key == "defence" {
+            (0.0, 100.0)
+        } else {
+            (-weight, weight)
+        });
+    }
+    let key = name.strip_prefix("search.")?;
+    Some(match key {
+        "depth" => (0.0, DEPTH),
+        "nodes" => (0.0, 1e15),
+        // A day a move.
+        "movetime_ms" => (0.0, 86_400_000.0),
+        "tt_mb" => (0.0, tt::max_mb() as f64),
+        "top_k" => (0.0, 1000.0),
+        "radius" => (0.0, side),
+        "threat_prune" => (0.0, 4.0),
+        "aspiration" | "random_margin" => (0.0, weight),
+        "params.nmp_divisor" => (1.0, DEPTH),
+        "params.lmr_divisor" => (1.0, 100_000.0),
+        "params.nmp_min_depth"
+        | "params.nmp_base"
+        | "params.lmr_min_depth"
+        | "params.rfp_depth"
+        | "params.razor_depth"
+        | "params.futility_depth"
+        | "params.iir_depth" => (0.0, DEPTH),
+        // `lmp_scale · d² / 100` stays within 32 bits for every depth up to lmp_depth.
+        "params.lmp_depth" => (0.0, 64.0),
+        "params.lmp_scale" => (0.0, 100_000.0),
+        "params.lmr_min_moves" | "params.lmp_base" => (0.0, 1000.0),
+        // Hundredths of a ply, hundredths of the evaluator's unit.
+        "params.lmr_base" => (0.0, 10_000.0),
+        "params.rfp_margin" | "params.razor_margin" | "params.futility_margin" => {
+            (0.0, 1_000_000.0)
+        }
+        "params.vcf_near" => (0.0, 1.0),
+        "params.vcf_moves" | "params.vcf_root_moves" | "params.vct_moves" => (0.0, 100.0),
+        "params.vcf_nodes" | "params.vcf_root_nodes" | "params.vct_nodes" => (0.0, 100_000_000.0),
+        _ => return None,
+    })
+}
+
+impl EngineConfig {
+    /// Every numeric parameter its game uses, with its range, in name order: what a
+    /// served engine lists and takes by name.
+    pub fn tunable_params(&self) -> Vec<Param> {
+        self.numeric_params()
+            .into_iter()
+            .filter_map(|(name, value, integer)| {
+                let (min, max) = range(self, &name)?;
+                Some(Param {
+                    name,
+                    value,
+                    integer,
+                    min,
+                    max,
+                })
+            })
+            .collect()
+    }
+
+    /// The parameter `name` (matched without regard to case, as UAI option names are),
+    /// if its game uses it.
+    pub fn tunable_param(&self, name: &str) -> Option<Param> {
+        self.tunable_params()
+            .into_iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Checks that every parameter its game uses is within its range; the error names
+    /// the first that is not.
+    pub fn check_ranges(&self) -> Result<(), String> {
+        for p in self.tunable_params() {
+            if !(p.value >= p.min && p.value <= p.max) {
+                let value = if p.integer {
+                    format!("{}", p.value as i64)
+                } else {
+                    format!("{}", p.value)
+                };
+                return Err(format!(
+                    "{} = {value} is outside its range {}",
+                    p.name,
+                    p.range_text()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::builtin;
+
+    #[test]
+    fn ataxx_engines_have_no_gomoku_parameters_and_every_range_is_real() {
+        let ataxx = builtin::engine("ataxx-seed004").unwrap();
+        let names: Vec<String> = ataxx.tunable_params().into_iter().map(|p| p.name).collect();
+        assert!(names.iter().any(|n| n == "search.params.lmr_divisor"));
+        assert!(names.iter().any(|n| n == "table.material"));
+        for gone in [
+            "search.radius",
+            "search.threat_prune",
+            "search.params.vcf_nodes",
+        ] {
+            assert!(!names.iter().any(|n| n == gone), "{gone}");
+        }
+        let gomoku = builtin::engine("gomoku-seed003-threat").unwrap();
+        let all = gomoku.tunable_params();
+        assert!(all.iter().any(|p| p.name == "search.params.vct_nodes"));
+        for p in &all {
+            assert!(p.min <= p.value && p.value <= p.max, "{p:?}");
+            assert!(p.max < 1e9 || p.name == "search.nodes", "{p:?}");
+        }
+        assert_eq!(
+            gomoku
+                .tunable_param("Search.Params.LMR_divisor")
+                .unwrap()
+                .name,
+            "search.params.lmr_divisor"
+        );
+        let mut wide = gomoku.clone();
+        wide.search.params.lmp_scale = 4_000_000_000;
+        let e = wide.check_ranges().unwrap_err();
+        assert!(e.contains("search.params.lmp_scale = 4000000000"), "{e}");
+        assert!(e.contains("0..=100000"), "{e}");
+    }
+}
