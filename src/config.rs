@@ -220,6 +220,22 @@ pub fn line_of(text: &str, needle: &str) -> Option<usize> {
     text.lines().position(|l| l.contains(needle)).map(|i| i + 1)
 }
 
+/// The line of a top-level `key = ...` (before any section header).
+pub fn top_level_line(text: &str, key: &str) -> Option<usize> {
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            return None;
+        }
+        if let Some(rest) = t.strip_prefix(key)
+            && rest.trim_start().starts_with('=')
+        {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
 /// A path written in a config, resolved against the config's own folder.
 pub fn resolve(base: &Path, path: &str) -> PathBuf {
     let p = Path::new(path);

@@ -284,8 +284,11 @@ tarray=$(sbatch --parsable --array=0-$((workers - 1)) --cpus-per-task=1 --mem-pe
 tarray=${tarray%%;*}
 jobs_submitted+=("$tarray")
 say "tune: submitted array job $tarray ($workers workers)"
+# Meanwhile, the reference: the same tune in one process.
 "$bin" tune "$tune_config" --out "$work/tune-single" --quiet --verify-pairs 0 \
-    "${tune_args[@]}" >"$work/log/tune-single.log"
+    "${tune_args[@]}" >"$work/log/tune-single.log" 2>&1 &
+single_pid=$!
+pids+=("$single_pid")
 
 journal=$tout/pairs/2.jsonl
 played() { [ -f "$journal" ] && wc -l <"$journal" || echo 0; }
@@ -342,6 +345,7 @@ while :; do
     fi
     sleep 1
 done
+wait "$single_pid" || { echo "selftest: the one-process tune failed" >&2; exit 1; }
 for task in 0 1 3; do
     s=$(job_state "${tarray}_$task")
     [ "$s" = COMPLETED ] || { echo "selftest: tune worker $task: ${s:-unknown}" >&2; exit 1; }

@@ -1,6 +1,9 @@
 //! An outside engine: the program to start, the protocol it speaks, the options to send
 //! it, its limits per move (depth, nodes, movetime or a time control) and how long to
-//! wait for it. Tournaments list it as an `[[engines]]` entry with `command`:
+//! wait for it. Tournaments list it as an `[[engines]]` entry with `command`, and an
+//! engine file may describe one with the same keys (plus `game`), so that every command
+//! that names an engine file (`match`, `sweep`, `tune`, a tournament's `file = ...`)
+//! takes it as it takes a built-in engine's:
 //!
 //! ```toml
 //! [[engines]]
@@ -14,7 +17,11 @@
 //! tolerance_ms = 1000                 # time past the limit before a hang is called
 //! ```
 
-use std::{collections::BTreeMap, path::PathBuf, time::Duration};
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use serde::{Deserialize, Serialize};
 
@@ -145,6 +152,12 @@ impl ExternalEngine {
                 c.height()
             ));
         }
+        self.check_settings()
+    }
+
+    /// Checks what does not depend on the game: a usable limit, the timeouts, options
+    /// that go over the protocol as one line each.
+    pub fn check_settings(&self) -> Result<(), String> {
         if self.depth.is_none()
             && self.nodes.is_none()
             && self.movetime_ms.is_none()
@@ -163,6 +176,78 @@ impl ExternalEngine {
         }
         for (key, value) in &self.options {
             check_option(self.protocol, key, value)?;
+        }
+        Ok(())
+    }
+
+    /// The named parameters an outside engine has: its options (`option.NAME`), its
+    /// limits (`depth`, `nodes`, `movetime_ms`, `tc`, also written `search.depth` ...
+    /// as a built-in engine's, so one assignment sets both kinds; 0 or "" clears one)
+    /// and its waits (`tolerance_ms`, `reply_timeout_ms`).
+    pub const PARAMETERS: &'static str = "option.NAME, depth, nodes, movetime_ms, tc, \
+                                          tolerance_ms, reply_timeout_ms";
+
+    /// Sets one named parameter (see [`ExternalEngine::PARAMETERS`]), checked with the
+    /// others; nothing changes on error.
+    pub fn set(&mut self, key: &str, value: toml::Value) -> Result<(), String> {
+        let mut next = self.clone();
+        next.assign(key, value)?;
+        next.check_settings()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Sets one named parameter without the final check (for several at once).
+    pub fn assign(&mut self, key: &str, value: toml::Value) -> Result<(), String> {
+        let count = |v: &toml::Value| -> Result<u64, String> {
+            match v {
+                toml::Value::Integer(i) if *i >= 0 => Ok(*i as u64),
+                toml::Value::Float(f) if f.fract() == 0.0 && *f >= 0.0 && *f < 9e15 => {
+                    Ok(*f as u64)
+                }
+                other => Err(format!(
+                    "`{key}`: {other} is not a whole number of at least 0"
+                )),
+            }
+        };
+        let some = |n: u64| (n > 0).then_some(n);
+        if let Some(option) = key.strip_prefix("option.") {
+            let text = option_text(&value).map_err(|e| format!("`{key}`: {e}"))?;
+            check_option(self.protocol, option, &text)?;
+            self.options.insert(option.to_string(), text);
+            return Ok(());
+        }
+        match key.strip_prefix("search.").unwrap_or(key) {
+            "depth" => {
+                self.depth = some(count(&value)?)
+                    .map(|d| u32::try_from(d).map_err(|_| format!("`{key}`: {d} is too deep")))
+                    .transpose()?;
+            }
+            "nodes" => self.nodes = some(count(&value)?),
+            "movetime_ms" => self.movetime_ms = some(count(&value)?),
+            "tc" => {
+                self.tc = match &value {
+                    toml::Value::String(t) if t.trim().is_empty() => None,
+                    toml::Value::String(t) => Some(t.parse().map_err(|e| format!("`{key}`: {e}"))?),
+                    other => {
+                        return Err(format!(
+                            "`{key}`: {other} is not a time control like \"10+0.1\""
+                        ));
+                    }
+                };
+            }
+            "tolerance_ms" if !key.starts_with("search.") => self.tolerance_ms = count(&value)?,
+            "reply_timeout_ms" if !key.starts_with("search.") => {
+                self.reply_timeout_ms = count(&value)?;
+            }
+            _ => {
+                return Err(format!(
+                    "'{}' is an outside engine: it has no parameter `{key}` (its parameters: \
+                     {})",
+                    self.name,
+                    Self::PARAMETERS
+                ));
+            }
         }
         Ok(())
     }
@@ -205,6 +290,118 @@ impl ExternalEngine {
     pub fn reply_timeout(&self) -> Duration {
         Duration::from_millis(self.reply_timeout_ms)
     }
+}
+
+/// The keys of an outside engine as a config writes them: an `[[engines]]` entry with
+/// `command`, or an engine file of its own (which may also say its `game`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalFields {
+    /// Name in results (default: the program's file name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The game it plays (engine files only; default: the protocol's, gomoku or ataxx).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<GameSpec>,
+    /// The program (relative to the config when it holds a `/`, else looked up in
+    /// `PATH`).
+    pub command: String,
+    /// Its arguments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// `gomocup` or `uai` (default: the game's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<Protocol>,
+    /// The folder it runs in (relative to the config).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_dir: Option<String>,
+    /// Options sent at start-up (`INFO key value` / `setoption`).
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub options: toml::Table,
+    /// Depth limit per move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Node limit per move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// Time per move in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub movetime_ms: Option<u64>,
+    /// A game time control `seconds+increment` (`"10+0.1"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tc: Option<TimeControl>,
+    /// Time past a move's limit before it counts as hung (default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance_ms: Option<u64>,
+    /// Wait for replies without a time limit (default 60000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_timeout_ms: Option<u64>,
+}
+
+impl ExternalFields {
+    /// The engine, paths resolved against `base` (the config file), checked to play
+    /// `game`.
+    pub fn resolve(&self, base: &Path, game: GameSpec) -> Result<ExternalEngine, String> {
+        let command = self.command.as_str();
+        // A path is relative to the config; a bare name is looked up in PATH.
+        let command_path = if command.contains('/') || command.contains('\\') {
+            config::resolve(base, command).display().to_string()
+        } else {
+            command.to_string()
+        };
+        let name = match &self.name {
+            Some(n) => n.clone(),
+            None => Path::new(command)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| command.to_string()),
+        };
+        let mut options = BTreeMap::new();
+        for (key, value) in &self.options {
+            let text = option_text(value).map_err(|e| format!("options.{key}: {e}"))?;
+            options.insert(key.clone(), text);
+        }
+        let engine = ExternalEngine {
+            name,
+            protocol: self
+                .protocol
+                .unwrap_or_else(|| Protocol::for_family(game.family())),
+            command: command_path,
+            args: self.args.clone(),
+            working_dir: self
+                .working_dir
+                .as_ref()
+                .map(|d| config::resolve(base, d).display().to_string()),
+            options,
+            depth: self.depth,
+            nodes: self.nodes,
+            movetime_ms: self.movetime_ms,
+            tc: self.tc,
+            tolerance_ms: self.tolerance_ms.unwrap_or(DEFAULT_TOLERANCE_MS),
+            reply_timeout_ms: self.reply_timeout_ms.unwrap_or(DEFAULT_REPLY_TIMEOUT_MS),
+        };
+        engine.validate(game)?;
+        Ok(engine)
+    }
+}
+
+/// An engine file that describes an outside program (it has `command`): the engine and
+/// the game the file says it plays (by default the protocol's: gomoku for gomocup,
+/// ataxx for uai). Errors name the file and line.
+pub fn load_file(path: &Path, text: &str) -> Result<(ExternalEngine, GameSpec), ConfigError> {
+    let source = path.display().to_string();
+    let fields: ExternalFields = config::parse(&source, text)?;
+    let game = match (fields.game, fields.protocol) {
+        (Some(g), _) => g,
+        (None, Some(Protocol::Uai)) => GameSpec::Ataxx,
+        (None, _) => "gomoku".parse().expect("gomoku is a game"),
+    };
+    let engine = fields.resolve(path, game).map_err(|m| {
+        let key = m.strip_prefix("key `").and_then(|r| r.split('`').next());
+        let line = key.and_then(|k| config::top_level_line(text, k));
+        ConfigError::at(&source, line, m)
+    })?;
+    Ok((engine, game))
 }
 
 /// Refuses an option that would not go over the protocol as one line meaning one

@@ -1,10 +1,17 @@
 //! One engine of a match: the built-in engine made from a config, or an outside program
 //! over a protocol; and how to build its [`Player`].
 
-use std::{path::PathBuf, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use super::{ExternalGame, client::process::Log, external::ExternalEngine};
-use crate::engine::{Engine, EngineConfig, Player, SetError, TimeControl};
+use crate::{
+    config::{self, ConfigError},
+    engine::{Engine, EngineConfig, Player, SetError, TimeControl},
+    game::GameSpec,
+};
 
 /// A built-in or an external engine.
 // A tournament holds a handful of these, built once: their size does not matter.
@@ -37,6 +44,30 @@ impl From<ExternalEngine> for EngineSpec {
 }
 
 impl EngineSpec {
+    /// Reads an engine file: a built-in engine's config, or an outside program's (a
+    /// file with `command`, see [`super::external`]). Returns the engine and the game the
+    /// file says it plays. Errors name the file and line.
+    pub fn load(path: &Path) -> Result<(EngineSpec, GameSpec), ConfigError> {
+        let text = config::read(path)?;
+        let is_outside =
+            toml::from_str::<toml::Table>(&text).is_ok_and(|t| t.contains_key("command"));
+        if is_outside {
+            let (engine, game) = super::external::load_file(path, &text)?;
+            return Ok((EngineSpec::External(engine), game));
+        }
+        let engine = EngineConfig::load(path)?;
+        let game = engine.game;
+        Ok((EngineSpec::Builtin(engine), game))
+    }
+
+    /// Gives the engine another name in results.
+    pub fn rename(&mut self, name: &str) {
+        match self {
+            EngineSpec::Builtin(c) => c.name = name.to_string(),
+            EngineSpec::External(e) => e.name = name.to_string(),
+        }
+    }
+
     /// The name in results.
     pub fn name(&self) -> &str {
         match self {
@@ -103,17 +134,21 @@ impl EngineSpec {
     ) -> Result<(), SetError> {
         match self {
             EngineSpec::Builtin(c) => c.set_all(assignments),
-            EngineSpec::External(e) => match assignments.into_iter().next() {
-                None => Ok(()),
-                Some((key, _)) => Err(SetError {
-                    key: Some(key.as_ref().to_string()),
-                    message: format!(
-                        "'{}' is an outside engine: it has no named parameter `{}`",
-                        e.name,
-                        key.as_ref()
-                    ),
-                }),
-            },
+            EngineSpec::External(e) => {
+                let mut next = e.clone();
+                for (key, value) in assignments {
+                    next.assign(key.as_ref(), value)
+                        .map_err(|message| SetError {
+                            key: Some(key.as_ref().to_string()),
+                            message,
+                        })?;
+                }
+                // The combination is checked once, as a built-in engine's is.
+                next.check_settings()
+                    .map_err(|message| SetError { key: None, message })?;
+                *e = next;
+                Ok(())
+            }
         }
     }
 

@@ -40,10 +40,7 @@ use crate::{
     config::{self, ConfigError},
     engine::{EngineConfig, SearchConfig, TimeControl},
     game::GameSpec,
-    protocol::{
-        EngineSpec, ExternalEngine, Protocol,
-        external::{DEFAULT_REPLY_TIMEOUT_MS, DEFAULT_TOLERANCE_MS, option_text},
-    },
+    protocol::{EngineSpec, ExternalEngine, Protocol, external::ExternalFields},
     stats::SprtConfig,
 };
 
@@ -470,9 +467,13 @@ fn resolve_engine(
     ];
     if let Some((key, _)) = external_keys.iter().find(|(_, given)| *given) {
         return Err(format!(
-            "key `{key}` is for external engines (give `command`); a built-in engine's \
-             limits are `search.depth`, `search.nodes`, `search.movetime_ms` and `search.tc`"
+            "key `{key}` is for external engines (give `command`, or put it in the engine \
+             file); with `file`, set limits with `set` (`search.depth`, `search.nodes`, \
+             `search.movetime_ms`, `search.tc`; `option.NAME` for an outside engine's options)"
         ));
+    }
+    if let Some(file) = &entry.file {
+        return resolve_file(base, config, entry, file);
     }
     resolve_builtin(source, base, config, entry).map(EngineSpec::Builtin)
 }
@@ -497,91 +498,83 @@ fn resolve_external(
              tolerance_ms and reply_timeout_ms"
         ));
     }
-    // A path is relative to the config; a bare name is looked up in PATH.
-    let command_path = if command.contains('/') || command.contains('\\') {
-        config::resolve(base, command).display().to_string()
-    } else {
-        command.to_string()
-    };
-    let name = match &entry.name {
-        Some(n) => n.clone(),
-        None => Path::new(command)
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| command.to_string()),
-    };
-    let mut options = std::collections::BTreeMap::new();
-    for (key, value) in &entry.options {
-        let text = option_text(value).map_err(|e| format!("options.{key}: {e}"))?;
-        options.insert(key.clone(), text);
-    }
-    let engine = ExternalEngine {
-        name,
-        protocol: entry
-            .protocol
-            .unwrap_or_else(|| Protocol::for_family(config.game.family())),
-        command: command_path,
+    ExternalFields {
+        name: entry.name.clone(),
+        game: None,
+        command: command.to_string(),
         args: entry.args.clone(),
-        working_dir: entry
-            .working_dir
-            .as_ref()
-            .map(|d| config::resolve(base, d).display().to_string()),
-        options,
+        protocol: entry.protocol,
+        working_dir: entry.working_dir.clone(),
+        options: entry.options.clone(),
         depth: entry.depth,
         nodes: entry.nodes,
         movetime_ms: entry.movetime_ms,
         tc: entry.tc,
-        tolerance_ms: entry.tolerance_ms.unwrap_or(DEFAULT_TOLERANCE_MS),
-        reply_timeout_ms: entry.reply_timeout_ms.unwrap_or(DEFAULT_REPLY_TIMEOUT_MS),
-    };
-    engine.validate(config.game)?;
+        tolerance_ms: entry.tolerance_ms,
+        reply_timeout_ms: entry.reply_timeout_ms,
+    }
+    .resolve(base, config.game)
+}
+
+/// An engine file named by `file = ...`: a built-in engine's config, or an outside
+/// program's; `name` and `set` apply to either.
+fn resolve_file(
+    base: &Path,
+    config: &TournamentConfig,
+    entry: &EngineEntry,
+    file: &str,
+) -> Result<EngineSpec, String> {
+    if entry.game.is_some() || entry.table.is_some() || entry.search.is_some() {
+        return Err(format!(
+            "with `file = \"{file}\"` only `name` and `set` may be given (put the rest in `set`)"
+        ));
+    }
+    let path = config::resolve(base, file);
+    let (mut engine, _) = EngineSpec::load(&path).map_err(|e| format!("key `file`: {e}"))?;
+    if let Some(name) = &entry.name {
+        engine.rename(name);
+    }
+    engine
+        .set_all(entry.set.iter().map(|(k, v)| (k, v.clone())))
+        .map_err(|e| match e.key {
+            Some(key) => format!("set `{key}`: {}", e.message),
+            None => format!("set: {}", e.message),
+        })?;
+    if let EngineSpec::External(e) = &engine {
+        e.validate(config.game)
+            .map_err(|m| format!("key `file`: {}: {m}", path.display()))?;
+    }
     Ok(engine)
 }
 
+/// An inline built-in engine (`name`, `game`, `table`, `search`, `set`).
 fn resolve_builtin(
     _source: &str,
     base: &Path,
     config: &TournamentConfig,
     entry: &EngineEntry,
 ) -> Result<EngineConfig, String> {
-    let mut engine = match &entry.file {
-        Some(file) => {
-            if entry.game.is_some() || entry.table.is_some() || entry.search.is_some() {
-                return Err(format!(
-                    "with `file = \"{file}\"` only `name` and `set` may be given (put the rest in `set`)"
-                ));
-            }
-            let path = config::resolve(base, file);
-            let mut e = EngineConfig::load(&path).map_err(|e| format!("key `file`: {e}"))?;
-            if let Some(name) = &entry.name {
-                e.name = name.clone();
-            }
-            e
-        }
-        None => {
-            let name = entry
-                .name
-                .clone()
-                .ok_or("an inline engine needs `name` (or give `file`)")?;
-            let mut tree = toml::Table::new();
-            tree.insert("name".into(), toml::Value::String(name.clone()));
-            tree.insert(
-                "game".into(),
-                toml::Value::String(entry.game.unwrap_or(config.game).to_string()),
-            );
-            if let Some(table) = &entry.table {
-                tree.insert("table".into(), toml::Value::String(table.clone()));
-            }
-            if let Some(search) = &entry.search {
-                tree.insert(
-                    "search".into(),
-                    toml::Value::Table(config::to_table(search)),
-                );
-            }
-            EngineConfig::from_toml(&format!("engine '{name}'"), base, tree)
-                .map_err(|e| e.message)?
-        }
-    };
+    let name = entry
+        .name
+        .clone()
+        .ok_or("an inline engine needs `name` (or give `file`)")?;
+    let mut tree = toml::Table::new();
+    tree.insert("name".into(), toml::Value::String(name.clone()));
+    tree.insert(
+        "game".into(),
+        toml::Value::String(entry.game.unwrap_or(config.game).to_string()),
+    );
+    if let Some(table) = &entry.table {
+        tree.insert("table".into(), toml::Value::String(table.clone()));
+    }
+    if let Some(search) = &entry.search {
+        tree.insert(
+            "search".into(),
+            toml::Value::Table(config::to_table(search)),
+        );
+    }
+    let mut engine =
+        EngineConfig::from_toml(&format!("engine '{name}'"), base, tree).map_err(|e| e.message)?;
     engine
         .set_all(entry.set.iter().map(|(k, v)| (k, v.clone())))
         .map_err(|e| match e.key {

@@ -522,21 +522,7 @@ pub fn number(v: f64, integer: bool) -> toml::Value {
     }
 }
 
-/// The line of a top-level `key = ...` (before any section header).
-pub(crate) fn top_level_line(text: &str, key: &str) -> Option<usize> {
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim_start();
-        if t.starts_with('[') {
-            return None;
-        }
-        if let Some(rest) = t.strip_prefix(key)
-            && rest.trim_start().starts_with('=')
-        {
-            return Some(i + 1);
-        }
-    }
-    None
-}
+pub(crate) use crate::config::top_level_line;
 
 /// The line of `key` in the `index`-th `[[params]]` table (its header line when the key
 /// is not written there).

@@ -414,7 +414,12 @@ fn run_game<G: OpeningGame>(
         result
     });
     let ending = result?;
-    let report = TuneReport::read(out)?;
+    // The report as the last worker to apply a batch wrote it (read under the lock:
+    // the checkpoint and tune.json are written one after the other).
+    let report = {
+        let _update = lock_update(out)?;
+        TuneReport::read(out)?
+    };
     Ok(TuneOutcome {
         ending,
         state: tuner.state,
