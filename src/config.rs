@@ -67,10 +67,30 @@ pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
     parse(&path.display().to_string(), &text)
 }
 
-/// Reads a file, with an error that names it.
+/// Reads a file, with an error that names it (and, for a file that is not UTF-8, the
+/// line of the first byte that is not).
 pub fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path)
-        .map_err(|e| ConfigError::new(path.display().to_string(), format!("cannot read: {e}")))
+    let bytes = std::fs::read(path)
+        .map_err(|e| ConfigError::new(path.display().to_string(), format!("cannot read: {e}")))?;
+    utf8_text(path, bytes)
+}
+
+/// The bytes read from `path` as text; an error at the line of the first byte that is
+/// not UTF-8 otherwise.
+pub fn utf8_text(path: &Path, bytes: Vec<u8>) -> Result<String, ConfigError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bad = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        ConfigError {
+            source: path.display().to_string(),
+            line: Some(bytes[..bad].iter().filter(|&&b| b == b'\n').count() + 1),
+            message: format!(
+                "not UTF-8 text (byte 0x{:02x} at offset {bad}): a config is TOML, which is \
+                 UTF-8",
+                bytes[bad]
+            ),
+        }
+    })
 }
 
 fn from_toml_error(source: &str, text: &str, e: &toml::de::Error) -> ConfigError {
@@ -81,6 +101,8 @@ fn from_toml_error(source: &str, text: &str, e: &toml::de::Error) -> ConfigError
     let start = span.start.min(text.len());
     let line = text[..start].matches('\n').count() + 1;
     let line_text = text.lines().nth(line - 1).unwrap_or("").trim();
+    let key = line_text.split_once('=').map_or("key", |(k, _)| k.trim());
+    let message = in_toml_words(&message, key);
     // Name the key when the message does not and the line holds `key = value`.
     let message = match line_text.split_once('=') {
         Some((key, _))
@@ -97,6 +119,60 @@ fn from_toml_error(source: &str, text: &str, e: &toml::de::Error) -> ConfigError
         line: Some(line),
         message,
     }
+}
+
+/// serde's type error (`invalid type: integer `3`, expected a sequence`) in TOML's words,
+/// with how to write the expected type: `expected an array (TOML: ordering = [1, 2]),
+/// found an integer `3``. Other messages are returned as they are.
+fn in_toml_words(message: &str, key: &str) -> String {
+    let Some(rest) = message.strip_prefix("invalid type: ") else {
+        return message.to_string();
+    };
+    let Some((found, expected)) = rest.rsplit_once(", expected ") else {
+        return message.to_string();
+    };
+    let toml_type = |serde: &str| -> Option<&'static str> {
+        let word = serde.trim_start_matches("a ").trim_start_matches("an ");
+        Some(match word {
+            "sequence" | "array" | "tuple" => "array",
+            "map" | "table" => "table",
+            "string" | "character" | "borrowed string" => "string",
+            "boolean" | "bool" => "boolean",
+            "floating point" | "float" | "f32" | "f64" => "float",
+            "integer" | "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64"
+            | "isize" => "integer",
+            w if w.starts_with("struct ") => "table",
+            _ => return None,
+        })
+    };
+    let Some(want) = toml_type(expected.trim()) else {
+        return message.to_string();
+    };
+    // `integer `3``, `string "x"`, `sequence`: the kind, then the value if any.
+    let (kind, value) = match found.find([' ', '`', '"']) {
+        Some(at) if !found.starts_with("floating point") => (&found[..at], found[at..].trim()),
+        _ if found.starts_with("floating point") => {
+            ("floating point", found["floating point".len()..].trim())
+        }
+        _ => (found, ""),
+    };
+    let got = match toml_type(kind) {
+        Some(t) => {
+            let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            format!("{article} {t}")
+        }
+        None => kind.to_string(),
+    };
+    let got = if value.is_empty() {
+        got
+    } else {
+        format!("{got} {value}")
+    };
+    format!("expected {}, found {got}", type_with_example(want, key))
 }
 
 /// A typed config as a TOML table with every field present (defaults included).
@@ -127,30 +203,66 @@ pub fn get_path<'a>(table: &'a toml::Table, path: &str) -> Option<&'a toml::Valu
 /// Sets the existing value at a dotted path. The new value must have the same type,
 /// except that an integral float may set an integer and an integer may set a float.
 pub fn set_path(table: &mut toml::Table, path: &str, value: toml::Value) -> Result<(), String> {
-    let names = numeric_names(table);
-    let unknown = || {
-        let list = if names.is_empty() {
-            String::new()
-        } else {
-            format!("; numeric parameters: {}", names.join(", "))
-        };
-        format!("unknown parameter `{path}`{list}")
-    };
-    let mut parts: Vec<&str> = path.split('.').collect();
-    let last = parts.pop().ok_or_else(unknown)?;
+    if get_path(table, path).is_none() {
+        return Err(unknown_parameter(table, path));
+    }
     let mut current = &mut *table;
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let last = parts
+        .pop()
+        .expect("get_path found the path, so it has a part");
     for part in parts {
         current = current
             .get_mut(part)
             .and_then(toml::Value::as_table_mut)
-            .ok_or_else(unknown)?;
+            .expect("get_path walked these tables");
     }
-    let slot = current.get_mut(last).ok_or_else(unknown)?;
-    *slot = coerce(slot, value).map_err(|why| format!("parameter `{path}`: {why}"))?;
+    let slot = current.get_mut(last).expect("get_path found the leaf");
+    *slot = coerce(slot, value, path).map_err(|why| format!("parameter `{path}`: {why}"))?;
     Ok(())
 }
 
-fn coerce(existing: &toml::Value, value: toml::Value) -> Result<toml::Value, String> {
+/// `unknown parameter `search.dpth`: did you mean `search.depth`? (numeric parameters:
+/// ...)`: the nearest names first, then the list.
+fn unknown_parameter(table: &toml::Table, path: &str) -> String {
+    let names = numeric_names(table);
+    let guess = match closest(path, &leaf_names(table)) {
+        close if close.is_empty() => String::new(),
+        close => format!(
+            ": did you mean {}?",
+            close
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+    };
+    let list = if names.is_empty() {
+        String::new()
+    } else {
+        format!(" (numeric parameters: {})", names.join(", "))
+    };
+    format!("unknown parameter `{path}`{guess}{list}")
+}
+
+/// A TOML type with its article and how TOML writes a value of it for `key`:
+/// `an array (TOML: key = [1, 2])`.
+pub fn type_with_example(type_str: &str, key: &str) -> String {
+    let key = key.rsplit('.').next().unwrap_or(key);
+    let (article, example) = match type_str {
+        "string" => ("a", "\"text\""),
+        "integer" => ("an", "3"),
+        "float" => ("a", "1.5"),
+        "boolean" => ("a", "true"),
+        "array" => ("an", "[1, 2]"),
+        "table" => ("a", "{ a = 1 }"),
+        "datetime" => ("a", "1979-05-27T07:32:00Z"),
+        other => return format!("a {other}"),
+    };
+    format!("{article} {type_str} (TOML: {key} = {example})")
+}
+
+fn coerce(existing: &toml::Value, value: toml::Value, path: &str) -> Result<toml::Value, String> {
     use toml::Value::{Float, Integer};
     match (existing, value) {
         (Integer(_), Float(f)) => {
@@ -162,17 +274,31 @@ fn coerce(existing: &toml::Value, value: toml::Value) -> Result<toml::Value, Str
         }
         (Float(_), Integer(i)) => Ok(Float(i as f64)),
         (old, new) if old.type_str() == new.type_str() => Ok(new),
-        (old, new) => Err(format!(
-            "expected a {}, found a {}",
-            old.type_str(),
-            new.type_str()
-        )),
+        (old, new) => {
+            let found = type_with_example(new.type_str(), path);
+            let found = found.split(" (").next().unwrap_or(&found);
+            // The value it has now shows how to write one.
+            let expected = type_with_example(old.type_str(), path);
+            let article = expected.split(" (").next().unwrap_or(&expected);
+            let key = path.rsplit('.').next().unwrap_or(path);
+            Err(format!(
+                "expected {article} (TOML: {key} = {old}; on the command line: \
+                 {path}={old}), found {found}"
+            ))
+        }
     }
 }
 
-/// Every numeric leaf as (dotted name, value, is_integer), in file order.
-pub fn numeric_params(table: &toml::Table) -> Vec<(String, f64, bool)> {
-    fn walk(prefix: &str, table: &toml::Table, out: &mut Vec<(String, f64, bool)>) {
+/// Every leaf (non-table value) as a dotted name, in file order.
+fn leaf_names(table: &toml::Table) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_leaf(table, &mut |name, _| out.push(name));
+    out
+}
+
+/// Calls `each` with every leaf (non-table value) and its dotted name, in file order.
+fn for_each_leaf(table: &toml::Table, each: &mut dyn FnMut(String, &toml::Value)) {
+    fn walk(prefix: &str, table: &toml::Table, each: &mut dyn FnMut(String, &toml::Value)) {
         for (k, v) in table {
             let name = if prefix.is_empty() {
                 k.clone()
@@ -180,15 +306,63 @@ pub fn numeric_params(table: &toml::Table) -> Vec<(String, f64, bool)> {
                 format!("{prefix}.{k}")
             };
             match v {
-                toml::Value::Integer(i) => out.push((name, *i as f64, true)),
-                toml::Value::Float(f) => out.push((name, *f, false)),
-                toml::Value::Table(t) => walk(&name, t, out),
-                _ => {}
+                toml::Value::Table(t) => walk(&name, t, each),
+                leaf => each(name, leaf),
             }
         }
     }
+    walk("", table, each);
+}
+
+/// The names of `names` nearest to `wanted` by edit distance (all those at the smallest
+/// distance, at most three), or none when even the nearest is far off: a typo, not
+/// another word.
+pub fn closest<'a>(wanted: &str, names: &'a [String]) -> Vec<&'a str> {
+    let scored: Vec<(usize, &str)> = names
+        .iter()
+        .map(|n| (edit_distance(wanted, n), n.as_str()))
+        .collect();
+    let Some(best) = scored.iter().map(|s| s.0).min() else {
+        return Vec::new();
+    };
+    let last = wanted.rsplit('.').next().unwrap_or(wanted);
+    if best > 2.max(last.chars().count() / 3) {
+        return Vec::new();
+    }
+    scored
+        .into_iter()
+        .filter(|s| s.0 == best)
+        .map(|s| s.1)
+        .take(3)
+        .collect()
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// Every numeric leaf as (dotted name, value, is_integer), in file order.
+pub fn numeric_params(table: &toml::Table) -> Vec<(String, f64, bool)> {
     let mut out = Vec::new();
-    walk("", table, &mut out);
+    for_each_leaf(table, &mut |name, v| match v {
+        toml::Value::Integer(i) => out.push((name, *i as f64, true)),
+        toml::Value::Float(f) => out.push((name, *f, false)),
+        _ => {}
+    });
     out
 }
 
@@ -214,10 +388,123 @@ pub fn parse_assignment(text: &str) -> Result<(String, toml::Value), String> {
     Ok((name.to_string(), value))
 }
 
-/// The 1-based line of the first line of `text` that contains `needle`, for errors found
-/// after parsing (a missing file, a bad value in context).
+/// The 1-based line of the first line of `text` whose TOML (not its comment) contains
+/// `needle`, for errors found after parsing (a missing file, a bad value in context).
+/// Where the key is known, [`key_line`] finds it for certain.
 pub fn line_of(text: &str, needle: &str) -> Option<usize> {
-    text.lines().position(|l| l.contains(needle)).map(|i| i + 1)
+    text.lines()
+        .position(|l| without_comment(l).contains(needle))
+        .map(|i| i + 1)
+}
+
+/// A line of TOML without its comment (a `#` outside quotes starts one).
+fn without_comment(line: &str) -> &str {
+    let mut quote = None;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (Some('"'), '\\') if !escaped => {
+                escaped = true;
+                continue;
+            }
+            (Some(q), c) if c == q && !escaped => quote = None,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '#') => return &line[..i],
+            _ => {}
+        }
+        escaped = false;
+    }
+    line
+}
+
+/// The 1-based line of the key at `path` in the TOML `text`: dotted names and 0-based
+/// array indices (`engines[1].file`, `search.depth`, `engines[2]` for the entry itself),
+/// found by parsing, so a comment or a value that mentions the name is never taken for
+/// the key. `None` when the text does not parse or has no such key.
+pub fn key_line(text: &str, path: &str) -> Option<usize> {
+    use toml_edit::{Item, TableLike, Value};
+
+    enum Node<'a> {
+        Item(&'a Item),
+        Table(&'a toml_edit::Table),
+        Value(&'a Value),
+    }
+    impl<'a> Node<'a> {
+        fn table(&self) -> Option<&'a dyn TableLike> {
+            match *self {
+                Node::Item(i) => i.as_table_like(),
+                Node::Table(t) => Some(t),
+                Node::Value(v) => v.as_inline_table().map(|t| t as &dyn TableLike),
+            }
+        }
+    }
+
+    let doc = toml_edit::Document::parse(text).ok()?;
+    let mut node = Node::Item(doc.as_item());
+    let mut span = None;
+    for part in path.split('.') {
+        let (name, indices) = match part.find('[') {
+            Some(at) => (&part[..at], &part[at..]),
+            None => (part, ""),
+        };
+        if !name.is_empty() {
+            let (key, item) = node.table()?.get_key_value(name)?;
+            span = key.span().or(span);
+            node = Node::Item(item);
+        }
+        for index in indices.split('[').filter(|i| !i.is_empty()) {
+            let i: usize = index.strip_suffix(']')?.parse().ok()?;
+            node = match node {
+                Node::Item(Item::ArrayOfTables(a)) => {
+                    let t = a.get(i)?;
+                    span = t.span().or(span);
+                    Node::Table(t)
+                }
+                Node::Item(Item::Value(Value::Array(a))) | Node::Value(Value::Array(a)) => {
+                    let v = a.get(i)?;
+                    span = v.span().or(span);
+                    Node::Value(v)
+                }
+                _ => return None,
+            };
+        }
+    }
+    let start = span?.start.min(text.len());
+    Some(text[..start].matches('\n').count() + 1)
+}
+
+/// The 1-based line of the first key called `name` anywhere in the TOML `text` (at any
+/// depth, in any table), for errors that name a key but not where it is.
+pub fn any_key_line(text: &str, name: &str) -> Option<usize> {
+    use toml_edit::{Item, TableLike, Value};
+
+    fn in_value(v: &Value, name: &str) -> Option<std::ops::Range<usize>> {
+        match v {
+            Value::InlineTable(t) => in_table(t, name),
+            Value::Array(a) => a.iter().find_map(|v| in_value(v, name)),
+            _ => None,
+        }
+    }
+    fn in_item(item: &Item, name: &str) -> Option<std::ops::Range<usize>> {
+        match item {
+            Item::Table(t) => in_table(t, name),
+            Item::ArrayOfTables(a) => a.iter().find_map(|t| in_table(t, name)),
+            Item::Value(v) => in_value(v, name),
+            Item::None => None,
+        }
+    }
+    fn in_table(t: &dyn TableLike, name: &str) -> Option<std::ops::Range<usize>> {
+        t.iter().find_map(|(k, item)| {
+            if k == name {
+                t.get_key_value(k).and_then(|(key, _)| key.span())
+            } else {
+                in_item(item, name)
+            }
+        })
+    }
+    let doc = toml_edit::Document::parse(text).ok()?;
+    let span = in_item(doc.as_item(), name)?;
+    Some(text[..span.start.min(text.len())].matches('\n').count() + 1)
 }
 
 /// The line of a top-level `key = ...` (before any section header).
@@ -353,6 +640,42 @@ pub(crate) mod tests {
         assert!(e.contains("not a whole number"), "{e}");
         let e = set_path(&mut t, "name", toml::Value::Integer(1)).unwrap_err();
         assert!(e.contains("expected a string"), "{e}");
+    }
+
+    #[test]
+    fn key_lines_are_found_by_parsing_never_in_comments() {
+        let text = "# the engines/a.toml entry, and depth\nname = \"t\" # depth here too\n\n\
+                    [[engines]]\nfile = \"engines/a.toml\"\n\n[[engines]]\nname = \"b\"\n\
+                    search = { depth = 3 }\n\n[[engines]]\nfile = \"engines/a.toml\"\n";
+        assert_eq!(key_line(text, "engines[0].file"), Some(5));
+        assert_eq!(key_line(text, "engines[2].file"), Some(12));
+        assert_eq!(key_line(text, "engines[1].search.depth"), Some(9));
+        assert_eq!(key_line(text, "engines[3]"), None);
+        assert_eq!(key_line(text, "name"), Some(2));
+        assert_eq!(any_key_line(text, "depth"), Some(9));
+        assert_eq!(line_of(text, "engines/a.toml"), Some(5));
+        assert_eq!(line_of(text, "depth"), Some(9));
+        assert_eq!(line_of("a = \"#x\" # y\n", "#x"), Some(1));
+        assert_eq!(line_of("a = 1 # y\n", "y"), None);
+    }
+
+    #[test]
+    fn typos_get_the_nearest_names_and_types_their_toml() {
+        let names: Vec<String> = ["search.depth", "search.nodes", "table.defence"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(closest("search.dpth", &names), ["search.depth"]);
+        assert_eq!(closest("search.node", &names), ["search.nodes"]);
+        assert!(closest("colour", &names).is_empty());
+        assert_eq!(
+            in_toml_words("invalid type: integer `3`, expected a sequence", "ordering"),
+            "expected an array (TOML: ordering = [1, 2]), found an integer `3`"
+        );
+        assert_eq!(
+            in_toml_words("invalid type: floating point `1.5`, expected u32", "depth"),
+            "expected an integer (TOML: depth = 3), found a float `1.5`"
+        );
+        assert_eq!(in_toml_words("missing field `x`", "k"), "missing field `x`");
     }
 
     #[test]

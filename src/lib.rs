@@ -19,3 +19,4 @@ pub mod search;
 pub mod stats;
 pub mod tournament;
 pub mod tune;
+pub mod utc;

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use arena::{
-    engine::{EngineConfig, TimeControl},
+    engine::TimeControl,
     game::GameSpec,
-    protocol::Protocol,
+    protocol::{EngineSpec, Protocol},
     stats::SprtConfig,
     tournament::Tournament,
 };
@@ -17,7 +17,7 @@ use clap::Args;
 
 use super::{
     elo::parse_sprt,
-    engine::apply_sets,
+    engine::apply_flagged,
     job::JobArgs,
     tournament::{Play, play},
 };
@@ -101,11 +101,13 @@ pub struct MatchArgs {
 
 /// One side of the match as the command line gave it.
 enum Side {
-    Builtin {
+    File {
         path: PathBuf,
         /// The engine with every assignment applied (checked here, with errors that
-        /// name the flag).
-        engine: Box<EngineConfig>,
+        /// name the flag): a built-in engine, or an outside one its file describes.
+        engine: Box<EngineSpec>,
+        /// The game the file says it plays.
+        game: GameSpec,
         /// The assignments, for the tournament's `set`.
         set: toml::Table,
     },
@@ -118,7 +120,7 @@ enum Side {
 impl Side {
     fn name(&self) -> &str {
         match self {
-            Side::Builtin { engine, .. } => &engine.name,
+            Side::File { engine, .. } => engine.name(),
             Side::External { name, .. } => name,
         }
     }
@@ -144,9 +146,7 @@ pub fn matchup(args: MatchArgs) -> Result<()> {
     }
     let game = match (args.game, &sides[0], &sides[1]) {
         (Some(g), ..) => g,
-        (None, Side::Builtin { engine, .. }, _) | (None, _, Side::Builtin { engine, .. }) => {
-            engine.game
-        }
+        (None, Side::File { game, .. }, _) | (None, _, Side::File { game, .. }) => *game,
         _ => bail!("--game: neither engine is an engine config, so say which game they play"),
     };
     let mut names: Vec<String> = sides.iter().map(|s| s.name().to_string()).collect();
@@ -210,7 +210,7 @@ pub fn matchup(args: MatchArgs) -> Result<()> {
     let mut entries = Vec::new();
     for (side, name) in sides.iter().zip(&names) {
         let mut entry = match side {
-            Side::Builtin { path, set, .. } => {
+            Side::File { path, set, .. } => {
                 let mut entry = toml::Table::new();
                 entry.insert("file".into(), absolute(&cwd, path).into());
                 if !set.is_empty() {
@@ -290,19 +290,34 @@ fn side(
         return external(args, cwd, spec);
     }
     let path = PathBuf::from(text);
-    let mut engine = EngineConfig::load(&path)?;
+    let (mut engine, game) = EngineSpec::load(&path)?;
     let mut assignments: Vec<String> = limit.to_vec();
     assignments.extend(args.set.iter().cloned());
     assignments.extend(own.iter().cloned());
-    apply_sets(&mut engine, &assignments, flag)?;
+    // Each assignment with the flag that gave it, for the error.
+    let limit_flag = if args.depth.is_some() {
+        "--depth"
+    } else if args.nodes.is_some() {
+        "--nodes"
+    } else if args.movetime.is_some() {
+        "--movetime"
+    } else {
+        "--tc"
+    };
+    let flags = std::iter::repeat_n(limit_flag, limit.len())
+        .chain(std::iter::repeat_n("--set", args.set.len()))
+        .chain(std::iter::repeat_n(flag, own.len()));
+    let given: Vec<(&str, &str)> = flags.zip(assignments.iter().map(String::as_str)).collect();
+    apply_flagged(&given, |a| engine.set_all(a))?;
     // Later assignments win, as they did on the engine.
     let mut set = toml::Table::new();
     for a in &assignments {
         let (key, value) = arena::config::parse_assignment(a).map_err(anyhow::Error::msg)?;
         set.insert(key, value);
     }
-    Ok(Side::Builtin {
+    Ok(Side::File {
         path,
+        game,
         engine: Box::new(engine),
         set,
     })

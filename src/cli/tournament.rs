@@ -104,7 +104,7 @@ struct RatingArgs {
 /// Export a run's games: SGF for m,n,k games (gomoku), PGN for Ataxx, by default.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Without --pgn or --sgf: SGF for m,n,k games (every move, for Piskvork-era viewers, Renlib and SGF editors), PGN for Ataxx (FEN, SetUp and every move, as cuteataxx writes them). --pgn on m,n,k games writes headers only, which is all Ordo and BayesElo read. Black is the first player in both games; PGN's Result is from White's side (1-0: White won).
+    after_help = "Without --pgn or --sgf: SGF for m,n,k games (every move, for Piskvork-era viewers, Renlib and SGF editors), PGN for Ataxx (FEN, SetUp and every move, as cuteataxx writes them). --pgn on m,n,k games writes headers only, which is all Ordo and BayesElo read. Black is the first player in both games; PGN's Result is from White's side (1-0: White won), as in chess, unless --result-convention ataxx. Date, UTCDate and UTCTime say when each game was played; Round is the game's round.
 
 Ordo's scale: -z is the rating difference at a 76 % expected score, 202 by default; the logistic Elo arena prints has 200.24 there (400 log10(76/24)), so run ordo -z 200.24 for ratings on arena's scale (and -W for its white-advantage term).
 
@@ -125,6 +125,11 @@ pub struct ExportArgs {
     /// Write to this file instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Whose side PGN's Result is from: chess (White's: 0-1 when black, the first
+    /// player, won; what Ordo and BayesElo expect) or ataxx (the first player's: 1-0
+    /// when black won, as cuteataxx and python-ataxx write Ataxx PGN).
+    #[arg(long, default_value = "chess", value_name = "chess|ataxx")]
+    result_convention: pgn::ResultConvention,
 }
 
 fn parse_shard(s: &str) -> Result<Shard, String> {
@@ -335,6 +340,9 @@ fn tournament_folder(dir: &Path) -> Result<Tournament> {
                 arena::invocation::command(&format!("report {shown}")),
                 dir.join("verification").display()
             )
+        } else if dir.join("run.toml").exists() {
+            // A run's folder whose run.toml is damaged or newer: the error says which.
+            anyhow::Error::new(e)
         } else {
             anyhow::Error::new(e)
                 .context(format!("{} is not a run's results folder", dir.display()))
@@ -423,6 +431,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
         event: &t.config.name,
         game: t.config.game,
         date: date.as_deref(),
+        convention: args.result_convention,
     };
     let sgf_config = match t.config.game {
         arena::game::GameSpec::Mnk(config) => Some(config),

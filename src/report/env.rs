@@ -4,10 +4,7 @@
 //! describes the machine that played the games; without that file the report describes
 //! the machine writing it, and says so.
 
-use std::{
-    path::Path,
-    time::{SystemTime, UNIX_EPOCH},
-};
+use std::{path::Path, time::SystemTime};
 
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +41,7 @@ impl Environment {
             cpu: cpu_model(),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             threads,
-            date: utc_date(SystemTime::now()),
+            date: crate::utc::date_time(SystemTime::now()),
             recorded_by_run: threads.is_some(),
         }
     }
@@ -102,50 +99,4 @@ fn cpu_model() -> Option<String> {
             .then(|| value.split_whitespace().collect::<Vec<_>>().join(" "))
         })
         .filter(|s| !s.is_empty())
-}
-
-/// `YYYY-MM-DD HH:MM UTC` for a time (no time-zone database needed).
-pub(crate) fn utc_date(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rem / 3600,
-        (rem % 3600) / 60
-    )
-}
-
-/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar
-/// (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::*;
-
-    #[test]
-    fn dates_known_answers() {
-        assert_eq!(utc_date(UNIX_EPOCH), "1970-01-01 00:00 UTC");
-        // 2000-02-29 12:34 UTC: a leap day in a century leap year.
-        let t = UNIX_EPOCH + Duration::from_secs(951_827_640);
-        assert_eq!(utc_date(t), "2000-02-29 12:34 UTC");
-        // 2024-12-31 23:59 UTC.
-        let t = UNIX_EPOCH + Duration::from_secs(1_735_689_540);
-        assert_eq!(utc_date(t), "2024-12-31 23:59 UTC");
-    }
 }

@@ -1,12 +1,18 @@
 //! Reading a tournament's results folder for a report: `summary.json` (the statistics),
 //! `run.toml` (shown verbatim) and `games.jsonl` (per-move node counts and per-game
-//! first-player results, which the summary only holds as averages).
+//! first-player results, which the summary only holds as averages), every record checked
+//! and replayed against the run as `arena stats` does.
 
 use std::path::Path;
 
 use crate::{
     stats::elo::Z95,
-    tournament::{Summary, read_records, summary::ranked},
+    tournament::{
+        RunError, Summary, Tournament, read_records,
+        record::{ReadError, ReadRecords},
+        summary::ranked,
+        validate::{RunShape, read_checked},
+    },
 };
 
 use super::ReportError;
@@ -83,12 +89,7 @@ impl Tour {
             .ok()
             .and_then(|t| t.get("concurrency").and_then(toml::Value::as_integer));
         let games_path = dir.join("games.jsonl");
-        let records = read_records(&games_path).map_err(|e| match e {
-            crate::tournament::record::ReadError::Io { source, .. } => {
-                ReportError::io(&games_path, source)
-            }
-            other => ReportError::input(&games_path, other.to_string()),
-        })?;
+        let records = read_games(&run_toml, &games_path)?;
         let n = summary.engines.len();
         let stale = |what: String| {
             ReportError::input(
@@ -152,6 +153,41 @@ impl Tour {
         let p = &self.summary.pairings[i];
         format!("{} vs {}", p.names[0], p.names[1])
     }
+}
+
+/// The records of `games.jsonl`, each checked against the run of `run.toml` and replayed
+/// by the rules (see [`validate`](crate::tournament::validate)); a folder without
+/// `run.toml` has no schedule to check against, and its records are read as they are.
+fn read_games(run_toml: &Path, games_path: &Path) -> Result<ReadRecords, ReportError> {
+    if !run_toml.exists() {
+        return read_records(games_path).map_err(|e| match e {
+            ReadError::Io { source, .. } => ReportError::io(games_path, source),
+            other => ReportError::input(games_path, other.to_string()),
+        });
+    }
+    let t = Tournament::from_resolved(run_toml)
+        .map_err(|e| ReportError::input(run_toml, format!("not a run's config: {e}")))?;
+    let checked = read_checked(games_path, &RunShape::of(&t, None)).map_err(|e| match e {
+        RunError::Io { source, .. } => ReportError::io(games_path, source),
+        RunError::Input(message) => {
+            // The message names `games.jsonl:LINE` itself: keep the line in the path.
+            let prefix = format!("{}:", games_path.display());
+            match message
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.split_once(": "))
+            {
+                Some((line, why)) => {
+                    ReportError::input(format!("{}:{line}", games_path.display()), why)
+                }
+                None => ReportError::input(games_path, message),
+            }
+        }
+    })?;
+    Ok(ReadRecords {
+        records: checked.records,
+        valid_len: checked.valid_len,
+        torn_tail: checked.torn_tail,
+    })
 }
 
 fn first_player(points: &[f64]) -> Option<FirstPlayer> {

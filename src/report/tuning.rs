@@ -143,12 +143,14 @@ impl Tune {
 
 /// A number of `tune.json` for people: whole numbers as they are, seconds (`*_s`) to a
 /// tenth, other fractions to four decimals without trailing zeros (no float noise such
-/// as `95.68240296999998`).
+/// as `95.68240296999998`), and those too small or large for that (a fit's `k` of
+/// 3.41e-5) to four significant digits in scientific notation.
 fn number_text(key: &str, n: &serde_json::Number) -> String {
     match (n.as_i64(), n.as_u64(), n.as_f64()) {
         (Some(i), _, _) => i.to_string(),
         (_, Some(u), _) => u.to_string(),
         (_, _, Some(f)) if key.ends_with("_s") => format!("{f:.1}"),
+        (_, _, Some(f)) if f != 0.0 && !(1e-3..1e12).contains(&f.abs()) => format!("{f:.3e}"),
         (_, _, Some(f)) => {
             let text = format!("{f:.4}");
             let text = text.trim_end_matches('0').trim_end_matches('.');

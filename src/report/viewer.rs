@@ -309,14 +309,15 @@ fn board_svg(family: &str, width: usize, height: usize) -> String {
 
 /// The viewer's style sheet (inside the page's `<style>`).
 pub(crate) const STYLE: &str = "
-#viewer .controls { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin: 8px 0; font-size: 14px; }
-#viewer select, #viewer button { font-size: 14px; }
-#viewer .cols { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+#viewer-app:focus { outline: none; }
+#viewer-app .controls { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin: 8px 0; font-size: 14px; }
+#viewer-app select, #viewer-app button { font-size: 14px; }
+#viewer-app .cols { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
 #viewer-games { min-width: 420px; max-width: 100%; }
-#viewer .moves { max-height: 520px; overflow-y: auto; position: relative; }
-#viewer .moves thead th { position: sticky; top: 0; }
-#viewer .moves tr.cur td { background: #fde9c9; }
-#viewer .moves tr { cursor: pointer; }
+#viewer-app .moves { max-height: 520px; overflow-y: auto; position: relative; }
+#viewer-app .moves thead th { position: sticky; top: 0; }
+#viewer-app .moves tr.cur td { background: #fde9c9; }
+#viewer-app .moves tr { cursor: pointer; }
 #viewer-info { font-size: 14px; margin: 6px 0; min-height: 1.4em; }
 .vb .bg { fill: #e8c987; }
 .vb.ataxx .bg { fill: #dfe6ec; }
@@ -507,21 +508,41 @@ pub(crate) const SCRIPT: &str = r#"
   pairingSel.addEventListener('change', function () { fillGames(-1); });
   resultSel.addEventListener('change', function () { fillGames(-1); });
   gameSel.addEventListener('change', function () { load(Number(gameSel.value), 0); });
-  el('viewer').addEventListener('keydown', function (e) {
+  // The keys work anywhere in the viewer (it takes the focus when clicked, or when a
+  // link opens a position); the game list keeps its own arrow keys. The heading above
+  // is `#viewer`, so the viewer's box has its own id.
+  var app = el('viewer-app');
+  app.addEventListener('keydown', function (e) {
     if (e.target === gameSel) { return; }
     var keys = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: Infinity };
     if (e.key in keys) { go(keys[e.key]); e.preventDefault(); }
   });
+  app.addEventListener('click', function (e) {
+    var t = e.target.tagName;
+    if (t !== 'SELECT' && t !== 'OPTION' && t !== 'INPUT') { app.focus({ preventScroll: true }); }
+  });
 
-  // A link to a game and move: report.html#game=12&ply=30.
-  var want = /game=(\d+)(?:&ply=(\d+))?/.exec(location.hash);
-  var start = -1, startPly = 0;
-  if (want) {
-    data.games.forEach(function (g, i) { if (String(g.g) === want[1]) { start = i; } });
-    startPly = want[2] ? Number(want[2]) : 0;
+  // A link to a game and move: report.html#game=12&ply=30 selects it and scrolls the
+  // viewer into view.
+  function follow() {
+    var want = /game=(\d+)(?:&ply=(\d+))?/.exec(location.hash);
+    var start = -1;
+    if (want) {
+      data.games.forEach(function (g, i) { if (String(g.g) === want[1]) { start = i; } });
+    }
+    fillGames(start);
+    if (start >= 0) {
+      go(want[2] ? Number(want[2]) : 0);
+      (document.getElementById('viewer') || app).scrollIntoView({ block: 'start' });
+      app.focus({ preventScroll: true });
+    }
   }
-  fillGames(start);
-  if (start >= 0) { go(startPly); }
+  window.addEventListener('hashchange', function () {
+    if (/game=/.test(location.hash) && location.hash !== '#game=' + (game ? game.g : '') + '&ply=' + ply) {
+      follow();
+    }
+  });
+  follow();
 })();
 "#;
 
@@ -531,7 +552,7 @@ pub(crate) fn html(v: &Viewer, note: &str) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
-        "<div id=\"viewer\">\n<noscript><p>The game viewer needs JavaScript.</p></noscript>\n\
+        "<div id=\"viewer-app\" tabindex=\"-1\">\n<noscript><p>The game viewer needs JavaScript.</p></noscript>\n\
          <p>{note}</p>\n\
          <div class=\"controls\"><label>pairing <select id=\"viewer-pairing\"></select></label>\
          <label>result <select id=\"viewer-result\"></select></label>\

@@ -274,14 +274,30 @@ impl Tournament {
         }
         let mut engines = Vec::new();
         for (i, entry) in config.engines.iter().enumerate() {
+            // The entry's own key line (never a comment or another entry that names the
+            // same file).
+            let entry_line = || {
+                let key = if entry.file.is_some() {
+                    "file"
+                } else if entry.command.is_some() {
+                    "command"
+                } else {
+                    "name"
+                };
+                config::key_line(text, &format!("engines[{i}].{key}"))
+                    .or_else(|| config::key_line(text, &format!("engines[{i}]")))
+            };
             let engine = resolve_engine(source, base, &config, entry).map_err(|e| {
-                let needle = entry
-                    .file
-                    .as_deref()
-                    .or(entry.name.as_deref())
-                    .or(entry.command.as_deref())
-                    .unwrap_or("[[engines]]");
-                at(needle, format!("engines[{}]: {}", i + 1, e))
+                // An inline engine's key that the error names (`key `table`: ...`).
+                let named = e
+                    .split_once("key `")
+                    .and_then(|(_, rest)| rest.split_once('`'))
+                    .and_then(|(key, _)| config::key_line(text, &format!("engines[{i}].{key}")));
+                ConfigError {
+                    source: source.to_string(),
+                    line: named.or_else(entry_line),
+                    message: format!("engines[{}]: {}", i + 1, e),
+                }
             })?;
             let engine = match engine {
                 EngineSpec::Builtin(mut engine) => {
@@ -289,16 +305,17 @@ impl Tournament {
                     // engine plays 9x9 or exact-five just as well; its table adapts to
                     // k and the rule).
                     if engine.game.family() != config.game.family() {
-                        return Err(at(
-                            entry.file.as_deref().unwrap_or("game"),
-                            format!(
+                        return Err(ConfigError {
+                            source: source.to_string(),
+                            line: entry_line(),
+                            message: format!(
                                 "engines[{}] '{}' plays {}, the tournament plays {}",
                                 i + 1,
                                 engine.name,
                                 engine.game,
                                 config.game
                             ),
-                        ));
+                        });
                     }
                     engine.game = config.game;
                     EngineSpec::Builtin(engine)
@@ -412,9 +429,13 @@ impl Tournament {
 impl Tournament {
     /// Reads the resolved config a run stored in `run.toml` (engines fully resolved).
     pub fn from_resolved(path: &Path) -> Result<Tournament, ConfigError> {
-        let source = path.display().to_string();
         let text = config::read(path)?;
-        let mut tree: toml::Table = config::parse(&source, &text)?;
+        Tournament::from_resolved_text(path, &text).map_err(|e| newer_arena(e, &text))
+    }
+
+    fn from_resolved_text(path: &Path, text: &str) -> Result<Tournament, ConfigError> {
+        let source = path.display().to_string();
+        let mut tree: toml::Table = config::parse(&source, text)?;
         let engines = match tree.remove("engines") {
             Some(toml::Value::Array(list)) => list
                 .into_iter()
@@ -441,6 +462,29 @@ impl Tournament {
             engines,
             path: path.to_path_buf(),
         })
+    }
+}
+
+/// A key of `run.toml` that this arena does not know was written by a newer one (arena
+/// writes every key it reads, and reads every key it writes): say so, at the key's line.
+fn newer_arena(e: ConfigError, text: &str) -> ConfigError {
+    let key = ["unknown field `", "unknown key `"]
+        .iter()
+        .find_map(|start| {
+            let (_, rest) = e.message.split_once(start)?;
+            Some(rest.split_once('`')?.0.to_string())
+        });
+    match key {
+        Some(key) => ConfigError {
+            line: e.line.or_else(|| config::any_key_line(text, &key)),
+            message: format!(
+                "key `{key}` is not one this arena ({}) knows: the results were written by a \
+                 newer arena, which can read them",
+                env!("CARGO_PKG_VERSION")
+            ),
+            ..e
+        },
+        None => e,
     }
 }
 

@@ -285,6 +285,7 @@ fn finish<G: Game>(
         seed: setup.seed,
         reproducible: setup.reproducible,
         duration_ms: started.elapsed().as_millis().min(u128::from(u64::MAX)) as u64,
+        played_at: Some(crate::utc::timestamp(std::time::SystemTime::now())),
     }
 }
 

@@ -55,10 +55,11 @@ pub fn merge(dir: &Path) -> Result<MergeOutcome, RunError> {
             dir.display()
         )));
     }
-    let text = fs::read_to_string(&run_toml).map_err(|source| RunError::Io {
+    let text = fs::read(&run_toml).map_err(|source| RunError::Io {
         path: run_toml.display().to_string(),
         source,
     })?;
+    let text = crate::config::utf8_text(&run_toml, text)?;
     let t = Tournament::from_resolved(&run_toml)?;
     // One writer per folder: no shard may be at work, nor another merge.
     let _lock = lock::lock_exclusive(dir, "arena merge")?;

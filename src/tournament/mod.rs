@@ -16,6 +16,7 @@ pub mod merge;
 pub mod openings;
 pub mod pgn;
 pub mod record;
+pub mod replay;
 pub mod runner;
 pub mod schedule;
 pub mod seeds;

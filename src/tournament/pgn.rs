@@ -1,11 +1,16 @@
 //! PGN export, for rating tools (Ordo, BayesElo) and Ataxx GUIs and tools.
 //!
 //! Every game has the Seven Tag Roster (`Event`, `Site`, `Date`, `Round`, `White`,
-//! `Black`, `Result`). Colours are the records' own: the engine playing black (`x`, the
-//! first player) is `Black`, white (`o`) is `White`, and `Result` is from White's side as
-//! PGN defines it (`1-0` White won, `0-1` Black won), so a rating tool credits the right
-//! engine. (Black moves first in both of our games; a tool's "white advantage" is
-//! therefore the second player's.)
+//! `Black`, `Result`): `Date` (and `UTCDate`, `UTCTime`) from when the record says the
+//! game was played (older records: the run's date, if its report recorded one), `Round`
+//! the record's round, 1-based. Colours are the records' own: the engine playing black
+//! (`x`, the first player) is `Black`, white (`o`) is `White`. By default `Result`
+//! follows chess, from White's side as PGN defines it (`1-0` White won, `0-1` Black
+//! won), so a rating tool credits the right engine (black moves first in both of our
+//! games; a tool's "white advantage" is therefore the second player's). Ataxx tools
+//! (cuteataxx, python-ataxx) write the first player's win as `1-0` instead:
+//! [`ResultConvention::Ataxx`] writes theirs, and every Ataxx game says in a comment
+//! which one it follows.
 //!
 //! Ataxx games are complete: `FEN` and `SetUp` give the start position (after the
 //! opening, as libataxx and cuteataxx write it), then every move (`b2`, `a1a3`, `0000`
@@ -26,16 +31,70 @@ pub struct ExportInfo<'a> {
     pub event: &'a str,
     /// The game played.
     pub game: GameSpec,
-    /// When the run was played, `YYYY.MM.DD` (unknown: `????.??.??`, as PGN writes it).
+    /// When the run was played, `YYYY.MM.DD`, for records that do not say when they were
+    /// played (unknown: `????.??.??`, as PGN writes it).
     pub date: Option<&'a str>,
+    /// Whose side PGN's `Result` is written from.
+    pub convention: ResultConvention,
 }
 
-/// The PGN result of a record: from White's (the second player's) side.
-pub fn pgn_result(result: GameResult) -> &'static str {
-    match result {
-        GameResult::FirstWins => "0-1",
-        GameResult::SecondWins => "1-0",
-        GameResult::Draw => "1/2-1/2",
+/// Whose side a PGN `Result` is from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ResultConvention {
+    /// As in chess: from White's side (`1-0` White won; our black moves first, so its
+    /// win is `0-1`). Ordo and BayesElo then credit the right engine.
+    #[default]
+    Chess,
+    /// As cuteataxx and python-ataxx write Ataxx: from the first player's side (`1-0`
+    /// black, `x`, won).
+    Ataxx,
+}
+
+impl std::str::FromStr for ResultConvention {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ResultConvention, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "chess" => Ok(ResultConvention::Chess),
+            "ataxx" => Ok(ResultConvention::Ataxx),
+            _ => Err(format!("'{s}' is not chess or ataxx")),
+        }
+    }
+}
+
+/// The PGN result of a record under `convention`.
+pub fn pgn_result(result: GameResult, convention: ResultConvention) -> &'static str {
+    match (result, convention) {
+        (GameResult::Draw, _) => "1/2-1/2",
+        (GameResult::FirstWins, ResultConvention::Chess)
+        | (GameResult::SecondWins, ResultConvention::Ataxx) => "0-1",
+        (GameResult::SecondWins, ResultConvention::Chess)
+        | (GameResult::FirstWins, ResultConvention::Ataxx) => "1-0",
+    }
+}
+
+/// The comment an Ataxx game starts with: which side `Result` is from.
+fn convention_comment(convention: ResultConvention) -> &'static str {
+    match convention {
+        ResultConvention::Chess => {
+            "{Result is from White's side, as in chess: Black (x) moves first and its win \
+             is 0-1; cuteataxx and python-ataxx write 1-0 for it (arena export \
+             --result-convention ataxx)}"
+        }
+        ResultConvention::Ataxx => {
+            "{Result is from the first player's side, as cuteataxx and python-ataxx write \
+             it: 1-0 is a win for Black (x, who moves first), unlike chess (arena export \
+             --result-convention chess)}"
+        }
+    }
+}
+
+/// When `r` was played: `(YYYY.MM.DD, Some(HH:MM:SS))` from its record, else the run's
+/// date from `info` (no time), else `None`.
+pub fn played(info: &ExportInfo<'_>, r: &GameRecord) -> Option<(String, Option<String>)> {
+    match r.played_at.as_deref().and_then(crate::utc::split_timestamp) {
+        Some((date, time)) => Some((date.replace('-', "."), Some(time.to_string()))),
+        None => info.date.map(|d| (d.to_string(), None)),
     }
 }
 
@@ -55,14 +114,24 @@ fn write_game(out: &mut String, info: &ExportInfo<'_>, r: &GameRecord) -> Result
     let tag = |out: &mut String, name: &str, value: &str| {
         let _ = writeln!(out, "[{name} \"{}\"]", escape(value));
     };
-    let result = pgn_result(r.result);
+    let result = pgn_result(r.result, info.convention);
+    let when = played(info, r);
     tag(out, "Event", info.event);
     tag(out, "Site", "?");
-    tag(out, "Date", info.date.unwrap_or("????.??.??"));
-    tag(out, "Round", &(r.game + 1).to_string());
+    tag(
+        out,
+        "Date",
+        when.as_ref()
+            .map_or("????.??.??", |(date, _)| date.as_str()),
+    );
+    tag(out, "Round", &(r.round + 1).to_string());
     tag(out, "White", &r.white_name);
     tag(out, "Black", &r.black_name);
     tag(out, "Result", result);
+    if let Some((date, Some(time))) = &when {
+        tag(out, "UTCDate", date);
+        tag(out, "UTCTime", time);
+    }
     let is_ataxx = matches!(info.game, GameSpec::Ataxx);
     if is_ataxx {
         tag(out, "FEN", &r.opening);
@@ -76,6 +145,7 @@ fn write_game(out: &mut String, info: &ExportInfo<'_>, r: &GameRecord) -> Result
     out.push('\n');
     let mut text = Vec::new();
     if is_ataxx {
+        text.push(convention_comment(info.convention).to_string());
         let start = Ataxx::from_fen(&r.opening)
             .map_err(|e| format!("game {}: its opening: {e}", r.game))?;
         let mut number = start.fullmoves();
@@ -178,11 +248,15 @@ mod tests {
     }
 
     #[test]
-    fn results_are_from_whites_side() {
+    fn results_are_from_whites_side_unless_asked_for_ataxx_tools() {
+        use ResultConvention::{Ataxx, Chess};
         // The records' `1-0` is black's (the first player's) win: PGN's `0-1`.
-        assert_eq!(pgn_result(GameResult::FirstWins), "0-1");
-        assert_eq!(pgn_result(GameResult::SecondWins), "1-0");
-        assert_eq!(pgn_result(GameResult::Draw), "1/2-1/2");
+        assert_eq!(pgn_result(GameResult::FirstWins, Chess), "0-1");
+        assert_eq!(pgn_result(GameResult::SecondWins, Chess), "1-0");
+        assert_eq!(pgn_result(GameResult::Draw, Chess), "1/2-1/2");
+        assert_eq!(pgn_result(GameResult::FirstWins, Ataxx), "1-0");
+        assert_eq!(pgn_result(GameResult::SecondWins, Ataxx), "0-1");
+        assert_eq!(pgn_result(GameResult::Draw, Ataxx), "1/2-1/2");
     }
 
     #[test]

@@ -8,8 +8,10 @@
 //! a serde alias or by the field's reader, and nowhere else.
 //!
 //! Reading tolerates exactly one kind of damage, the one a crash can cause: a torn last
-//! line (no newline, or not valid JSON). It is reported and dropped; damage anywhere else
-//! is an error, because silently skipping a finished game would lose it.
+//! line, which has no newline (a record is written with one write call that ends in its
+//! newline, so a cut write lacks it). It is reported and dropped; damage anywhere else,
+//! a complete last line included, is an error, because silently skipping a finished
+//! game would lose it.
 
 use std::{
     fs::{File, OpenOptions},
@@ -244,6 +246,10 @@ pub struct GameRecord {
     pub reproducible: bool,
     /// Wall time of the game in milliseconds (measured).
     pub duration_ms: u64,
+    /// When the game ended, UTC (`2026-12-02T00:41:07Z`; measured); `None` in files
+    /// written before records said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub played_at: Option<String>,
 }
 
 impl GameRecord {
@@ -261,10 +267,11 @@ impl GameRecord {
         }
     }
 
-    /// The record without its measured fields (times), for comparing runs.
+    /// The record without its measured fields (times, the date), for comparing runs.
     pub fn without_times(&self) -> GameRecord {
         let mut r = self.clone();
         r.duration_ms = 0;
+        r.played_at = None;
         for s in &mut r.stats {
             s.time_us = 0;
         }
@@ -339,8 +346,11 @@ pub enum ReadError {
         /// The error.
         source: std::io::Error,
     },
-    /// A damaged line that is not the last one.
-    #[error("{path}:{line}: not a game record ({why}); only a torn last line can be dropped")]
+    /// A damaged line that ends in its newline (so not a torn write).
+    #[error(
+        "{path}:{line}: not a game record ({why}); only a torn last line (no newline) can \
+         be dropped"
+    )]
     Corrupt {
         /// The file.
         path: String,
@@ -413,7 +423,6 @@ pub fn scan_records<E>(
     let mut out = Scan::default();
     let mut line = Vec::new();
     let mut number = 0;
-    let mut pending_error: Option<(usize, String)> = None;
     loop {
         line.clear();
         let n = reader.read_until(b'\n', &mut line).map_err(io)?;
@@ -421,38 +430,36 @@ pub fn scan_records<E>(
             break;
         }
         number += 1;
-        if let Some((at, why)) = pending_error.take() {
-            // A bad line followed by more lines: real corruption, not a torn tail.
-            return Err(ScanError::Read(ReadError::Corrupt {
-                path: path.display().to_string(),
-                line: at,
-                why,
-            }));
-        }
+        // Only the last line can lack its newline: without one, the write was cut.
         let complete = line.last() == Some(&b'\n');
+        if !complete {
+            out.torn_tail = true;
+            break;
+        }
         let parsed = std::str::from_utf8(&line)
             .map_err(|e| e.to_string())
             .and_then(|text| {
                 serde_json::from_str::<GameRecord>(text.trim_end()).map_err(|e| e.to_string())
             });
         match parsed {
-            Ok(record) if complete => {
+            Ok(record) => {
                 each(number, record).map_err(ScanError::Record)?;
                 out.records += 1;
                 out.valid_len += n as u64;
             }
-            Ok(_) => {
-                // Valid JSON without its newline: the write was cut just before the end.
-                out.torn_tail = true;
-            }
             Err(_) if line.iter().all(u8::is_ascii_whitespace) => {
                 out.valid_len += n as u64;
             }
-            Err(why) => pending_error = Some((number, why)),
+            // A complete line that is not a record: damage, not a torn write, even when
+            // it is the last line.
+            Err(why) => {
+                return Err(ScanError::Read(ReadError::Corrupt {
+                    path: path.display().to_string(),
+                    line: number,
+                    why,
+                }));
+            }
         }
-    }
-    if pending_error.is_some() {
-        out.torn_tail = true;
     }
     out.lines = number;
     Ok(out)

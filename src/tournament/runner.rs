@@ -324,7 +324,8 @@ fn run_game<G: OpeningGame + ExternalGame>(
     // Existing results: refuse unless resuming, and then only the same config, with
     // every record checked against the schedule as it streams by.
     if run_toml.exists() && (options.resume || options.shard.is_some()) {
-        let old = fs::read_to_string(&run_toml).map_err(io_err(&run_toml))?;
+        let old = fs::read(&run_toml).map_err(io_err(&run_toml))?;
+        let old = crate::config::utf8_text(&run_toml, old)?;
         let extended = options.resume && options.shard.is_none() && {
             match rounds_extended(&old, &resolved) {
                 Extension::More => true,

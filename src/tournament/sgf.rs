@@ -55,8 +55,8 @@ fn write_game(
         let _ = write!(out, "{name}[{}]", escape(value));
     };
     prop(out, "EV", info.event);
-    prop(out, "RO", &(r.game + 1).to_string());
-    if let Some(date) = info.date {
+    prop(out, "RO", &(r.round + 1).to_string());
+    if let Some((date, _)) = super::pgn::played(info, r) {
         prop(out, "DT", &date.replace('.', "-"));
     }
     prop(out, "PB", &r.black_name);

@@ -599,24 +599,28 @@ pub fn write_files(dir: &Path, summary: &Summary) -> Result<(), RunError> {
 }
 
 /// One line per pairing, in schedule order, from the first engine's side: what
-/// `standings.csv` is for engines. Elo and its interval come from the game pairs when
-/// there are any (`pentanomial` = true), else from the games.
+/// `standings.csv` is for engines. Elo and its interval (`elo_low`, `elo_high`, as
+/// `scaling.csv` has them) come from the game pairs when there are any (`pentanomial` =
+/// true), else from the games. An infinite figure (every game won) is `+inf` or `-inf`,
+/// as in `scaling.csv`; an empty cell is one without games.
 pub fn pairings_csv(s: &Summary) -> String {
     let mut out = String::from(
-        "engine_a,engine_b,games,wins,draws,losses,score,elo,elo_error,nelo,nelo_error,\
-         los,draw_ratio,pentanomial,pairs,penta_ll,penta_ld,penta_dd_wl,penta_wd,penta_ww,\
-         first_player_score,game_length\n",
+        "engine_a,engine_b,games,wins,draws,losses,score,elo,elo_error,elo_low,elo_high,\
+         nelo,nelo_error,los,draw_ratio,pentanomial,pairs,penta_ll,penta_ld,penta_dd_wl,\
+         penta_wd,penta_ww,first_player_score,game_length\n",
     );
-    let f = |v: Option<f64>, digits: usize| {
-        v.filter(|x| x.is_finite())
-            .map_or(String::new(), |x| format!("{x:.digits$}"))
+    let f = |v: Option<f64>, digits: usize| match v {
+        Some(x) if x.is_finite() => format!("{x:.digits$}"),
+        Some(x) if x > 0.0 => "+inf".to_string(),
+        Some(x) if x < 0.0 => "-inf".to_string(),
+        _ => String::new(),
     };
     for p in &s.pairings {
         let e = p.estimate.as_ref();
         let c = p.penta.counts;
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1}",
             csv_field(&p.names[0]),
             csv_field(&p.names[1]),
             p.wdl.games(),
@@ -626,6 +630,8 @@ pub fn pairings_csv(s: &Summary) -> String {
             f(e.map(|e| e.score), 4),
             f(e.map(|e| e.elo), 2),
             f(e.map(|e| e.elo_error), 2),
+            f(e.map(|e| e.elo_low), 2),
+            f(e.map(|e| e.elo_high), 2),
             f(e.map(|e| e.nelo), 2),
             f(e.map(|e| e.nelo_error), 2),
             f(e.map(|e| e.los), 4),

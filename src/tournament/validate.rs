@@ -2,7 +2,9 @@
 //! read (`arena stats`, `--resume`, `arena merge`, `arena export`): a record's index must
 //! be in the schedule (and in the shard), its pair, round, pairing and colours must be
 //! the schedule's for that index, its engine names the config's, its seed the one derived
-//! from the master seed, and no game may appear twice. A record that fails is refused
+//! from the master seed, and no game may appear twice; and the game itself must replay by
+//! the rules (see [`replay`](super::replay)): legal moves from the opening, the side to
+//! move, the result and the reason. A record that fails is refused
 //! with `file:line` and what is wrong, so a hand-edited, truncated-and-glued or foreign
 //! `games.jsonl` is an error (exit 2), never a panic or a silently wrong statistic.
 //!
@@ -12,6 +14,7 @@ use std::path::Path;
 
 use super::{
     Tournament,
+    config::Adjudication,
     error::RunError,
     record::{GameRecord, ReadError, Scan, ScanError, scan_records},
     schedule::Schedule,
@@ -34,6 +37,8 @@ pub struct RunShape {
     pub names: Vec<String>,
     /// The shard the file belongs to.
     pub shard: Option<Shard>,
+    /// The run's adjudication (`max-plies` and `resign` endings are checked against it).
+    pub adjudication: Adjudication,
 }
 
 impl RunShape {
@@ -45,6 +50,7 @@ impl RunShape {
             seed: t.config.seed,
             names: t.engines.iter().map(|e| e.name().to_string()).collect(),
             shard,
+            adjudication: t.config.adjudication.clone(),
         }
     }
 
@@ -139,7 +145,7 @@ impl RunShape {
                 r.plies
             ));
         }
-        Ok(())
+        super::replay::replay(self.game, &self.adjudication, r)
     }
 }
 
@@ -278,6 +284,10 @@ mod tests {
             seed: 7,
             names: vec!["a".into(), "b".into(), "c".into()],
             shard: None,
+            adjudication: Adjudication {
+                max_plies: 1,
+                ..Adjudication::default()
+            },
         }
     }
 
@@ -293,9 +303,9 @@ mod tests {
             white: g.white,
             black_name: shape.names[g.black].clone(),
             white_name: shape.names[g.white].clone(),
-            opening: String::new(),
+            opening: "x5o/7/7/7/7/7/o5x x 0 1".into(),
             first_mover: g.black,
-            moves: vec!["a1".into()],
+            moves: vec!["b6".into()],
             stats: vec![crate::tournament::record::MoveStat {
                 depth: 1,
                 nodes: 1,
@@ -309,6 +319,7 @@ mod tests {
             seed: derive_seed(shape.seed, Stream::Game, game),
             reproducible: true,
             duration_ms: 1,
+            played_at: None,
         }
     }
 

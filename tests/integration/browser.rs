@@ -1,9 +1,11 @@
 //! Headless Chromium for the report tests: finding it (or skipping loudly without it),
 //! and driving a page over the DevTools protocol.
 //!
-//! Without Chromium a test that needs it is skipped and says so on stderr, so a fresh
-//! machine with only Rust passes `cargo test`; with `ARENA_REQUIRE_BROWSER=1`, as
-//! `.ci/run` sets after installing Chromium, a missing browser fails it.
+//! Without Chromium, or with one that cannot start, a test that needs it is skipped and
+//! says so on stderr, so a fresh machine with only Rust passes `cargo test`; with
+//! `ARENA_REQUIRE_BROWSER=1`, as `.ci/run` sets after installing Chromium, it fails that
+//! test. Either way only that test: nothing here may panic while a test unwinds (a
+//! second panic aborts the whole test binary).
 //!
 //! [`Page`] speaks the DevTools protocol over `--remote-debugging-pipe` (JSON messages
 //! ended by a NUL byte, commands on the browser's fd 3, answers on its fd 4): no
@@ -42,24 +44,46 @@ pub fn chromium_or_skip(test: &str) -> Option<PathBuf> {
     if let Some(browser) = find() {
         return Some(browser);
     }
+    skip_or_fail(
+        test,
+        "no Chromium on PATH (install it, e.g. apt-get install -y chromium, or set \
+         ARENA_CHROMIUM)",
+    );
+    None
+}
+
+/// What a browser test does when it has no working browser: under
+/// `ARENA_REQUIRE_BROWSER=1` it fails (this test only: an ordinary panic in its thread),
+/// otherwise it says on stderr that it is skipped, and why, and the caller returns.
+pub fn skip_or_fail(test: &str, why: &str) {
     // A fresh machine with only Rust must pass the README's `cargo test`: without a
     // browser the check is skipped, loudly. CI installs Chromium and sets
     // ARENA_REQUIRE_BROWSER=1, so there the check cannot silently not run.
     if std::env::var("ARENA_REQUIRE_BROWSER").is_ok_and(|v| v == "1") {
         panic!(
-            "ARENA_REQUIRE_BROWSER=1 but no Chromium was found: install it (Debian: \
-             apt-get install -y chromium) or point ARENA_CHROMIUM at it"
+            "{test}: ARENA_REQUIRE_BROWSER=1 but {why}: install Chromium (Debian: apt-get \
+             install -y chromium) or point ARENA_CHROMIUM at a browser that runs"
         );
     }
     // Straight to the process's stderr, past the test harness's capture, so the skip
     // shows in a plain `cargo test` (a captured eprintln! of a passing test never does).
     let _ = writeln!(
         std::io::stderr(),
-        "\nSKIPPED {test}: no Chromium on PATH (install it, e.g. apt-get install -y \
-         chromium, or set ARENA_CHROMIUM; .ci/run installs it and sets \
+        "\nSKIPPED {test}: {why} (.ci/run installs Chromium and sets \
          ARENA_REQUIRE_BROWSER=1 so CI never skips)"
     );
-    None
+}
+
+/// A started [`Page`] for the test `test`, or `None` when the browser cannot start or
+/// answer (see [`skip_or_fail`]).
+pub fn page_or_skip(test: &str, browser: &Path, profile: &Path, size: (u32, u32)) -> Option<Page> {
+    match Page::start(browser, profile, size.0, size.1) {
+        Ok(page) => Some(page),
+        Err(why) => {
+            skip_or_fail(test, &format!("{} does not run ({why})", browser.display()));
+            None
+        }
+    }
 }
 
 /// Flags every headless run uses: no sandbox (CI runs as root), nothing fetched.
@@ -88,8 +112,9 @@ pub struct Page {
 const PATIENCE: Duration = Duration::from_secs(300);
 
 impl Page {
-    /// Starts `browser` with a window of `width` × `height` and opens a blank page.
-    pub fn start(browser: &Path, profile: &Path, width: u32, height: u32) -> Page {
+    /// Starts `browser` with a window of `width` × `height` and opens a blank page; why
+    /// not, when the browser cannot be started or does not answer.
+    pub fn start(browser: &Path, profile: &Path, width: u32, height: u32) -> Result<Page, String> {
         let mut child = Command::new("sh")
             .arg("-c")
             .arg("exec \"$0\" \"$@\" 3<&0 4>&1 0</dev/null 1>/dev/null")
@@ -102,7 +127,7 @@ impl Page {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", browser.display()));
+            .map_err(|e| format!("cannot start it: {e}"))?;
         let to_browser = child.stdin.take().expect("piped");
         let from_browser = reader(child.stdout.take().expect("piped"));
         let mut page = Page {
@@ -112,10 +137,12 @@ impl Page {
             session: String::new(),
             next_id: 0,
         };
-        let target = page.browser_call("Target.createTarget", json!({"url": "about:blank"}));
+        // Until the browser has answered once, a failure is its not running at all.
+        let target = page
+            .try_call(json!({"method": "Target.createTarget", "params": {"url": "about:blank"}}))?;
         let target = target["targetId"]
             .as_str()
-            .expect("a target id")
+            .ok_or("no target id in its answer")?
             .to_string();
         let attached = page.browser_call(
             "Target.attachToTarget",
@@ -131,10 +158,11 @@ impl Page {
             "Emulation.setDeviceMetricsOverride",
             json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
         );
-        page
+        Ok(page)
     }
 
-    fn send(&mut self, message: Value) -> u64 {
+    /// Sends a message; an error when the browser's pipe is closed (it exited).
+    fn send(&mut self, message: Value) -> Result<u64, String> {
         self.next_id += 1;
         let mut message = message;
         message["id"] = json!(self.next_id);
@@ -143,50 +171,72 @@ impl Page {
         self.to_browser
             .write_all(&bytes)
             .and_then(|()| self.to_browser.flush())
-            .expect("the browser reads its pipe");
-        self.next_id
+            .map_err(|e| format!("its pipe is closed: {e}"))?;
+        Ok(self.next_id)
     }
 
     /// Waits for the answer to `id` (events before it are dropped, unless `event`
-    /// names one to wait for instead).
-    fn wait(&mut self, id: Option<u64>, event: Option<&str>) -> Value {
+    /// names one to wait for instead); an error when the browser exits or is stuck.
+    fn try_wait(&mut self, id: Option<u64>, event: Option<&str>) -> Result<Value, String> {
         loop {
             let message = self
                 .from_browser
                 .recv_timeout(PATIENCE)
-                .expect("the browser answered within 5 minutes");
+                .map_err(|e| match e {
+                    mpsc::RecvTimeoutError::Timeout => "no answer in 5 minutes".to_string(),
+                    mpsc::RecvTimeoutError::Disconnected => match self.child.try_wait() {
+                        Ok(Some(status)) => format!("it exited: {status}"),
+                        _ => "it closed its pipe".to_string(),
+                    },
+                })?;
             if let Some(id) = id
                 && message["id"].as_u64() == Some(id)
             {
                 if let Some(error) = message.get("error") {
-                    panic!("DevTools error: {error}");
+                    return Err(format!("DevTools error: {error}"));
                 }
-                return message["result"].clone();
+                return Ok(message["result"].clone());
             }
             if let Some(event) = event
                 && message["method"] == event
             {
-                return message["params"].clone();
+                return Ok(message["params"].clone());
             }
         }
     }
 
+    /// Sends `message` and waits for its answer.
+    fn try_call(&mut self, message: Value) -> Result<Value, String> {
+        let id = self.send(message)?;
+        self.try_wait(Some(id), None)
+    }
+
+    /// [`Page::try_wait`] for a browser that has answered before: failing now fails the
+    /// test.
+    fn wait(&mut self, id: Option<u64>, event: Option<&str>) -> Value {
+        self.try_wait(id, event)
+            .unwrap_or_else(|why| panic!("the browser failed: {why}"))
+    }
+
     fn browser_call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.send(json!({"method": method, "params": params}));
-        self.wait(Some(id), None)
+        self.try_call(json!({"method": method, "params": params}))
+            .unwrap_or_else(|why| panic!("the browser failed: {why}"))
     }
 
     /// A DevTools command on the page; its result.
     pub fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.send(json!({"method": method, "params": params, "sessionId": self.session}));
-        self.wait(Some(id), None)
+        let message = json!({"method": method, "params": params, "sessionId": self.session});
+        self.try_call(message)
+            .unwrap_or_else(|why| panic!("the browser failed: {why}"))
     }
 
     /// Opens `url` and waits until it has loaded (scripts run).
     pub fn open(&mut self, url: &str) {
-        let id = self.send(
-            json!({"method": "Page.navigate", "params": {"url": url}, "sessionId": self.session}),
-        );
+        let id = self
+            .send(
+                json!({"method": "Page.navigate", "params": {"url": url}, "sessionId": self.session}),
+            )
+            .unwrap_or_else(|why| panic!("the browser failed: {why}"));
         self.wait(Some(id), None);
         self.wait(None, Some("Page.loadEventFired"));
     }
@@ -215,6 +265,8 @@ impl Page {
 }
 
 impl Drop for Page {
+    /// Never panics: it runs while a failed test unwinds, where a second panic would
+    /// abort the whole test binary.
     fn drop(&mut self) {
         let _ = self.send(json!({"method": "Browser.close"}));
         std::thread::sleep(Duration::from_millis(200));
@@ -280,4 +332,67 @@ fn base64_decodes() {
     assert_eq!(base64_decode("Zm9vYmFy"), b"foobar");
     assert_eq!(base64_decode("Zm8="), b"fo");
     assert_eq!(base64_decode("Zg=="), b"f");
+}
+
+/// Issue 20, item 23: a browser that cannot start (a file that is not executable, a
+/// program that exits 1) fails the browser tests under `ARENA_REQUIRE_BROWSER=1` and
+/// skips them without it; either way the other tests of the binary run and report (it
+/// once aborted the whole binary: a panic in `Page`'s drop while a test unwound).
+#[test]
+fn a_browser_that_cannot_start_fails_or_skips_only_its_own_tests() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let not_executable = tmp.path().join("chromium-not-executable");
+    std::fs::write(&not_executable, "not a program\n").unwrap();
+    std::fs::set_permissions(&not_executable, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let exits_1 = tmp.path().join("chromium-exits-1");
+    std::fs::write(
+        &exits_1,
+        "#!/bin/sh\necho 'cannot open display' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&exits_1, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tests = [
+        "report::headless_chromium_renders_the_report",
+        "report::headless_chromium_drives_the_game_viewer",
+    ];
+    let this_binary = std::env::current_exe().expect("the test binary");
+    for browser in [&not_executable, &exits_1] {
+        for require in [true, false] {
+            let mut run = Command::new(&this_binary);
+            run.args(["--exact", "--test-threads", "1", "browser::base64_decodes"])
+                .args(tests)
+                .env("ARENA_CHROMIUM", browser)
+                .env_remove("ARENA_REQUIRE_BROWSER");
+            if require {
+                run.env("ARENA_REQUIRE_BROWSER", "1");
+            }
+            let out = run.output().expect("the test binary runs");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let what = format!(
+                "{} with ARENA_REQUIRE_BROWSER={}: {}\n{stdout}\n{stderr}",
+                browser.display(),
+                u8::from(require),
+                out.status
+            );
+            assert!(
+                out.status.code().is_some(),
+                "not killed by a signal: {what}"
+            );
+            assert!(!stderr.contains("non-unwinding"), "{what}");
+            if require {
+                assert_eq!(out.status.code(), Some(101), "{what}");
+                assert!(stdout.contains("1 passed; 2 failed"), "{what}");
+                assert!(stdout.contains("ARENA_REQUIRE_BROWSER=1 but"), "{what}");
+            } else {
+                assert!(out.status.success(), "{what}");
+                assert!(stdout.contains("3 passed; 0 failed"), "{what}");
+                for test in tests {
+                    assert!(stderr.contains(&format!("SKIPPED {test}: ")), "{what}");
+                }
+            }
+        }
+    }
 }

@@ -258,3 +258,158 @@ fn ataxx_pgn_replays_with_our_rules() {
     let e = run_bad_input(&["export", dir.to_str().unwrap(), "--sgf"]);
     assert!(e.contains("SGF is for m,n,k games"), "{e}");
 }
+
+/// The value of tag `name` in one PGN game's headers.
+fn pgn_tag<'a>(headers: &'a str, name: &str) -> Option<&'a str> {
+    headers
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("[{name} \"")))
+        .and_then(|v| v.strip_suffix("\"]"))
+}
+
+/// Issue 20, item 19: a run played with --no-report (no environment.json) still dates
+/// its games (each record says when it was played), `Round` and SGF `RO` are the round
+/// (not the game index + 1), and `--result-convention ataxx` writes the first player's
+/// win as `1-0`, as cuteataxx and python-ataxx do, with a comment saying which.
+#[test]
+fn games_are_dated_by_their_records_with_their_round_and_either_result_convention() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ataxx");
+    run_ok(&[
+        "match",
+        data("../../configs/engines/ataxx-seed004.toml")
+            .to_str()
+            .unwrap(),
+        data("../../configs/engines/ataxx-rich.toml")
+            .to_str()
+            .unwrap(),
+        "--depth",
+        "1",
+        "--rounds",
+        "3",
+        "--quiet",
+        "--no-report",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!dir.join("environment.json").exists());
+    let games = records(&dir);
+    let d = dir.to_str().unwrap();
+    let split = |pgn: &str| -> Vec<(String, String)> {
+        pgn.split("\n\n[Event ")
+            .map(|g| {
+                let (h, m) = g.split_once("\n\n").expect("headers, then moves");
+                (h.to_string(), m.to_string())
+            })
+            .collect()
+    };
+    let chess = split(&run_ok(&["export", d]));
+    let ataxx = split(&run_ok(&["export", d, "--result-convention", "ataxx"]));
+    assert_eq!(chess.len(), games.len());
+    assert!(
+        games.iter().any(|r| r.game + 1 != r.round + 1),
+        "rounds differ"
+    );
+    let mut decisive = 0;
+    let played_at = |dir: &Path| -> Vec<String> {
+        let mut lines: Vec<serde_json::Value> = std::fs::read_to_string(dir.join("games.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        lines.sort_by_key(|v| v["game"].as_u64());
+        lines
+            .iter()
+            .map(|v| {
+                v["played_at"]
+                    .as_str()
+                    .expect("a new record says when")
+                    .to_string()
+            })
+            .collect()
+    };
+    let dates = played_at(&dir);
+    for (((chess, ataxx), r), played) in chess.iter().zip(&ataxx).zip(&games).zip(&dates) {
+        let date = played[..10].replace('-', ".");
+        assert_eq!(
+            pgn_tag(&chess.0, "Date"),
+            Some(date.as_str()),
+            "{}",
+            chess.0
+        );
+        assert_eq!(pgn_tag(&chess.0, "UTCTime"), Some(&played[11..19]));
+        assert_eq!(
+            pgn_tag(&chess.0, "Round"),
+            Some((r.round + 1).to_string().as_str()),
+            "game {} is of round {}",
+            r.game,
+            r.round
+        );
+        let (want_chess, want_ataxx) = match r.result {
+            GameResult::FirstWins => ("0-1", "1-0"),
+            GameResult::SecondWins => ("1-0", "0-1"),
+            GameResult::Draw => ("1/2-1/2", "1/2-1/2"),
+        };
+        decisive += usize::from(r.result != GameResult::Draw);
+        assert_eq!(pgn_tag(&chess.0, "Result"), Some(want_chess));
+        assert_eq!(pgn_tag(&ataxx.0, "Result"), Some(want_ataxx));
+        assert!(chess.1.trim_end().ends_with(want_chess));
+        assert!(ataxx.1.trim_end().ends_with(want_ataxx));
+        assert!(
+            chess
+                .1
+                .starts_with("{Result is from White's side, as in chess"),
+            "{}",
+            chess.1
+        );
+        assert!(
+            ataxx
+                .1
+                .starts_with("{Result is from the first player's side"),
+            "{}",
+            ataxx.1
+        );
+    }
+    assert!(decisive > 0, "some game is decisive");
+    let e = run_bad_input(&["export", d, "--result-convention", "go"]);
+    assert!(e.contains("'go' is not chess or ataxx"), "{e}");
+
+    // SGF: RO[] is the round, DT[] the day the game was played.
+    let gomoku = tmp.path().join("gomoku");
+    run_ok(&[
+        "run",
+        data("tournaments/small.toml").to_str().unwrap(),
+        "--rounds",
+        "2",
+        "--quiet",
+        "--no-report",
+        "--out",
+        gomoku.to_str().unwrap(),
+    ]);
+    let sgf = run_ok(&["export", gomoku.to_str().unwrap()]);
+    let games = records(&gomoku);
+    let trees: Vec<&str> = sgf.split("(;FF[4]").skip(1).collect();
+    assert_eq!(trees.len(), games.len());
+    for ((tree, r), played) in trees.iter().zip(&games).zip(&played_at(&gomoku)) {
+        assert!(tree.contains(&format!("RO[{}]", r.round + 1)), "{tree}");
+        let day = &played[..10];
+        assert!(tree.contains(&format!("DT[{day}]")), "{tree}");
+    }
+
+    // A record from before `played_at` still reads; its date is unknown without a
+    // report's environment.json.
+    let file = dir.join("games.jsonl");
+    let text: String = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v.as_object_mut().unwrap().remove("played_at");
+            format!("{v}\n")
+        })
+        .collect();
+    std::fs::write(&file, text).unwrap();
+    let old = run_ok(&["export", d]);
+    assert!(old.contains("[Date \"????.??.??\"]"), "{old}");
+    assert!(!old.contains("[UTCTime"), "{old}");
+}

@@ -306,17 +306,7 @@ fn a_second_writer_is_refused_at_once_and_the_first_run_is_undisturbed() {
 /// A tic-tac-toe round robin of three engines, 24 games in about a second: results to
 /// read, damage and resume.
 fn tictactoe(dir: &Path, name: &str) -> String {
-    write(
-        dir,
-        &format!("{name}.toml"),
-        &format!(
-            "name = \"{name}\"\ngame = \"tictactoe\"\nrounds = 4\nseed = 11\n\n[openings]\n\
-             kind = \"random\"\nplies = 1\n\n\
-             [[engines]]\nname = \"d1\"\nsearch = {{ depth = 1, random_margin = 5, tt_mb = 1 }}\n\n\
-             [[engines]]\nname = \"d2\"\nsearch = {{ depth = 2, random_margin = 5, tt_mb = 1 }}\n\n\
-             [[engines]]\nname = \"d9\"\nsearch = {{ depth = 9, tt_mb = 1 }}\n"
-        ),
-    )
+    crate::common::tictactoe_config(dir, name, "")
 }
 
 /// A tune of four pairs at depth 1 on 9×9 (well under a second).

@@ -15,7 +15,7 @@ use std::{
 };
 
 use crate::{
-    browser::{HEADLESS, Page, chromium_or_skip},
+    browser::{HEADLESS, Page, chromium_or_skip, page_or_skip, skip_or_fail},
     common::{data, run_bad_input, run_ok},
 };
 
@@ -436,7 +436,8 @@ fn headless_chromium_renders_the_report() {
     let shot = tmp.path().join("shot.png");
     let profile = tmp.path().join("chromium-profile");
     let page = format!("file://{}", dir.join("report.html").display());
-    let mut child = Command::new(&browser)
+    let test = "report::headless_chromium_renders_the_report";
+    let spawned = Command::new(&browser)
         .args(HEADLESS)
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--window-size=1400,4000")
@@ -445,8 +446,14 @@ fn headless_chromium_renders_the_report() {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", browser.display()));
+        .spawn();
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            let why = format!("{} cannot start: {e}", browser.display());
+            return skip_or_fail(test, &why);
+        }
+    };
     // Not a timed assertion: a guard so a stuck browser fails the test instead of hanging.
     let started = Instant::now();
     let status = loop {
@@ -463,6 +470,10 @@ fn headless_chromium_renders_the_report() {
     if let Some(mut e) = child.stderr.take() {
         use std::io::Read;
         let _ = e.read_to_string(&mut stderr);
+    }
+    if !status.success() && !shot.exists() {
+        let why = format!("{} does not run ({status}): {stderr}", browser.display());
+        return skip_or_fail(test, why.trim());
     }
     assert!(
         status.success() && shot.exists(),
@@ -711,7 +722,11 @@ fn headless_chromium_drives_the_game_viewer() {
         "--out",
         ataxx.to_str().unwrap(),
     ]);
-    let mut page = Page::start(&browser, &tmp.path().join("profile"), 1400, 1000);
+    let test = "report::headless_chromium_drives_the_game_viewer";
+    let Some(mut page) = page_or_skip(test, &browser, &tmp.path().join("profile"), (1400, 1000))
+    else {
+        return;
+    };
     drive_viewer(&mut page, &gomoku, "mnk:9,9,5");
     drive_viewer(&mut page, &ataxx, "ataxx");
 
@@ -753,4 +768,212 @@ fn headless_chromium_drives_the_game_viewer() {
         seen[3].as_str().unwrap().contains(evil),
         "the name is shown as written: {seen}"
     );
+}
+
+/// Issue 20, item 18: a fit's `k` of about 3e-5 is shown as such (it read `k | 0`); a
+/// sweep whose pairing won every game draws that infinite Elo as an arrow the legend
+/// explains (no point at the top edge), keeps the legend beside the data, puts
+/// whole-number ticks on whole-number values; and `pairings.csv` writes the infinite
+/// Elo as `+inf` with `elo_low`/`elo_high`, as `scaling.csv` does.
+#[test]
+fn small_numbers_infinite_elo_and_whole_number_sweeps_are_shown_as_they_are() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fit = tmp.path().join("fit");
+    run_ok(&[
+        "fit",
+        data("fit/small.toml").to_str().unwrap(),
+        "--quiet",
+        "--out",
+        fit.to_str().unwrap(),
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&read(&fit.join("fit.json"))).unwrap();
+    let k = json["k"].as_f64().unwrap();
+    assert!(k > 0.0 && k < 1e-3, "a small k to show: {k}");
+    let md = read(&fit.join("report.md"));
+    let shown: f64 = md
+        .lines()
+        .find_map(|l| l.strip_prefix("| k | "))
+        .and_then(|v| v.strip_suffix(" |"))
+        .unwrap_or_else(|| panic!("a k row in {md}"))
+        .parse()
+        .expect("k is shown as a number");
+    assert!((shown / k - 1.0).abs() < 1e-3, "k {k} is shown as {shown}");
+
+    let config = crate::common::write(
+        tmp.path(),
+        "inf.toml",
+        "name = \"inf\"\ngame = \"tictactoe\"\nrounds = 2\nseed = 5\n\n[openings]\n\
+         kind = \"random\"\nplies = 1\n\n[[engines]]\nname = \"perfect\"\n\
+         search = { depth = 9, tt_mb = 1 }\n\n[[engines]]\nname = \"d1\"\n\
+         search = { depth = 1, tt_mb = 1, ordering = [\"none\"] }\n\n[[engines]]\n\
+         name = \"d2\"\nsearch = { depth = 2, tt_mb = 1 }\n",
+    );
+    let sweep = tmp.path().join("sweep");
+    run_ok(&[
+        "sweep",
+        &config,
+        "--over",
+        "search.tt_mb=1,2",
+        "--quiet",
+        "--no-report",
+        "--out",
+        sweep.to_str().unwrap(),
+    ]);
+    let scaling = read(&sweep.join("scaling.csv"));
+    assert!(
+        scaling.contains("perfect vs d1,1,4,+inf,"),
+        "the pairing won every game: {scaling}"
+    );
+    let pairings = read(&sweep.join("search.tt_mb=1/pairings.csv"));
+    let header: Vec<&str> = pairings.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = pairings
+        .lines()
+        .find(|l| l.starts_with("perfect,d1,"))
+        .unwrap()
+        .split(',')
+        .collect();
+    let cell = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(cell("elo"), "+inf", "{pairings}");
+    assert_eq!(cell("elo_high"), "+inf", "{pairings}");
+    assert!(cell("elo_low").parse::<f64>().is_ok(), "{pairings}");
+
+    let svg = read(&sweep.join("scaling.svg"));
+    let doc = roxmltree::Document::parse(&svg).expect("the SVG parses");
+    let texts: Vec<(f64, String)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| {
+            let x = n.attribute("x").unwrap().parse().unwrap();
+            (x, n.text().unwrap_or("").trim().to_string())
+        })
+        .collect();
+    let marks: Vec<f64> = doc
+        .descendants()
+        .filter_map(|n| match n.tag_name().name() {
+            // Data points have radius 3 (the legend's samples 4).
+            "circle" if n.attribute("r") == Some("3") => {
+                n.attribute("cx").and_then(|v| v.parse().ok())
+            }
+            "polygon" => n.attribute("points").map(|p| {
+                p.split_whitespace()
+                    .filter_map(|xy| xy.split(',').next()?.parse::<f64>().ok())
+                    .fold(0.0, f64::max)
+            }),
+            _ => None,
+        })
+        .collect();
+    let rightmost = marks.iter().copied().fold(0.0, f64::max);
+    let legend = |label: &str| {
+        texts
+            .iter()
+            .find(|(_, t)| t == label)
+            .unwrap_or_else(|| panic!("'{label}' in the legend: {texts:?}"))
+            .0
+    };
+    for label in ["perfect vs d1", "perfect vs d2", "d1 vs d2"] {
+        assert!(legend(label) > rightmost, "{label} is beside the data");
+    }
+    assert!(legend("▲ Elo +∞: every game won") > rightmost);
+    assert!(
+        doc.descendants().any(|n| n.has_tag_name("polygon")),
+        "an arrow head for +inf"
+    );
+    for tick in ["1", "2"] {
+        assert!(
+            texts.iter().any(|(_, t)| t == tick),
+            "tick {tick}: {texts:?}"
+        );
+    }
+    assert!(
+        !texts.iter().any(|(_, t)| t == "1.5" || t == "1.2"),
+        "no fractional ticks on whole-number values: {texts:?}"
+    );
+}
+
+/// One key press in the page (DevTools input events, as a keyboard sends them).
+fn press(page: &mut Page, key: &str, code: u32) -> u64 {
+    for kind in ["rawKeyDown", "keyUp"] {
+        page.call(
+            "Input.dispatchKeyEvent",
+            serde_json::json!({"type": kind, "key": key, "code": key,
+                "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code}),
+        );
+    }
+    page.eval("Number(document.getElementById('viewer-board').getAttribute('data-ply'))")
+        .as_u64()
+        .expect("a ply")
+}
+
+/// Issue 20, item 17: the arrow keys, Home and End step through the game (the page had
+/// two elements with id `viewer`, and the keys were bound to the heading), and a link
+/// `report.html#game=N&ply=P` scrolls the viewer into view instead of leaving the page
+/// at the top.
+#[test]
+fn headless_chromium_viewer_takes_keys_and_links_scroll_to_it() {
+    let test = "report::headless_chromium_viewer_takes_keys_and_links_scroll_to_it";
+    let Some(browser) = chromium_or_skip(test) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = small_run(tmp.path(), "small", &[]);
+    let html = read(&dir.join("report.html"));
+    assert_eq!(
+        html.matches("id=\"viewer\"").count(),
+        1,
+        "one element is #viewer"
+    );
+    let records = arena::tournament::read_records(&dir.join("games.jsonl"))
+        .unwrap()
+        .records;
+    let r = records.iter().max_by_key(|r| r.moves.len()).unwrap();
+    let n = r.moves.len() as u64;
+    let Some(mut page) = page_or_skip(test, &browser, &tmp.path().join("profile"), (1400, 900))
+    else {
+        return;
+    };
+    page.open(&format!(
+        "file://{}#game={}&ply=2",
+        dir.join("report.html").display(),
+        r.game
+    ));
+    let seen = page.eval(
+        "(() => { const h = document.getElementById('viewer').getBoundingClientRect(); \
+         return [window.scrollY, h.top, window.innerHeight, \
+         Number(document.getElementById('viewer-board').getAttribute('data-ply'))]; })()",
+    );
+    let seen: Vec<f64> = seen
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(seen[3], 2.0, "the linked move is shown");
+    assert!(seen[0] > 0.0, "the page scrolled: {seen:?}");
+    assert!(
+        seen[1] >= -1.0 && seen[1] < seen[2] / 2.0,
+        "the viewer's heading is at the top of the window: {seen:?}"
+    );
+    assert_eq!(press(&mut page, "ArrowRight", 39), 3);
+    assert_eq!(press(&mut page, "End", 35), n);
+    assert_eq!(press(&mut page, "ArrowLeft", 37), n - 1);
+    assert_eq!(press(&mut page, "Home", 36), 0);
+    assert_eq!(
+        press(&mut page, "ArrowLeft", 37),
+        0,
+        "no move before the start"
+    );
+    // A click on the board gives the viewer the keys again after focus went elsewhere.
+    page.eval("document.activeElement.blur(); document.body.focus(); 0");
+    let centre = page.eval(
+        "(() => { const b = document.getElementById('viewer-board'); b.scrollIntoView(); \
+         const r = b.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()",
+    );
+    let (x, y) = (centre[0].as_f64().unwrap(), centre[1].as_f64().unwrap());
+    for kind in ["mousePressed", "mouseReleased"] {
+        page.call(
+            "Input.dispatchMouseEvent",
+            serde_json::json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+        );
+    }
+    assert_eq!(press(&mut page, "ArrowRight", 39), 1);
 }

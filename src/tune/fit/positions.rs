@@ -402,6 +402,7 @@ mod tests {
             seed: 1,
             reproducible: true,
             duration_ms: 0,
+            played_at: None,
         }
     }
 

@@ -1,0 +1,65 @@
+//! Mean nodes to complete each search depth, with each engine's effective branching
+//! factor.
+
+use super::*;
+
+pub(super) fn nodes_by_depth<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    t: &Tour,
+) -> DrawResult<DB> {
+    let s = &t.summary;
+    let legend: Vec<(usize, String)> = t
+        .order
+        .iter()
+        .filter(|&&e| !s.engines[e].nodes_by_depth.is_empty())
+        .map(|&e| {
+            let ebf = effective_branching_factor(&s.engines[e].nodes_by_depth)
+                .map_or("EBF n/a".to_string(), |v| format!("EBF {v:.2}"));
+            (
+                e,
+                format!("{}  {ebf}", fit(&s.engines[e].name, LABEL_SIZE, 220)),
+            )
+        })
+        .collect();
+    let (plot_area, legend_area) = beside_legend(area, &legend, 70, WIDTH);
+    let all = s.engines.iter().flat_map(|e| e.nodes_by_depth.iter());
+    let (mut dmax, mut lo, mut hi) = (1u32, f64::MAX, 0.0f64);
+    for &(d, _, n) in all {
+        dmax = dmax.max(d);
+        lo = lo.min(n);
+        hi = hi.max(n);
+    }
+    let x = Axis::integers(1, dmax);
+    let y = Axis::log(lo, hi);
+    let mut chart = build(&plot_area, &x, &y, 70, 10)?;
+    mesh(
+        &mut chart,
+        &x,
+        &y,
+        "search depth (plies)",
+        "mean nodes by then (log scale)",
+    )?;
+    for &(e, _) in &legend {
+        let c = color(e);
+        let by_depth = &s.engines[e].nodes_by_depth;
+        let used = depths_for_ebf(by_depth).len();
+        let pts: Vec<(f64, f64)> = by_depth
+            .iter()
+            .map(|&(d, _, n)| (f64::from(d), y.at(n)))
+            .collect();
+        chart.draw_series(std::iter::once(PathElement::new(
+            pts[..used].to_vec(),
+            c.stroke_width(3),
+        )))?;
+        if used < pts.len() {
+            chart.draw_series(std::iter::once(DashedPathElement::new(
+                pts[used - 1..].to_vec(),
+                6,
+                4,
+                c.stroke_width(2),
+            )))?;
+        }
+        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
+    }
+    draw_legend(&legend_area, &legend, 20, false)
+}

@@ -1,0 +1,420 @@
+//! Replaying a game record by the rules: the opening must be a position of the game, the
+//! moves legal from it in turn, `first_move_by` the side to move after the opening, and
+//! the result and reason what the moves (or the record's reason for ending early) make
+//! of them. [`validate`](super::validate) calls it for every record it reads back, so a
+//! hand-edited result, a move onto a taken cell or a swapped `first_move_by` is refused
+//! instead of skewing the statistics.
+//!
+//! A game may end early for a reason the rules cannot see (a fault, a time forfeit, an
+//! adjudication, an outside engine's illegal move); those records are accepted with what
+//! can be checked: that the game was not over before its last move, who lost, and for
+//! `illegal-move` that only the last move may be unplayable (it is the engine's text).
+//!
+//! It knows the rules and the record; nothing of how records are stored or scheduled.
+
+use super::{
+    config::Adjudication,
+    record::{GameRecord, GameResult},
+};
+use crate::{
+    game::{EndReason, Game, GameSpec, Outcome, Side},
+    with_game,
+};
+
+/// Why a game ended early, as records write it; `None` for a reason arena never writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Early {
+    /// `max-plies`: adjudicated a draw.
+    MaxPlies,
+    /// `resign`: the last mover's score stayed below the threshold.
+    Resign,
+    /// `illegal-move`: the last move (as the engine wrote it) was not legal.
+    IllegalMove,
+    /// `time-forfeit`: a move past its limit (recorded) or a clock run out (not).
+    TimeForfeit,
+    /// `no-move`: the side to move returned none.
+    NoMove,
+    /// `fault: ...`: the side to move (or, before any move, either side) failed.
+    Fault,
+}
+
+/// How the record says the game ended.
+enum Ending {
+    /// By the rules.
+    Rules(EndReason),
+    /// Early.
+    Early(Early),
+}
+
+fn ending(reason: &str) -> Option<Ending> {
+    const RULES: [EndReason; 5] = [
+        EndReason::KInARow,
+        EndReason::BoardFull,
+        EndReason::NoStones,
+        EndReason::NoMoves,
+        EndReason::HalfmoveLimit,
+    ];
+    if let Some(r) = RULES.into_iter().find(|r| r.as_str() == reason) {
+        return Some(Ending::Rules(r));
+    }
+    let early = match reason {
+        "max-plies" => Early::MaxPlies,
+        "resign" => Early::Resign,
+        "illegal-move" => Early::IllegalMove,
+        "time-forfeit" => Early::TimeForfeit,
+        "no-move" => Early::NoMove,
+        _ if reason.starts_with("fault: ") => Early::Fault,
+        _ => return None,
+    };
+    Some(Ending::Early(early))
+}
+
+/// The result in which `side` loses.
+fn loss_of(side: Side) -> GameResult {
+    match side {
+        Side::First => GameResult::SecondWins,
+        Side::Second => GameResult::FirstWins,
+    }
+}
+
+fn result_of(outcome: Outcome) -> GameResult {
+    match outcome.winner() {
+        Some(Side::First) => GameResult::FirstWins,
+        Some(Side::Second) => GameResult::SecondWins,
+        None => GameResult::Draw,
+    }
+}
+
+/// The result as words: `1-0 (black won)`.
+fn describe(result: GameResult) -> String {
+    let what = match result {
+        GameResult::FirstWins => "black won",
+        GameResult::SecondWins => "white won",
+        GameResult::Draw => "a draw",
+    };
+    format!("{} ({what})", result.as_str())
+}
+
+/// Replays `r` by the rules of `game`, with the run's adjudication; the message says
+/// what does not match, starting with the game.
+pub fn replay(game: GameSpec, adjudication: &Adjudication, r: &GameRecord) -> Result<(), String> {
+    with_game!(game, |G, config| replay_in::<G>(&config, adjudication, r))
+        .map_err(|why| format!("game {}: {why}", r.game))
+}
+
+fn replay_in<G: Game>(
+    config: &G::Config,
+    adjudication: &Adjudication,
+    r: &GameRecord,
+) -> Result<(), String> {
+    let start =
+        G::from_text(config, &r.opening).map_err(|e| format!("opening '{}': {e}", r.opening))?;
+    let first = match start.side_to_move() {
+        Side::First => r.black,
+        Side::Second => r.white,
+    };
+    if r.first_mover != first {
+        return Err(format!(
+            "first_move_by is {}, but after the opening {} is to move, engine {first}",
+            r.first_mover,
+            start.side_to_move()
+        ));
+    }
+    let Some(ending) = ending(&r.reason) else {
+        return Err(format!(
+            "reason '{}' is not one arena writes (k-in-a-row, board-full, no-stones, \
+             no-moves, halfmove-limit, max-plies, resign, illegal-move, time-forfeit, \
+             no-move, fault: ...)",
+            r.reason
+        ));
+    };
+    let illegal_last = matches!(ending, Ending::Early(Early::IllegalMove));
+    let max = adjudication.max_plies;
+    let mut pos = start;
+    // The side that made the last move, and whether that move was played.
+    let mut last_mover = None;
+    for (i, text) in r.moves.iter().enumerate() {
+        let n = i + 1;
+        if let Some(outcome) = pos.outcome() {
+            return Err(format!(
+                "move {n} '{text}' comes after the game ended ({})",
+                outcome.reason()
+            ));
+        }
+        if max > 0 && pos.plies() >= max {
+            return Err(format!(
+                "move {n} '{text}' comes after max_plies = {max}, where the game is a draw"
+            ));
+        }
+        last_mover = Some(pos.side_to_move());
+        let is_last = n == r.moves.len();
+        match pos.try_play(text) {
+            Ok(_) => {}
+            // The engine's text for the move that lost it the game.
+            Err(_) if is_last && illegal_last => {}
+            Err(e) => return Err(format!("move {n}: {e}")),
+        }
+    }
+    let to_move = pos.side_to_move();
+    let end = pos.outcome();
+    // The results the record's ending allows.
+    let (allowed, why): (Vec<GameResult>, String) = match ending {
+        Ending::Rules(reason) => match end {
+            Some(outcome) if outcome.reason() == reason => (
+                vec![result_of(outcome)],
+                format!("the moves end in {reason}"),
+            ),
+            Some(outcome) => {
+                return Err(format!(
+                    "reason is {reason}, but the moves end in {}",
+                    outcome.reason()
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "reason is {reason}, but the game is not over after its {} moves",
+                    r.moves.len()
+                ));
+            }
+        },
+        Ending::Early(early) => {
+            if let Some(outcome) = end
+                && !matches!(early, Early::IllegalMove | Early::TimeForfeit)
+            {
+                return Err(format!(
+                    "reason is {}, but the moves end the game ({})",
+                    r.reason,
+                    outcome.reason()
+                ));
+            }
+            early_results(early, r, adjudication, &pos, to_move, last_mover)?
+        }
+    };
+    if !allowed.contains(&r.result) {
+        let want: Vec<String> = allowed.iter().map(|&a| describe(a)).collect();
+        return Err(format!(
+            "result is {}, but {why}, which makes it {}",
+            describe(r.result),
+            want.join(" or ")
+        ));
+    }
+    Ok(())
+}
+
+/// The results a game that ended early for `early` can have, and why.
+fn early_results<G: Game>(
+    early: Early,
+    r: &GameRecord,
+    adjudication: &Adjudication,
+    pos: &G,
+    to_move: Side,
+    last_mover: Option<Side>,
+) -> Result<(Vec<GameResult>, String), String> {
+    let decisive = vec![GameResult::FirstWins, GameResult::SecondWins];
+    let reason = &r.reason;
+    Ok(match early {
+        Early::MaxPlies => {
+            let max = adjudication.max_plies;
+            if max == 0 || pos.plies() < max {
+                return Err(format!(
+                    "reason is max-plies, but the game has {} plies and the run's max_plies \
+                     is {max}{}",
+                    pos.plies(),
+                    if max == 0 { " (none)" } else { "" }
+                ));
+            }
+            (vec![GameResult::Draw], "max-plies is a draw".into())
+        }
+        Early::Resign => {
+            let Some(loser) = last_mover else {
+                return Err("reason is resign, but no move was played".into());
+            };
+            check_resign(r, adjudication)?;
+            (
+                vec![loss_of(loser)],
+                format!("{loser} made the last move and resigned"),
+            )
+        }
+        Early::IllegalMove => {
+            let Some(loser) = last_mover else {
+                return Err("reason is illegal-move, but the record has no move".into());
+            };
+            (
+                vec![loss_of(loser)],
+                format!("{loser} made the illegal last move"),
+            )
+        }
+        Early::NoMove => (vec![loss_of(to_move)], format!("{to_move} had no move")),
+        Early::Fault if r.moves.is_empty() => (decisive, format!("{reason} loses the game")),
+        Early::Fault => (
+            vec![loss_of(to_move)],
+            format!("{to_move}, to move, made the fault"),
+        ),
+        // A clock that ran out leaves the late move out; a move past its move limit is
+        // recorded: either side may have lost, but before any move only the side to move.
+        Early::TimeForfeit if r.moves.is_empty() => (
+            vec![loss_of(to_move)],
+            format!("{to_move}, to move, lost on time"),
+        ),
+        Early::TimeForfeit => (decisive, "a time forfeit loses the game".into()),
+    })
+}
+
+/// A resignation follows the run's rule: `resign_moves` moves of the loser in a row
+/// (its last ones) scored at or below `-resign_score`.
+fn check_resign(r: &GameRecord, adjudication: &Adjudication) -> Result<(), String> {
+    let (score, moves) = (adjudication.resign_score, adjudication.resign_moves);
+    if score <= 0 || moves == 0 {
+        return Err(
+            "reason is resign, but the run's [adjudication] has no resign rule".to_string(),
+        );
+    }
+    let low = r
+        .stats
+        .iter()
+        .rev()
+        .step_by(2)
+        .take(moves as usize)
+        .filter(|s| s.score.is_some_and(|v| v <= -score))
+        .count();
+    if low < moves as usize {
+        return Err(format!(
+            "reason is resign, but the loser's last {moves} scores are not all at or below \
+             -{score} (resign_score)"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::record::MoveStat;
+
+    fn stat(score: Option<i32>) -> MoveStat {
+        MoveStat {
+            depth: 1,
+            nodes: 1,
+            time_us: 1,
+            score,
+            iterations: vec![],
+        }
+    }
+
+    /// A tic-tac-toe record: black 0 moves first from the empty board.
+    fn ttt(moves: &[&str], result: GameResult, reason: &str) -> GameRecord {
+        GameRecord {
+            variant: None,
+            game: 3,
+            pair: 1,
+            round: 0,
+            pairing: 0,
+            black: 0,
+            white: 1,
+            black_name: "a".into(),
+            white_name: "b".into(),
+            opening: String::new(),
+            first_mover: 0,
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            stats: moves.iter().map(|_| stat(None)).collect(),
+            result,
+            reason: reason.into(),
+            plies: moves.len() as u32,
+            seed: 0,
+            reproducible: true,
+            duration_ms: 0,
+            played_at: None,
+        }
+    }
+
+    fn check(r: &GameRecord) -> Result<(), String> {
+        replay(
+            "tictactoe".parse().unwrap(),
+            &Adjudication {
+                max_plies: 0,
+                resign_score: 100,
+                resign_moves: 2,
+            },
+            r,
+        )
+    }
+
+    const WIN: [&str; 5] = ["a1", "b1", "a2", "b2", "a3"];
+
+    #[test]
+    fn finished_games_must_end_as_recorded() {
+        use GameResult::*;
+        check(&ttt(&WIN, FirstWins, "k-in-a-row")).unwrap();
+        let cases = [
+            (ttt(&WIN, SecondWins, "k-in-a-row"), "result is 0-1"),
+            (ttt(&WIN, FirstWins, "board-full"), "end in k-in-a-row"),
+            (ttt(&WIN[..4], FirstWins, "k-in-a-row"), "not over"),
+            (ttt(&["a1", "a1"], FirstWins, "no-move"), "move 2: illegal"),
+            (ttt(&["a1", "z9"], FirstWins, "no-move"), "move 2: invalid"),
+            (
+                ttt(&[&WIN[..], &["c3"]].concat(), FirstWins, "k-in-a-row"),
+                "after the game ended",
+            ),
+            (ttt(&WIN, FirstWins, "resign"), "end the game"),
+            (ttt(&WIN, FirstWins, "typo"), "not one arena writes"),
+            (ttt(&WIN[..2], Draw, "max-plies"), "max_plies"),
+        ];
+        for (r, want) in cases {
+            let e = check(&r).unwrap_err();
+            assert!(e.starts_with("game 3: ") && e.contains(want), "{want}: {e}");
+        }
+        let mut swapped = ttt(&WIN, FirstWins, "k-in-a-row");
+        swapped.first_mover = 1;
+        assert!(check(&swapped).unwrap_err().contains("first_move_by"));
+    }
+
+    #[test]
+    fn early_endings_check_who_lost() {
+        use GameResult::*;
+        // Black made the illegal second move of its own (move 3), as text.
+        check(&ttt(&["a1", "b1", "b1"], SecondWins, "illegal-move")).unwrap();
+        check(&ttt(&["a1", "b1", "zz"], SecondWins, "illegal-move")).unwrap();
+        let e = check(&ttt(&["a1", "b1", "b1"], FirstWins, "illegal-move")).unwrap_err();
+        assert!(e.contains("black made the illegal last move"), "{e}");
+        // Only the last move may be illegal.
+        assert!(check(&ttt(&["a1", "a1", "b1"], FirstWins, "illegal-move")).is_err());
+        // no-move and a fault: the side to move (white after one move) loses.
+        check(&ttt(&["a1"], FirstWins, "no-move")).unwrap();
+        check(&ttt(&["a1"], FirstWins, "fault: crash (exit 1)")).unwrap();
+        assert!(check(&ttt(&["a1"], SecondWins, "fault: timeout")).is_err());
+        // Before any move a fault may be either engine's (its handshake).
+        check(&ttt(&[], FirstWins, "fault: timeout")).unwrap();
+        check(&ttt(&[], SecondWins, "fault: timeout")).unwrap();
+        check(&ttt(&["a1", "b1"], SecondWins, "time-forfeit")).unwrap();
+        check(&ttt(&["a1", "b1"], FirstWins, "time-forfeit")).unwrap();
+        assert!(check(&ttt(&["a1", "b1"], Draw, "time-forfeit")).is_err());
+        // A late winning move still loses on time.
+        check(&ttt(&WIN, SecondWins, "time-forfeit")).unwrap();
+        // Resign: the last mover, with its last two scores low enough.
+        let mut r = ttt(&["a1", "b1", "c1", "a2"], FirstWins, "resign");
+        r.stats[1].score = Some(-100);
+        r.stats[3].score = Some(-300);
+        check(&r).unwrap();
+        r.stats[1].score = Some(-99);
+        assert!(check(&r).unwrap_err().contains("resign_score"));
+        r.stats[1].score = Some(-100);
+        r.result = SecondWins;
+        assert!(check(&r).unwrap_err().contains("white made the last move"));
+    }
+
+    #[test]
+    fn max_plies_counts_the_opening() {
+        let adj = Adjudication {
+            max_plies: 4,
+            ..Adjudication::default()
+        };
+        let spec: GameSpec = "tictactoe".parse().unwrap();
+        let mut r = ttt(&["b1", "a2"], GameResult::Draw, "max-plies");
+        r.opening = "a1c3".into();
+        replay(spec, &adj, &r).unwrap();
+        r.moves.push("b2".into());
+        r.stats.push(stat(None));
+        let e = replay(spec, &adj, &r).unwrap_err();
+        assert!(e.contains("after max_plies = 4"), "{e}");
+    }
+}

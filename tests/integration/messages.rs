@@ -1,0 +1,179 @@
+//! Messages a user reads (issue 20, item 21): a config error names the key's own line,
+//! never a comment that mentions it; a mistyped `--set` name gets the nearest names
+//! first and the error names the flag that was given; a type error says the TOML type
+//! and how to write it; `arena bench --help` says what each switch saves.
+
+use std::path::PathBuf;
+
+use crate::common::{run_bad_input, run_ok, write};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn engine(name: &str) -> String {
+    root()
+        .join("configs/engines")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn a_config_error_names_the_key_line_never_a_comment() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("engines")).unwrap();
+    write(
+        &tmp.path().join("engines"),
+        "bad.toml",
+        "name = \"bad\"\ngame = \"gomoku\"\ntable = \"missing.toml\"\n[search]\ndepth = 1\n",
+    );
+    let config = write(
+        tmp.path(),
+        "t.toml",
+        "# engines/bad.toml names missing.toml, a table that is not there\n\
+         name = \"t\"\ngame = \"gomoku\"\nrounds = 1\n\n\
+         [[engines]]\nname = \"ok\"\nsearch = { depth = 1 }\n\n\
+         [[engines]]\n# mine: table = \"tables/none.toml\"\nname = \"mine\"\n\
+         table = \"tables/none.toml\"\nsearch = { depth = 1 }\n\n\
+         [[engines]]\nfile = \"engines/bad.toml\"\n",
+    );
+    // The inline engine's missing table: line 13 holds `table = ...` (line 12 is a
+    // comment saying the same).
+    let e = run_bad_input(&["run", &config, "--quiet"]);
+    assert!(e.contains("t.toml:13: engines[2]: key `table`"), "{e}");
+    // The file engine's missing table: at its `file = ...` line, not the comment on line 1.
+    let text = std::fs::read_to_string(&config).unwrap().replace(
+        "table = \"tables/none.toml\"\nsearch",
+        "table = \"none\"\nsearch",
+    );
+    std::fs::write(&config, text).unwrap();
+    let e = run_bad_input(&["run", &config, "--quiet"]);
+    assert!(e.contains("t.toml:17: engines[3]: key `file`"), "{e}");
+}
+
+#[test]
+fn a_mistyped_set_gets_the_nearest_names_and_the_flag_given() {
+    let seed = engine("gomoku-seed003-threat.toml");
+    let e = run_bad_input(&["analyse", &seed, "--depth", "1", "--set", "search.dpth=3"]);
+    let guess = e
+        .find("did you mean `search.depth`?")
+        .unwrap_or_else(|| panic!("a guess: {e}"));
+    let list = e.find("numeric parameters:").expect("then the list");
+    assert!(guess < list, "the guess comes first: {e}");
+    for (flag, which) in [
+        ("--set", "first"),
+        ("--set-a", "first"),
+        ("--set-b", "second"),
+    ] {
+        let e = run_bad_input(&["match", &seed, &seed, "--depth", "1", flag, "search.dpth=3"]);
+        assert!(
+            e.contains(&format!("the {which} engine"))
+                && e.contains(&format!(": {flag} search.dpth=3:")),
+            "{flag}: {e}"
+        );
+        assert!(e.contains("did you mean `search.depth`?"), "{e}");
+    }
+    // No guess for a name nowhere near one.
+    let e = run_bad_input(&["analyse", &seed, "--depth", "1", "--set", "colour=3"]);
+    assert!(!e.contains("did you mean"), "{e}");
+}
+
+#[test]
+fn type_errors_say_the_toml_type_and_how_to_write_it() {
+    let seed = engine("gomoku-seed003-threat.toml");
+    let e = run_bad_input(&["analyse", &seed, "--set", "search.ordering=3"]);
+    assert!(
+        e.contains("expected an array (TOML: ordering = [\"tt_move\"")
+            && e.contains("found an integer"),
+        "{e}"
+    );
+    let e = run_bad_input(&["analyse", &seed, "--set", "search.depth=[3]"]);
+    assert!(e.contains("expected an integer (TOML: depth = "), "{e}");
+    let tmp = tempfile::tempdir().unwrap();
+    for (value, want) in [
+        (
+            "3",
+            "expected an array (TOML: ordering = [1, 2]), found an integer `3`",
+        ),
+        (
+            "\"threat\"",
+            "expected an array (TOML: ordering = [1, 2]), found a string",
+        ),
+    ] {
+        let bad = write(
+            tmp.path(),
+            "bad.toml",
+            &format!("name = \"x\"\ngame = \"gomoku\"\n[search]\ndepth = 1\nordering = {value}\n"),
+        );
+        let e = run_bad_input(&["analyse", &bad]);
+        assert!(
+            e.contains("bad.toml:5: key `ordering`: ") && e.contains(want),
+            "{e}"
+        );
+        assert!(!e.contains("a array") && !e.contains("sequence"), "{e}");
+    }
+    let bad = write(
+        tmp.path(),
+        "bad.toml",
+        "name = \"x\"\ngame = \"gomoku\"\n[search]\ndepth = 1.5\n",
+    );
+    let e = run_bad_input(&["analyse", &bad]);
+    assert!(
+        e.contains("expected an integer (TOML: depth = 3), found a float `1.5`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bench_help_says_what_each_switch_saves() {
+    let help = run_ok(&["bench", "--help"]);
+    assert!(
+        !help.lines().any(|l| l.trim_end().ends_with("issue 11:")),
+        "no sentence left unfinished: {help}"
+    );
+    // The figures it gives are the bench's own (node counts: the same on any machine).
+    for (figure, args) in [
+        (
+            "depth 7: 45,122 with all on",
+            vec!["ataxx-modern.toml", "ataxx-middlegame.txt", "7"],
+        ),
+        (
+            "without lmr 103,210",
+            vec!["ataxx-modern.toml", "ataxx-middlegame.txt", "7", "lmr"],
+        ),
+        (
+            "depth 8: 68,019 with all on",
+            vec!["gomoku-modern.toml", "gomoku-15x15.txt", "8"],
+        ),
+    ] {
+        assert!(help.contains(figure), "{figure}: {help}");
+        let positions = root().join("configs/positions").join(args[1]);
+        let mut cmd = vec![
+            "bench".to_string(),
+            engine(args[0]),
+            "--positions".into(),
+            positions.display().to_string(),
+            "--depth".into(),
+            args[2].into(),
+        ];
+        if let Some(off) = args.get(3) {
+            cmd.extend(["--set".into(), format!("search.{off}=false")]);
+        }
+        let cmd: Vec<&str> = cmd.iter().map(String::as_str).collect();
+        let out = run_ok(&cmd);
+        let nodes: String = figure
+            .rsplit(' ')
+            .find(|w| w.contains(','))
+            .unwrap()
+            .replace(',', "");
+        assert!(
+            out.lines()
+                .last()
+                .unwrap()
+                .trim_start()
+                .starts_with(&format!("{nodes} nodes")),
+            "{figure}: {out}"
+        );
+    }
+}
