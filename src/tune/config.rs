@@ -35,6 +35,7 @@ use crate::{
     config::{self, ConfigError, ConfigFile},
     engine::EngineConfig,
     game::GameSpec,
+    protocol::{EngineSpec, Protocol, client::uai::UaiOption, external::ExternalEngine},
     stats::SprtConfig,
     tournament::config::OpeningsConfig,
 };
@@ -45,10 +46,22 @@ use crate::{
 pub struct ParamEntry {
     /// The named parameter (`table.open_three`, `search.top_k`).
     pub name: String,
-    /// Lowest value.
-    pub min: f64,
-    /// Highest value.
-    pub max: f64,
+    /// Lowest value (an outside UAI engine's `spin` option may leave it to the
+    /// engine's own `min`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    /// Highest value (likewise from the engine's `max`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// The value tuning starts from (default: the engine's own: a built-in engine's
+    /// value, the `options` value of an outside engine's file, or a UAI engine's
+    /// `default`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<f64>,
+    /// Whole numbers only (outside engines; default: true for options of an outside
+    /// engine, except UAI `string` options; a built-in engine says it itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integer: Option<bool>,
     /// Perturbation at the end (default (max - min) / 20).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub c_end: Option<f64>,
@@ -130,7 +143,7 @@ macro_rules! job_config {
                 text: &str,
                 what: &str,
             ) -> Result<
-                (std::path::PathBuf, crate::engine::EngineConfig, crate::game::GameSpec),
+                (std::path::PathBuf, crate::protocol::EngineSpec, crate::game::GameSpec),
                 crate::config::ConfigError,
             > {
                 let r = crate::tune::config::EngineRef {
@@ -210,8 +223,9 @@ pub struct Tune {
     pub config: TuneConfig,
     /// The game.
     pub game: GameSpec,
-    /// The base engine, `set` applied, playing `game`.
-    pub base: EngineConfig,
+    /// The base engine, `set` applied, playing `game`: a built-in engine or an outside
+    /// program (tuned through its options).
+    pub base: EngineSpec,
     /// The base engine's config file.
     pub engine_path: PathBuf,
     /// The parameters, with their start values and defaults filled in.
@@ -256,7 +270,7 @@ impl ConfigFile for Tune {
                 "no [[params]]: name at least one parameter to tune".into(),
             ));
         }
-        let numeric = engine.numeric_params();
+        let mut listed: Option<Vec<UaiOption>> = None;
         let mut params = Vec::new();
         for (i, entry) in config.params.iter().enumerate() {
             let line = |key: &str| param_line(text, i, key);
@@ -266,33 +280,22 @@ impl ConfigFile for Tune {
                     format!("params[{}] `{}`: {message}", i + 1, entry.name),
                 )
             };
-            let Some(&(_, start, integer)) = numeric.iter().find(|(n, _, _)| *n == entry.name)
-            else {
-                // The engine's own error lists every numeric parameter.
-                let why = match engine.get(&entry.name) {
-                    Some(v) => format!("is not a number (it is {})", v.type_str()),
-                    None => engine
-                        .clone()
-                        .set(&entry.name, toml::Value::Integer(0))
-                        .err()
-                        .unwrap_or_else(|| "is not a numeric parameter".into()),
-                };
-                return Err(at(
-                    line("name"),
-                    format!("params[{}] `{}`: {why}", i + 1, entry.name),
-                ));
-            };
+            let (min, max, start, integer) = match &engine {
+                EngineSpec::Builtin(e) => builtin_param(e, entry),
+                EngineSpec::External(e) => outside_param(e, entry, &mut listed),
+            }
+            .map_err(|(key, m)| err(key, m))?;
             if params.iter().any(|p: &Param| p.name == entry.name) {
                 return Err(err("name", "is tuned twice".into()));
             }
             let param = Param {
                 name: entry.name.clone(),
-                min: entry.min,
-                max: entry.max,
+                min,
+                max,
                 start,
                 c_end: entry
                     .c_end
-                    .unwrap_or_else(|| Param::default_c_end(entry.min, entry.max)),
+                    .unwrap_or_else(|| Param::default_c_end(min, max)),
                 r_end: entry.r_end.unwrap_or(Param::DEFAULT_R_END),
                 integer,
             };
@@ -302,7 +305,7 @@ impl ConfigFile for Tune {
                 } else if e.starts_with("r_end") {
                     "r_end"
                 } else if e.starts_with("the start") {
-                    "name"
+                    if entry.start.is_some() { "start" } else { "name" }
                 } else {
                     "min"
                 };
@@ -310,10 +313,10 @@ impl ConfigFile for Tune {
             }
             // The engine must accept both ends of the range (a table may bound a value).
             for (key, v) in [("min", param.min), ("max", param.max)] {
-                engine
-                    .clone()
-                    .set(&param.name, number(v, integer))
-                    .map_err(|e| err(key, format!("the engine refuses {key} = {v}: {e}")))?;
+                let mut probe = engine.clone();
+                probe
+                    .set_all([(param.name.as_str(), number(v, integer))])
+                    .map_err(|e| err(key, format!("the engine refuses {key} = {v}: {}", e.message)))?;
             }
             params.push(param);
         }
@@ -349,14 +352,14 @@ impl Tune {
     }
 
     /// The base engine with the parameters set to `values` (one per parameter), named
-    /// `name`.
-    pub fn engine_with(&self, name: &str, values: &[f64]) -> Result<EngineConfig, String> {
+    /// `name`: for an outside engine, its options set to the values.
+    pub fn engine_with(&self, name: &str, values: &[f64]) -> Result<EngineSpec, String> {
         let mut engine = self.base.clone();
-        engine.name = name.to_string();
+        engine.rename(name);
         for (p, &v) in self.params.iter().zip(values) {
             engine
-                .set(&p.name, number(v, p.integer))
-                .map_err(|e| format!("{} = {v}: {e}", p.name))?;
+                .set_all([(p.name.as_str(), number(v, p.integer))])
+                .map_err(|e| format!("{} = {v}: {}", p.name, e.message))?;
         }
         Ok(engine)
     }
@@ -385,7 +388,7 @@ pub(crate) fn resolved_job(
     config: &impl Serialize,
     drop: &[&str],
     game: GameSpec,
-    base: &EngineConfig,
+    base: &EngineSpec,
     params: Vec<toml::Table>,
 ) -> toml::Table {
     let mut tree = config::to_table(config);
@@ -396,8 +399,11 @@ pub(crate) fn resolved_job(
         tree.remove(*key);
     }
     tree.insert("game".into(), toml::Value::String(game.to_string()));
-    let mut engine = base.params();
-    engine.insert("name".into(), toml::Value::String(base.name.clone()));
+    let mut engine = match base {
+        EngineSpec::Builtin(c) => c.params(),
+        EngineSpec::External(e) => e.to_resolved(),
+    };
+    engine.insert("name".into(), toml::Value::String(base.name().to_string()));
     engine.insert("game".into(), toml::Value::String(game.to_string()));
     tree.insert("base".into(), toml::Value::Table(engine));
     tree.insert(
@@ -428,7 +434,7 @@ pub(crate) fn resolve_engine(
     base: &Path,
     text: &str,
     r: EngineRef<'_>,
-) -> Result<(PathBuf, EngineConfig, GameSpec), ConfigError> {
+) -> Result<(PathBuf, EngineSpec, GameSpec), ConfigError> {
     let at = |line, message| ConfigError::at(source, line, message);
     let key_line = |key: &str| top_level_line(text, key);
     if r.name.trim().is_empty() || r.name.contains(['/', '\\']) || r.name.starts_with('.') {
@@ -441,19 +447,25 @@ pub(crate) fn resolve_engine(
         ));
     }
     let engine_path = config::resolve(base, r.engine);
-    let mut engine = EngineConfig::load(&engine_path)
+    let (mut engine, own_game) = EngineSpec::load(&engine_path)
         .map_err(|e| at(key_line("engine"), format!("key `engine`: {e}")))?;
-    let game = r.game.unwrap_or(engine.game);
-    if engine.game.family() != game.family() {
+    let game = r.game.unwrap_or(own_game);
+    if own_game.family() != game.family() {
         return Err(at(
             key_line("game"),
             format!(
-                "key `game`: the engine '{}' plays {}, {} {game}",
-                engine.name, engine.game, r.what
+                "key `game`: the engine '{}' plays {own_game}, {} {game}",
+                engine.name(),
+                r.what
             ),
         ));
     }
-    engine.game = game;
+    match &mut engine {
+        EngineSpec::Builtin(c) => c.game = game,
+        EngineSpec::External(e) => e
+            .validate(game)
+            .map_err(|m| at(key_line("engine"), format!("key `engine`: {m}")))?,
+    }
     engine
         .set_all(r.set.iter().map(|(k, v)| (k, v.clone())))
         .map_err(|e| {
@@ -468,7 +480,7 @@ pub(crate) fn resolve_engine(
 pub(crate) fn check_verification_and_openings(
     source: &str,
     text: &str,
-    engine: &EngineConfig,
+    engine: &EngineSpec,
     verification: Option<&VerificationConfig>,
     openings: &OpeningsConfig,
 ) -> Result<(), ConfigError> {
@@ -511,6 +523,131 @@ pub(crate) fn check_verification_and_openings(
         _ => {}
     }
     Ok(())
+}
+
+/// A parameter's (min, max, start, integer), or the key at fault and why.
+type Resolved = Result<(f64, f64, f64, bool), (&'static str, String)>;
+
+/// A built-in engine's parameter: a numeric parameter it has, its start its value.
+fn builtin_param(engine: &EngineConfig, entry: &ParamEntry) -> Resolved {
+    let numeric = engine.numeric_params();
+    let Some(&(_, own, integer)) = numeric.iter().find(|(n, _, _)| *n == entry.name) else {
+        // The engine's own error lists every numeric parameter.
+        let why = match engine.get(&entry.name) {
+            Some(v) => format!("is not a number (it is {})", v.type_str()),
+            None => engine
+                .clone()
+                .set(&entry.name, toml::Value::Integer(0))
+                .err()
+                .unwrap_or_else(|| "is not a numeric parameter".into()),
+        };
+        return Err(("name", why));
+    };
+    if entry.integer.is_some_and(|i| i != integer) {
+        return Err((
+            "integer",
+            format!(
+                "the engine takes {} here: leave `integer` out for a built-in engine",
+                if integer { "whole numbers" } else { "fractions" }
+            ),
+        ));
+    }
+    let (Some(min), Some(max)) = (entry.min, entry.max) else {
+        let key = if entry.min.is_none() { "min" } else { "max" };
+        return Err((key, format!("needs `{key}` (a built-in engine's parameters have no range of their own)")));
+    };
+    Ok((min, max, entry.start.unwrap_or(own), integer))
+}
+
+/// An outside engine's parameter `option.NAME`: the bounds and start as written, else
+/// as a UAI engine lists the option (asked once, in `listed`), else the engine file's
+/// `options` value for the start. A UAI option the engine does not list is refused.
+fn outside_param(
+    engine: &ExternalEngine,
+    entry: &ParamEntry,
+    listed: &mut Option<Vec<UaiOption>>,
+) -> Resolved {
+    let Some(option) = entry.name.strip_prefix("option.") else {
+        return Err((
+            "name",
+            format!(
+                "'{}' is an outside engine: it is tuned through its options, written                  `option.NAME` (UAI `setoption name NAME`, Gomocup `INFO NAME`)",
+                engine.name
+            ),
+        ));
+    };
+    let own_start = engine
+        .options
+        .iter()
+        .find(|(k, _)| k.as_str() == option)
+        .map(|(_, v)| v.clone());
+    let parse_start = |text: &str, from: &str| -> Result<f64, (&'static str, String)> {
+        text.trim().parse::<f64>().map_err(|_| {
+            ("start", format!("{from} is '{text}', not a number: give `start`"))
+        })
+    };
+    let mut integer_default = true;
+    let (mut min, mut max, mut start) = (entry.min, entry.max, entry.start);
+    if engine.protocol == Protocol::Uai {
+        if listed.is_none() {
+            let options = crate::protocol::client::uai::list_options(engine)
+                .map_err(|e| ("name", format!("cannot list the options of '{}': {e}", engine.name)))?;
+            *listed = Some(options);
+        }
+        let options = listed.as_deref().unwrap_or_default();
+        let Some(o) = options.iter().find(|o| o.name.eq_ignore_ascii_case(option)) else {
+            let names: Vec<&str> = options.iter().map(|o| o.name.as_str()).collect();
+            return Err((
+                "name",
+                format!(
+                    "'{}' lists no option '{option}' in its answer to `uai` (it lists: {})",
+                    engine.name,
+                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                ),
+            ));
+        };
+        match o.kind.as_str() {
+            "spin" => {
+                if entry.integer == Some(false) {
+                    return Err(("integer", format!("'{option}' is a spin option: it takes whole numbers")));
+                }
+                min = min.or(o.min);
+                max = max.or(o.max);
+            }
+            // A number carried as text (arena serve lists fractions so).
+            "string" => integer_default = false,
+            kind => {
+                return Err((
+                    "name",
+                    format!(
+                        "'{option}' is a {kind} option: only spin options (or string                          options holding a number, with min and max) can be tuned"
+                    ),
+                ));
+            }
+        }
+        if start.is_none() && own_start.is_none() {
+            if let Some(d) = &o.default {
+                start = Some(parse_start(d, &format!("the engine's default for '{option}'"))?);
+            }
+        }
+    }
+    if start.is_none() {
+        if let Some(text) = &own_start {
+            start = Some(parse_start(text, &format!("the engine file's options.{option}"))?);
+        }
+    }
+    let missing = |key: &'static str| {
+        let why = if engine.protocol == Protocol::Uai {
+            "the engine's answer to `uai` gives none"
+        } else {
+            "a Gomocup engine cannot list its options"
+        };
+        (key, format!("needs `{key}` ({why})"))
+    };
+    let min = min.ok_or_else(|| missing("min"))?;
+    let max = max.ok_or_else(|| missing("max"))?;
+    let start = start.ok_or_else(|| missing("start"))?;
+    Ok((min, max, start, entry.integer.unwrap_or(integer_default)))
 }
 
 /// A parameter value as the engine takes it: an integer or a float.

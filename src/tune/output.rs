@@ -22,7 +22,7 @@ use super::{
     job::{damaged, read_json, write_atomic, write_durable, write_report},
     spsa::{Spsa, State, TrajectoryRow},
 };
-use crate::{engine::EngineConfig, stats::Penta};
+use crate::{engine::EngineConfig, protocol::EngineSpec, stats::Penta};
 
 /// θ after every batch.
 pub const TRAJECTORY_FILE: &str = "trajectory.csv";
@@ -280,7 +280,7 @@ impl TuneReport {
             CONFIG_FILE.to_string(),
             ENGINE_FILE.to_string(),
         ];
-        if tune.base.table.is_some() {
+        if tune.base.builtin().is_some_and(|b| b.table.is_some()) {
             files.push(TABLE_FILE.to_string());
         }
         if verification.is_some() {
@@ -289,7 +289,7 @@ impl TuneReport {
         TuneReport {
             name: tune.config.name.clone(),
             game: tune.game.to_string(),
-            engine: tune.base.name.clone(),
+            engine: tune.base.name().to_string(),
             seed: spsa.settings().seed,
             pairs_total: spsa.settings().pairs,
             pairs_done: state.pairs_done,
@@ -308,7 +308,7 @@ impl TuneReport {
             } else {
                 0.0
             },
-            reproducible: !tune.base.search.is_timed(),
+            reproducible: tune.base.is_reproducible(),
             files,
             verification,
         }
@@ -512,7 +512,7 @@ pub fn tuned_table_named(
 pub fn tuned_engine(
     engine_file: &Path,
     header: &str,
-    engine: &EngineConfig,
+    engine: &EngineSpec,
     values: &[(String, toml::Value)],
     overrides: &toml::Table,
     table_ref: Option<&str>,
@@ -522,7 +522,14 @@ pub fn tuned_engine(
         source,
     })?;
     // The file must still be a valid engine (it was when the tune started).
-    EngineConfig::parse(&engine_file.display().to_string(), engine_file, &text)?;
+    match engine {
+        EngineSpec::Builtin(_) => {
+            EngineConfig::parse(&engine_file.display().to_string(), engine_file, &text)?;
+        }
+        EngineSpec::External(_) => {
+            crate::protocol::external::load_file(engine_file, &text)?;
+        }
+    }
     let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
         TuneError::Input(format!(
             "{}: {}",
@@ -531,18 +538,30 @@ pub fn tuned_engine(
         ))
     })?;
     let root = doc.as_item_mut();
-    set_keep_decor(root, &["name"], toml::Value::String(engine.name.clone()));
-    set_keep_decor(
-        root,
-        &["game"],
-        toml::Value::String(engine.game.to_string()),
-    );
+    set_keep_decor(root, &["name"], toml::Value::String(engine.name().to_string()));
+    match engine {
+        EngineSpec::Builtin(e) => {
+            set_keep_decor(root, &["game"], toml::Value::String(e.game.to_string()));
+        }
+        // The file lands in the results folder: a command or folder given relative to
+        // the base file is written resolved.
+        EngineSpec::External(e) => {
+            if e.command.contains('/') {
+                set_keep_decor(root, &["command"], toml::Value::String(e.command.clone()));
+            }
+            if let Some(dir) = &e.working_dir {
+                set_keep_decor(root, &["working_dir"], toml::Value::String(dir.clone()));
+            }
+        }
+    }
     if let Some(table) = table_ref {
         set_keep_decor(root, &["table"], toml::Value::String(table.to_string()));
     }
     for (name, value) in values {
         if let Some(key) = name.strip_prefix("search.") {
             set_keep_decor(root, &["search", key], value.clone());
+        } else if let Some(option) = name.strip_prefix("option.") {
+            set_keep_decor(root, &["options", option], value.clone());
         }
     }
     let mut header = header.to_string();
@@ -642,8 +661,8 @@ pub fn write_all(
         spsa.settings().seed
     );
     let tuned = tuned_values(tune, &values);
-    let table_ref = match &tune.base.table_path {
-        Some(path) if tune.base.table.is_some() => {
+    let table_ref = match tune.base.builtin().and_then(|b| b.table_path.as_ref()) {
+        Some(path) if tune.base.builtin().is_some_and(|b| b.table.is_some()) => {
             let text = tuned_table(path, &header, &tuned)?;
             write_atomic(&dir.join(TABLE_FILE), &text)?;
             Some(TABLE_FILE)
@@ -651,7 +670,7 @@ pub fn write_all(
         _ => None,
     };
     let engine = tune
-        .engine_with(&format!("{}-tuned", tune.base.name), &values)
+        .engine_with(&format!("{}-tuned", tune.base.name()), &values)
         .map_err(TuneError::Input)?;
     let text = tuned_engine(
         &tune.engine_path,

@@ -36,8 +36,8 @@ use super::{
     spsa::{PairJob, PairOutcome, Spsa, State},
 };
 use crate::{
-    engine::{Engine, EngineConfig, Player},
-    protocol::EngineSpec,
+    engine::Player,
+    protocol::{EngineSpec, ExternalGame, PlayerContext},
     stats::GameScore,
     tournament::{
         game::{GameSetup, play_game},
@@ -264,7 +264,7 @@ fn read_checkpoint(
 struct Task {
     job: PairJob,
     /// [plus, minus].
-    engines: [EngineConfig; 2],
+    engines: [EngineSpec; 2],
 }
 
 /// What a thread answers: the pair's k and batch, its outcome (None: stopped), and the
@@ -313,9 +313,13 @@ struct Context<'a, G: OpeningGame> {
     game: &'a G::Config,
     openings: &'a OpeningBook<G>,
     reproducible: bool,
+    /// Where outside engines' logs go: `logs/<worker label>-t<thread>-<plus|minus>.log`,
+    /// each holding the last pair that thread played.
+    logs: PathBuf,
+    label: &'a str,
 }
 
-fn run_game<G: OpeningGame>(
+fn run_game<G: OpeningGame + ExternalGame>(
     tune: &Tune,
     game: &G::Config,
     options: &JobOptions,
@@ -342,7 +346,9 @@ fn run_game<G: OpeningGame>(
                 "the engine with every parameter at its {label}: {e}"
             ))
         })?;
-        Engine::<G>::new(&config, game).map_err(|e| TuneError::Input(format!("engine: {e}")))?;
+        config
+            .build_player::<G>(game, &PlayerContext::default())
+            .map_err(|e| TuneError::Input(format!("engine: {e}")))?;
     }
 
     let session = Session::open(out, worker, options.resume, &resolved)?;
@@ -374,7 +380,9 @@ fn run_game<G: OpeningGame>(
         tune,
         game,
         openings: &openings,
-        reproducible: !tune.base.search.is_timed(),
+        reproducible: tune.base.is_reproducible(),
+        logs: out.join("logs"),
+        label: &session.label,
     };
     let queue = Queue {
         tasks: Mutex::new((VecDeque::new(), false)),
@@ -395,12 +403,12 @@ fn run_game<G: OpeningGame>(
         played: 0,
     };
     let result = std::thread::scope(|scope| {
-        for _ in 0..jobs {
+        for thread in 0..jobs {
             let (queue, tx, cx, stop) = (&queue, tx.clone(), &cx, &thread_stop);
             scope.spawn(move || {
                 while let Some(task) = queue.pop() {
                     let began = Instant::now();
-                    let outcome = play_pair::<G>(cx, &task, stop);
+                    let outcome = play_pair::<G>(cx, &task, thread, stop);
                     if tx.send((task.job, outcome, began.elapsed())).is_err() {
                         break;
                     }
@@ -581,7 +589,7 @@ impl Tuner<'_> {
     }
 
     /// The plus and minus engines of `job`.
-    fn engines(&self, job: &PairJob) -> Result<[EngineConfig; 2], TuneError> {
+    fn engines(&self, job: &PairJob) -> Result<[EngineSpec; 2], TuneError> {
         let plus = self.tune.engine_with(PLAYER_NAMES[0], &job.plus);
         let minus = self.tune.engine_with(PLAYER_NAMES[1], &job.minus);
         match (plus, minus) {
@@ -645,22 +653,39 @@ impl Tuner<'_> {
 
 /// Plays the task's pair: the plus engine first, then colours swapped, from the pair's
 /// opening. None when stopped.
-fn play_pair<G: OpeningGame>(
+fn play_pair<G: OpeningGame + ExternalGame>(
     cx: &Context<'_, G>,
     task: &Task,
+    thread: usize,
     stop: &Arc<AtomicBool>,
 ) -> Result<Option<PairOutcome>, String> {
     let job = &task.job;
     let pair = job.k - 1;
     let opening = cx.openings.get(pair)?;
     let start = G::from_text(cx.game, &opening.position).map_err(|e| format!("opening: {e}"))?;
-    let [plus_config, minus_config] = &task.engines;
-    let build = |config: &EngineConfig| -> Result<Engine<G>, String> {
-        let mut e = Engine::<G>::new(config, cx.game).map_err(|e| format!("engine: {e}"))?;
+    // An outside engine is started afresh for each pair with the pair's options (one
+    // process for plus, one for minus); its log holds this pair only.
+    let log_of = |side: &str| cx.logs.join(format!("{}-t{thread}-{side}.log", cx.label));
+    let build = |config: &EngineSpec, side: &str| -> Result<Box<dyn Player<G>>, String> {
+        let log = config.external().map(|_| log_of(side));
+        if let Some(path) = &log {
+            match std::fs::remove_file(path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("cannot remove the old log {}: {e}", path.display())),
+            }
+        }
+        let mut e = config
+            .build_player::<G>(cx.game, &PlayerContext { log })
+            .map_err(|e| format!("engine: {e}"))?;
         e.set_abort_flag(Arc::clone(stop));
         Ok(e)
     };
-    let (mut plus, mut minus) = (build(plus_config)?, build(minus_config)?);
+    let [plus_config, minus_config] = &task.engines;
+    let (mut plus, mut minus) = (
+        build(plus_config, PLAYER_NAMES[0])?,
+        build(minus_config, PLAYER_NAMES[1])?,
+    );
     let names: Vec<String> = PLAYER_NAMES.iter().map(|n| n.to_string()).collect();
     let mut scores = [GameScore::Draw; 2];
     for (g, score) in scores.iter_mut().enumerate() {
@@ -682,18 +707,36 @@ fn play_pair<G: OpeningGame>(
             seed: derive_seed(cx.tune.config.seed, Stream::Game, index),
             adjudication: &cx.tune.config.adjudication,
             reproducible: cx.reproducible,
-            time_controls: [black, white].map(|e| task.engines[e].search.time_control()),
-            move_limits: [black, white].map(|e| task.engines[e].search.move_limit()),
+            time_controls: [black, white].map(|e| task.engines[e].time_control()),
+            move_limits: [black, white].map(|e| task.engines[e].move_limit()),
             stop,
         };
         let players: [&mut dyn Player<G>; 2] = if g == 0 {
-            [&mut plus, &mut minus]
+            [plus.as_mut(), minus.as_mut()]
         } else {
-            [&mut minus, &mut plus]
+            [minus.as_mut(), plus.as_mut()]
         };
         let Ok(record) = play_game(&setup, players) else {
             return Ok(None);
         };
+        // A fault says nothing of the parameters: the tune stops (the pair is not
+        // recorded, a resume plays it again) rather than learn from it.
+        if record.reason.starts_with("fault: ") || record.reason == "illegal-move" {
+            // Engine 0 is plus in both games of the pair.
+            let side = PLAYER_NAMES[usize::from(record.half_points_of(0) != Some(0))];
+            let log = task.engines[0]
+                .external()
+                .map_or(String::new(), |_| {
+                    format!(" (its log: {})", log_of(side).display())
+                });
+            return Err(format!(
+                "pair {} game {}: the {side} engine lost by '{}'{log}: the tune stops \
+                 rather than learn from a fault; fix the engine and resume",
+                job.k,
+                g + 1,
+                record.reason
+            ));
+        }
         *score = match record.half_points_of(0) {
             Some(2) => GameScore::Win,
             Some(1) => GameScore::Draw,
@@ -719,9 +762,9 @@ impl Verifiable for Tune {
         let (spsa, checkpoint) = self.finished(out)?;
         let values = spsa.values(&checkpoint.state);
         let tuned = self
-            .engine_with(&format!("{}-tuned", self.base.name), &values)
+            .engine_with(&format!("{}-tuned", self.base.name()), &values)
             .map_err(TuneError::Input)?;
-        Ok([tuned.into(), self.base.clone().into()])
+        Ok([tuned, self.base.clone()])
     }
 
     fn record(&self, out: &Path, v: VerificationReport) -> Result<TuneReport, TuneError> {

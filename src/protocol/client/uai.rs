@@ -195,6 +195,79 @@ impl<G: Game> UaiPlayer<G> {
     }
 }
 
+/// One `option` line of a UAI engine's answer to `uai`: `option name N type T
+/// [default D] [min A] [max B] [var V]...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UaiOption {
+    /// The name (it may hold spaces).
+    pub name: String,
+    /// `spin`, `check`, `combo`, `string` or `button`.
+    pub kind: String,
+    /// The default value as written.
+    pub default: Option<String>,
+    /// The lowest value of a `spin`.
+    pub min: Option<f64>,
+    /// The highest value of a `spin`.
+    pub max: Option<f64>,
+}
+
+impl UaiOption {
+    /// Reads an `option ...` line; None when the line is not one (or has no name or
+    /// type).
+    pub fn parse(line: &str) -> Option<UaiOption> {
+        let mut words = line.split_whitespace();
+        if words.next() != Some("option") || words.next() != Some("name") {
+            return None;
+        }
+        const KEYS: [&str; 5] = ["type", "default", "min", "max", "var"];
+        let mut fields: Vec<(&str, Vec<&str>)> = vec![("name", Vec::new())];
+        for word in words {
+            if KEYS.contains(&word) {
+                fields.push((word, Vec::new()));
+            } else if let Some(last) = fields.last_mut() {
+                last.1.push(word);
+            }
+        }
+        let get = |key: &str| {
+            fields
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.join(" "))
+        };
+        let name = get("name").filter(|n| !n.is_empty())?;
+        let kind = get("type").filter(|t| !t.is_empty())?;
+        let number = |key: &str| get(key).and_then(|v| v.parse::<f64>().ok());
+        Some(UaiOption {
+            name,
+            kind,
+            default: get("default"),
+            min: number("min"),
+            max: number("max"),
+        })
+    }
+}
+
+/// Starts the engine, sends `uai` and returns the options it lists before `uaiok`, then
+/// stops it. Errors say what went wrong (no `uaiok`, a crash, a program that cannot
+/// start).
+pub fn list_options(spec: &ExternalEngine) -> Result<Vec<UaiOption>, String> {
+    let mut conn = Connection::new(spec, None, "quit");
+    let fault = |f: Fault| handshake_fault(f, "uaiok", spec).reason();
+    conn.ensure_started().map_err(fault)?;
+    conn.request(&["uai"]).map_err(fault)?;
+    let deadline = conn.handshake_deadline();
+    let mut options = Vec::new();
+    loop {
+        let line = conn.recv(deadline).map_err(fault)?;
+        if line.trim() == "uaiok" {
+            return Ok(options);
+        }
+        if let Some(option) = UaiOption::parse(&line) {
+            options.push(option);
+        }
+    }
+}
+
 enum AskError {
     Fault(Fault),
     NoMove,
@@ -248,6 +321,23 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    #[test]
+    fn option_lines_are_read_with_spaces_in_names_and_any_order() {
+        let o = UaiOption::parse("option name Move Overhead type spin default 30 min 0 max 5000")
+            .unwrap();
+        assert_eq!(o.name, "Move Overhead");
+        assert_eq!(o.kind, "spin");
+        assert_eq!(o.default.as_deref(), Some("30"));
+        assert_eq!((o.min, o.max), (Some(0.0), Some(5000.0)));
+        let s = UaiOption::parse("option name search.params.x type string default 1.5").unwrap();
+        assert_eq!((s.kind.as_str(), s.min), ("string", None));
+        assert_eq!(s.default.as_deref(), Some("1.5"));
+        assert!(UaiOption::parse("option name type spin").is_none());
+        assert!(UaiOption::parse("id name x").is_none());
+        assert!(UaiOption::parse("option name X").is_none());
+    }
+
     use crate::{
         engine::{Clock, TimeControl},
         game::Ataxx,

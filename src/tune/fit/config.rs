@@ -35,6 +35,7 @@ use super::{
 use crate::{
     config::{self, ConfigError, ConfigFile},
     engine::EngineConfig,
+    protocol::EngineSpec,
     eval::{Table, patterns::Pattern, table::MnkEvaluation},
     game::GameSpec,
     tune::config::{
@@ -207,8 +208,18 @@ impl ConfigFile for Fit {
     ) -> Result<Fit, ConfigError> {
         let at = |line, message| ConfigError::at(source, line, message);
         let key_line = |key: &str| top_level_line(text, key);
-        let (engine_path, engine, game) =
+        let (engine_path, spec, game) =
             config.resolve_base(source, base, text, "the fit reads")?;
+        let EngineSpec::Builtin(engine) = spec else {
+            return Err(at(
+                key_line("engine"),
+                format!(
+                    "key `engine`: '{}' is an outside engine: arena fit fits a built-in \
+                     engine's weight table (tune an outside engine's options with arena tune)",
+                    spec.name()
+                ),
+            ));
+        };
         if engine.table.is_none() || engine.table_path.is_none() {
             return Err(at(
                 key_line("engine"),
@@ -268,7 +279,7 @@ impl ConfigFile for Fit {
         check_verification_and_openings(
             source,
             text,
-            &engine,
+            &EngineSpec::Builtin(engine.clone()),
             config.verification.as_ref(),
             &config.openings,
         )?;
@@ -307,7 +318,8 @@ impl Fit {
     /// under the same text (worker count and verification are left out).
     pub fn resolved_toml(&self) -> String {
         let params = self.params.iter().map(config::to_table).collect();
-        let mut tree = resolved_job(&self.config, &["games"], self.game, &self.base, params);
+        let base = EngineSpec::Builtin(self.base.clone());
+        let mut tree = resolved_job(&self.config, &["games"], self.game, &base, params);
         tree.insert(
             "games".into(),
             toml::Value::Array(

@@ -570,7 +570,7 @@ fn write_outputs(
     let text = tuned_engine(
         &fit.engine_path,
         &header,
-        &engine,
+        &engine.into(),
         &named,
         &fit.config.set,
         Some(TABLE_FILE),
