@@ -305,7 +305,11 @@ impl ConfigFile for Tune {
                 } else if e.starts_with("r_end") {
                     "r_end"
                 } else if e.starts_with("the start") {
-                    if entry.start.is_some() { "start" } else { "name" }
+                    if entry.start.is_some() {
+                        "start"
+                    } else {
+                        "name"
+                    }
                 } else {
                     "min"
                 };
@@ -316,7 +320,12 @@ impl ConfigFile for Tune {
                 let mut probe = engine.clone();
                 probe
                     .set_all([(param.name.as_str(), number(v, integer))])
-                    .map_err(|e| err(key, format!("the engine refuses {key} = {v}: {}", e.message)))?;
+                    .map_err(|e| {
+                        err(
+                            key,
+                            format!("the engine refuses {key} = {v}: {}", e.message),
+                        )
+                    })?;
             }
             params.push(param);
         }
@@ -548,13 +557,20 @@ fn builtin_param(engine: &EngineConfig, entry: &ParamEntry) -> Resolved {
             "integer",
             format!(
                 "the engine takes {} here: leave `integer` out for a built-in engine",
-                if integer { "whole numbers" } else { "fractions" }
+                if integer {
+                    "whole numbers"
+                } else {
+                    "fractions"
+                }
             ),
         ));
     }
     let (Some(min), Some(max)) = (entry.min, entry.max) else {
         let key = if entry.min.is_none() { "min" } else { "max" };
-        return Err((key, format!("needs `{key}` (a built-in engine's parameters have no range of their own)")));
+        return Err((
+            key,
+            format!("needs `{key}` (a built-in engine's parameters have no range of their own)"),
+        ));
     };
     Ok((min, max, entry.start.unwrap_or(own), integer))
 }
@@ -571,7 +587,8 @@ fn outside_param(
         return Err((
             "name",
             format!(
-                "'{}' is an outside engine: it is tuned through its options, written                  `option.NAME` (UAI `setoption name NAME`, Gomocup `INFO NAME`)",
+                "'{}' is an outside engine: it is tuned through its options, written \
+                 `option.NAME` (UAI `setoption name NAME`, Gomocup `INFO NAME`)",
                 engine.name
             ),
         ));
@@ -583,15 +600,22 @@ fn outside_param(
         .map(|(_, v)| v.clone());
     let parse_start = |text: &str, from: &str| -> Result<f64, (&'static str, String)> {
         text.trim().parse::<f64>().map_err(|_| {
-            ("start", format!("{from} is '{text}', not a number: give `start`"))
+            (
+                "start",
+                format!("{from} is '{text}', not a number: give `start`"),
+            )
         })
     };
     let mut integer_default = true;
     let (mut min, mut max, mut start) = (entry.min, entry.max, entry.start);
     if engine.protocol == Protocol::Uai {
         if listed.is_none() {
-            let options = crate::protocol::client::uai::list_options(engine)
-                .map_err(|e| ("name", format!("cannot list the options of '{}': {e}", engine.name)))?;
+            let options = crate::protocol::client::uai::list_options(engine).map_err(|e| {
+                (
+                    "name",
+                    format!("cannot list the options of '{}': {e}", engine.name),
+                )
+            })?;
             *listed = Some(options);
         }
         let options = listed.as_deref().unwrap_or_default();
@@ -602,14 +626,21 @@ fn outside_param(
                 format!(
                     "'{}' lists no option '{option}' in its answer to `uai` (it lists: {})",
                     engine.name,
-                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
                 ),
             ));
         };
         match o.kind.as_str() {
             "spin" => {
                 if entry.integer == Some(false) {
-                    return Err(("integer", format!("'{option}' is a spin option: it takes whole numbers")));
+                    return Err((
+                        "integer",
+                        format!("'{option}' is a spin option: it takes whole numbers"),
+                    ));
                 }
                 min = min.or(o.min);
                 max = max.or(o.max);
@@ -620,20 +651,27 @@ fn outside_param(
                 return Err((
                     "name",
                     format!(
-                        "'{option}' is a {kind} option: only spin options (or string                          options holding a number, with min and max) can be tuned"
+                        "'{option}' is a {kind} option: only spin options (or string \
+                         options holding a number, with min and max) can be tuned"
                     ),
                 ));
             }
         }
         if start.is_none() && own_start.is_none() {
             if let Some(d) = &o.default {
-                start = Some(parse_start(d, &format!("the engine's default for '{option}'"))?);
+                start = Some(parse_start(
+                    d,
+                    &format!("the engine's default for '{option}'"),
+                )?);
             }
         }
     }
     if start.is_none() {
         if let Some(text) = &own_start {
-            start = Some(parse_start(text, &format!("the engine file's options.{option}"))?);
+            start = Some(parse_start(
+                text,
+                &format!("the engine file's options.{option}"),
+            )?);
         }
     }
     let missing = |key: &'static str| {

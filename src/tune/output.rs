@@ -538,7 +538,11 @@ pub fn tuned_engine(
         ))
     })?;
     let root = doc.as_item_mut();
-    set_keep_decor(root, &["name"], toml::Value::String(engine.name().to_string()));
+    set_keep_decor(
+        root,
+        &["name"],
+        toml::Value::String(engine.name().to_string()),
+    );
     match engine {
         EngineSpec::Builtin(e) => {
             set_keep_decor(root, &["game"], toml::Value::String(e.game.to_string()));

@@ -724,11 +724,9 @@ fn play_pair<G: OpeningGame + ExternalGame>(
         if record.reason.starts_with("fault: ") || record.reason == "illegal-move" {
             // Engine 0 is plus in both games of the pair.
             let side = PLAYER_NAMES[usize::from(record.half_points_of(0) != Some(0))];
-            let log = task.engines[0]
-                .external()
-                .map_or(String::new(), |_| {
-                    format!(" (its log: {})", log_of(side).display())
-                });
+            let log = task.engines[0].external().map_or(String::new(), |_| {
+                format!(" (its log: {})", log_of(side).display())
+            });
             return Err(format!(
                 "pair {} game {}: the {side} engine lost by '{}'{log}: the tune stops \
                  rather than learn from a fault; fix the engine and resume",

@@ -23,4 +23,5 @@ mod shards;
 mod threats;
 mod tournament;
 mod tune;
+mod tune_outside;
 mod tune_workers;

@@ -35,9 +35,9 @@ use super::{
 use crate::{
     config::{self, ConfigError, ConfigFile},
     engine::EngineConfig,
-    protocol::EngineSpec,
     eval::{Table, patterns::Pattern, table::MnkEvaluation},
     game::GameSpec,
+    protocol::EngineSpec,
     tune::config::{
         check_verification_and_openings, job_config, number, param_line, resolved_job,
         top_level_line,
@@ -208,8 +208,7 @@ impl ConfigFile for Fit {
     ) -> Result<Fit, ConfigError> {
         let at = |line, message| ConfigError::at(source, line, message);
         let key_line = |key: &str| top_level_line(text, key);
-        let (engine_path, spec, game) =
-            config.resolve_base(source, base, text, "the fit reads")?;
+        let (engine_path, spec, game) = config.resolve_base(source, base, text, "the fit reads")?;
         let EngineSpec::Builtin(engine) = spec else {
             return Err(at(
                 key_line("engine"),

@@ -1,0 +1,322 @@
+//! `arena tune` over an outside engine's options (`option.NAME`): an engine served by
+//! `arena serve` tunes to the θ of the same engine in-process, bit for bit, over UAI and
+//! over Gomocup; what cannot be tuned is refused before any game, with the key at fault.
+
+use std::path::Path;
+
+use crate::common::{arena, arena_bin, fixture, root, run_bad_input, run_ok, write};
+
+/// The tune's state (θ as bits, pairs, pentanomial counts) and trajectory.
+fn result(dir: &Path) -> (serde_json::Value, String) {
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap();
+    let trajectory = std::fs::read_to_string(dir.join("trajectory.csv")).unwrap();
+    // The outside tune's columns are named option.*: compare the numbers.
+    let numbers = trajectory.lines().skip(1).collect::<Vec<_>>().join("\n");
+    (state["state"].clone(), numbers)
+}
+
+fn engine_file(name: &str) -> String {
+    root()
+        .join("configs/engines")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// A tune config of `engine` over two `search.params.*` numbers, named `prefix`NAME.
+fn tune_config(engine: &str, set: &str, prefix: &str, starts: bool, limit: u32) -> String {
+    let start = |v: u32| {
+        if starts {
+            format!("start = {v}\n")
+        } else {
+            String::new()
+        }
+    };
+    format!(
+        "name = \"t\"\nengine = \"{engine}\"\n{set}\npairs = 12\nbatch = 4\nseed = 7\n\
+         [openings]\nkind = \"random\"\nplies = 4\n[adjudication]\nmax_plies = {limit}\n\
+         [[params]]\nname = \"{prefix}search.params.lmr_divisor\"\n{}min = 60\nmax = 240\n\
+         [[params]]\nname = \"{prefix}search.params.futility_margin\"\n{}min = 20\nmax = 300\n\
+         [verification]\npairs = 2\n",
+        start(120),
+        start(100)
+    )
+}
+
+fn served(dir: &Path, file: &str, engine: &str, protocol: &str, extra: &str) -> String {
+    write(
+        dir,
+        file,
+        &format!(
+            "name = \"served\"\ncommand = \"{}\"\nargs = [\"serve\", \"{}\", \"--protocol\", \
+             \"{protocol}\"]\nprotocol = \"{protocol}\"\nnodes = 1500\n{extra}",
+            arena_bin(),
+            engine_file(engine)
+        ),
+    )
+}
+
+fn tune(config: &str, out: &Path) {
+    run_ok(&[
+        "tune",
+        config,
+        "--quiet",
+        "--jobs",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+}
+
+/// The must-show of issue 18: a UAI-served ataxx-modern, its bounds and start taken from
+/// its own `option` lines, tunes to the in-process engine's θ bit for bit.
+#[test]
+fn a_served_uai_engine_tunes_to_the_in_process_theta_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = served(dir.path(), "served.toml", "ataxx-modern.toml", "uai", "");
+    let inside = write(
+        dir.path(),
+        "in.toml",
+        &tune_config(
+            &engine_file("ataxx-modern.toml"),
+            "set = { \"search.nodes\" = 1500, \"search.depth\" = 0 }",
+            "",
+            false,
+            200,
+        ),
+    );
+    let outside = write(
+        dir.path(),
+        "out.toml",
+        &tune_config(&served, "", "option.", false, 200),
+    );
+    tune(&inside, &dir.path().join("in"));
+    tune(&outside, &dir.path().join("out"));
+    let (a, b) = (
+        result(&dir.path().join("in")),
+        result(&dir.path().join("out")),
+    );
+    assert_eq!(a, b);
+    assert_eq!(a.0["pairs_done"], 12);
+    // The tuned engine is the outside program with the tuned options, and it plays.
+    let tuned = dir.path().join("out/tuned-engine.toml");
+    let text = std::fs::read_to_string(&tuned).unwrap();
+    assert!(text.contains("[options]"), "{text}");
+    assert!(text.contains("\"search.params.lmr_divisor\" = "), "{text}");
+    assert!(
+        text.contains(&format!("command = \"{}\"", arena_bin())),
+        "{text}"
+    );
+    let m = dir.path().join("m");
+    run_ok(&[
+        "match",
+        tuned.to_str().unwrap(),
+        &served,
+        "--rounds",
+        "1",
+        "--quiet",
+        "--no-report",
+        "--out",
+        m.to_str().unwrap(),
+    ]);
+    // Each thread's log holds the last pair it played.
+    assert!(dir.path().join("out/logs/main-t0-plus.log").is_file());
+}
+
+/// The same over Gomocup: the starts are given (a Gomocup engine cannot list its
+/// options), the values go as `INFO search.params.NAME V`.
+#[test]
+fn a_served_gomocup_engine_tunes_to_the_in_process_theta_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = served(
+        dir.path(),
+        "served.toml",
+        "gomoku-modern.toml",
+        "gomocup",
+        "",
+    );
+    let inside = write(
+        dir.path(),
+        "in.toml",
+        &tune_config(
+            &engine_file("gomoku-modern.toml"),
+            "set = { \"search.nodes\" = 1500, \"search.depth\" = 0 }",
+            "",
+            true,
+            100,
+        ),
+    );
+    let outside = write(
+        dir.path(),
+        "out.toml",
+        &tune_config(&served, "", "option.", true, 100),
+    );
+    tune(&inside, &dir.path().join("in"));
+    tune(&outside, &dir.path().join("out"));
+    assert_eq!(
+        result(&dir.path().join("in")),
+        result(&dir.path().join("out"))
+    );
+}
+
+/// A fake UAI engine that lists `options` (lines after `option name `) and plays
+/// nothing: enough for the checks made before any game.
+fn lister(dir: &Path, options: &[&str]) -> String {
+    let echo: String = options
+        .iter()
+        .map(|o| format!("echo 'option name {o}'; "))
+        .collect();
+    let script = write(
+        dir,
+        "lister.sh",
+        &format!(
+            "#!/bin/sh\nwhile read -r l; do case $l in uai) echo 'id name lister'; {echo}echo \
+             uaiok;; quit) exit 0;; esac; done\n"
+        ),
+    );
+    write(
+        dir,
+        "lister.toml",
+        &format!("command = \"/bin/sh\"\nargs = [\"{script}\"]\nprotocol = \"uai\"\nnodes = 100\n"),
+    )
+}
+
+fn one_param(engine: &str, param: &str) -> String {
+    format!("name = \"t\"\nengine = \"{engine}\"\npairs = 4\nbatch = 2\n[[params]]\n{param}\n")
+}
+
+#[test]
+fn what_an_outside_engine_cannot_tune_is_refused_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = lister(
+        dir.path(),
+        &[
+            "Hash type spin default 16 min 1 max 1024",
+            "Ponder type check default false",
+            "Style type string default sharp",
+            "Margin type string default 1.5",
+            "Wide type spin default 5",
+        ],
+    );
+    let out = dir.path().join("r");
+    let cases: [(&str, &str); 7] = [
+        (
+            "name = \"option.Contempt\"",
+            "lists no option 'Contempt' in its answer to `uai` (it lists: Hash, Ponder, Style, Margin, Wide)",
+        ),
+        ("name = \"option.Ponder\"", "'Ponder' is a check option"),
+        (
+            "name = \"option.Style\"\nmin = 0\nmax = 3",
+            "the engine's default for 'Style' is 'sharp', not a number: give `start`",
+        ),
+        (
+            "name = \"option.Margin\"",
+            "needs `min` (the engine's answer to `uai` gives none)",
+        ),
+        ("name = \"option.Wide\"\nmin = 0", "needs `max`"),
+        (
+            "name = \"option.Hash\"\nmin = 1\nmax = 64\ninteger = false",
+            "'Hash' is a spin option: it takes whole numbers",
+        ),
+        (
+            "name = \"search.depth\"\nmin = 1\nmax = 4",
+            "is an outside engine: it is tuned through its options, written `option.NAME`",
+        ),
+    ];
+    for (param, expected) in cases {
+        let config = write(dir.path(), "t.toml", &one_param(&engine, param));
+        let err = run_bad_input(&["tune", &config, "--quiet", "--out", out.to_str().unwrap()]);
+        assert!(err.contains("t.toml:"), "{param}: {err}");
+        assert!(err.contains(expected), "{param}: {err}");
+        assert!(
+            !out.exists(),
+            "{param}: nothing is written before the checks pass"
+        );
+    }
+    // A listed spin option takes its bounds and start from the engine (the tune then
+    // fails at its first game: the lister plays nothing; the config was taken).
+    let config = write(
+        dir.path(),
+        "t.toml",
+        &one_param(&engine, "name = \"option.Hash\""),
+    );
+    let text = std::fs::read_to_string(&config).unwrap();
+    let tune: arena::tune::config::Tune =
+        <arena::tune::config::Tune as arena::config::ConfigFile>::load(Path::new(&config))
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+    let p = &tune.params[0];
+    assert_eq!(
+        (p.min, p.max, p.start, p.integer),
+        (1.0, 1024.0, 16.0, true)
+    );
+    // A Gomocup engine lists nothing: the bounds and start must be written.
+    let gomocup = write(
+        dir.path(),
+        "g.toml",
+        &format!(
+            "command = \"{}\"\nargs = [\"serve\"]\nprotocol = \"gomocup\"\nnodes = 100\n",
+            arena_bin()
+        ),
+    );
+    let config = write(
+        dir.path(),
+        "t.toml",
+        &one_param(&gomocup, "name = \"option.x\"\nmin = 0\nmax = 9"),
+    );
+    let err = run_bad_input(&["tune", &config, "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(
+        err.contains("needs `start` (a Gomocup engine cannot list its options)"),
+        "{err}"
+    );
+}
+
+/// An engine that crashes mid-game stops the tune with the pair, the fault and the log;
+/// the pair is not recorded, so a resume with a healthy engine plays it.
+#[test]
+fn a_crashing_outside_engine_stops_the_tune_without_recording_the_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = write(
+        dir.path(),
+        "crash.toml",
+        &format!(
+            "command = \"/bin/sh\"\nargs = [\"{}\", \"crash\", \"{}\", \"{}\"]\nprotocol = \
+             \"uai\"\nnodes = 300\n",
+            fixture("faulty-uai.sh"),
+            arena_bin(),
+            engine_file("ataxx-modern.toml")
+        ),
+    );
+    let config = write(
+        dir.path(),
+        "t.toml",
+        &one_param(
+            &engine,
+            "name = \"option.search.params.lmr_divisor\"\nmin = 60\nmax = 240",
+        ),
+    );
+    let out = dir.path().join("r");
+    let o = arena()
+        .args([
+            "tune",
+            &config,
+            "--quiet",
+            "--jobs",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains("pair 1 game 1: the plus engine lost by 'fault: crash"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("logs/main-t0-plus.log"), "{stderr}");
+    assert!(stderr.contains("fix the engine and resume"), "{stderr}");
+    let journal = std::fs::read_to_string(out.join("pairs/main.jsonl")).unwrap_or_default();
+    assert_eq!(journal, "", "no pair was recorded");
+}
