@@ -24,7 +24,10 @@ use super::{
 /// Play one tournament at each value of an engine setting and tabulate Elo against it.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Every built-in engine gets KEY = VALUE at each point; the points share \
+    after_help = "Every engine that has the parameter KEY gets KEY = VALUE at each point \
+                        (built-in engines: search.*, table.*; outside engines: option.NAME for \
+                        an option, and their limits search.depth, search.nodes, \
+                        search.movetime_ms, tc); the points share \
                         the config's seed, so they play the same openings in the same order. \
                         Results go to results/<name>-sweep/ (or --out): one folder per point \
                         (KEY=VALUE/, a normal run's folder), and scaling.csv and scaling.md \
@@ -80,17 +83,23 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
             }
             t.config.rounds = r;
         }
+        let mut taken = false;
         for spec in &mut t.engines {
-            match spec {
-                EngineSpec::Builtin(e) => e
-                    .set(key, value.clone())
-                    .map_err(|m| anyhow::anyhow!("--over {key}={v}: engine {}: {m}", e.name))?,
-                EngineSpec::External(e) => bail!(
-                    "--over: engine {} is an outside program; a sweep sets {key} on \
-                     built-in engines only",
-                    e.name
-                ),
+            if !has_parameter(spec, key) {
+                continue;
             }
+            taken = true;
+            let name = spec.name().to_string();
+            spec.set_all([(key, value.clone())])
+                .map_err(|e| anyhow::anyhow!("--over {key}={v}: engine {name}: {}", e.message))?;
+        }
+        if !taken {
+            bail!(
+                "--over: no engine of {} has a parameter {key} (built-in engines: search.*, \
+                 table.*; outside engines: option.NAME, {})",
+                args.config.display(),
+                arena::protocol::external::ExternalEngine::PARAMETERS
+            );
         }
         points.push((v.to_string(), t, out.join(format!("{key}={v}"))));
     }
@@ -259,4 +268,21 @@ fn scaling(key: &str, summaries: &[(String, Summary)]) -> (String, String) {
         }
     }
     (csv, md)
+}
+
+/// Whether a sweep over `key` sets it on `spec`: a built-in engine has every parameter
+/// but an outside engine's option (its own errors name a missing one); an outside engine
+/// has its options and its limits and waits.
+fn has_parameter(spec: &EngineSpec, key: &str) -> bool {
+    match spec {
+        EngineSpec::Builtin(_) => !key.starts_with("option."),
+        EngineSpec::External(_) => {
+            key.starts_with("option.")
+                || matches!(
+                    key.strip_prefix("search.").unwrap_or(key),
+                    "depth" | "nodes" | "movetime_ms" | "tc"
+                )
+                || matches!(key, "tolerance_ms" | "reply_timeout_ms")
+        }
+    }
 }

@@ -320,3 +320,84 @@ fn a_crashing_outside_engine_stops_the_tune_without_recording_the_pair() {
     let journal = std::fs::read_to_string(out.join("pairs/main.jsonl")).unwrap_or_default();
     assert_eq!(journal, "", "no pair was recorded");
 }
+
+/// `arena sweep --over` sets a limit on built-in and outside engines alike, and an
+/// option on the outside engines only; a key no engine has is refused with the list.
+#[test]
+fn a_sweep_sets_outside_engines_limits_and_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = served(
+        dir.path(),
+        "served.toml",
+        "gomoku-modern.toml",
+        "gomocup",
+        "",
+    );
+    let config = write(
+        dir.path(),
+        "t.toml",
+        &format!(
+            "name = \"s\"\ngame = \"gomoku\"\nrounds = 1\n[openings]\nkind = \"random\"\n\
+             plies = 4\n[adjudication]\nmax_plies = 30\n\
+             [[engines]]\nfile = \"{}\"\nname = \"inside\"\n\
+             [[engines]]\nfile = \"{served}\"\n",
+            engine_file("gomoku-modern.toml")
+        ),
+    );
+    let out = dir.path().join("sw");
+    let o = out.to_str().unwrap();
+    run_ok(&[
+        "sweep",
+        &config,
+        "--over",
+        "search.depth=1,2",
+        "--quiet",
+        "--no-report",
+        "--out",
+        o,
+    ]);
+    let run = std::fs::read_to_string(out.join("search.depth=2/run.toml")).unwrap();
+    let tree: toml::Table = toml::from_str(&run).unwrap();
+    let engines = tree["engines"].as_array().unwrap();
+    let depth_of = |name: &str| {
+        let e = engines
+            .iter()
+            .find(|e| e["name"].as_str() == Some(name))
+            .unwrap_or_else(|| panic!("{name} in {run}"));
+        e.get("depth")
+            .or_else(|| e.get("search").and_then(|s| s.get("depth")))
+            .and_then(toml::Value::as_integer)
+    };
+    assert_eq!(depth_of("inside"), Some(2), "{run}");
+    assert_eq!(depth_of("served"), Some(2), "{run}");
+    let out2 = dir.path().join("sw2");
+    run_ok(&[
+        "sweep",
+        &config,
+        "--over",
+        "option.search.params.lmr_divisor=100",
+        "--quiet",
+        "--no-report",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    let run = std::fs::read_to_string(out2.join("option.search.params.lmr_divisor=100/run.toml"))
+        .unwrap();
+    assert!(
+        run.contains("\"search.params.lmr_divisor\" = \"100\""),
+        "{run}"
+    );
+    let t = write(
+        dir.path(),
+        "b.toml",
+        &std::fs::read_to_string(&config).unwrap().replace(
+            &format!("[[engines]]\nfile = \"{served}\"\n"),
+            &format!(
+                "[[engines]]\nfile = \"{}\"\nname = \"b\"\n",
+                engine_file("gomoku-modern.toml")
+            ),
+        ),
+    );
+    let err = run_bad_input(&["sweep", &t, "--over", "option.x=1", "--out", o]);
+    assert!(err.contains("no engine of") && err.contains("option.NAME"), "{err}");
+}
