@@ -5,11 +5,15 @@
 use std::{
     io::{self, Write},
     path::{Path, PathBuf},
-    time::Instant,
+    sync::atomic::Ordering,
+    time::{Duration, Instant},
 };
 
 use anyhow::Result;
-use arena::report::{ReportFiles, ReportOptions, write_report_with};
+use arena::{
+    report::{ReportFiles, ReportOptions, write_report_with},
+    tournament::lock,
+};
 use clap::Args;
 
 /// Write report.html, report.md and plots/ for a results folder.
@@ -21,8 +25,15 @@ use clap::Args;
                   and plots/*.svg + plots/*.png.\n\n\
                   A tournament folder needs summary.json (and run.toml, games.jsonl); a tuning \
                   folder holds tune.json and trajectory.csv, and its verification match in \
-                  verification/. 'arena run' and 'arena stats' write the report themselves.",
-    after_help = "Example: arena report results/gomoku-tables && xdg-open results/gomoku-tables/report.html"
+                  verification/. 'arena run' and 'arena stats' write the report themselves.\n\n\
+                  The report takes no lock: it can be made while a run, a sweep point or a \
+                  tune (any number of its workers) is still writing the folder, from what the \
+                  folder holds at that moment. With --live it is made again every SECONDS \
+                  (and report.html reloads itself in the browser as often) until nothing \
+                  writes in the folder any more (the lock files name no live process), then \
+                  once more without the reload; Ctrl-C stops it sooner.",
+    after_help = "Examples:\n  arena report results/gomoku-tables && xdg-open results/gomoku-tables/report.html\n  \
+                  arena report results/tune-gomoku --live 60   # leave the tab open overnight"
 )]
 pub struct ReportArgs {
     /// The results folder (of `arena run`, or of a tuning run).
@@ -30,6 +41,10 @@ pub struct ReportArgs {
     /// Print nothing on success.
     #[arg(long, short)]
     quiet: bool,
+    /// Keep the report up to date while the job writing the folder runs: rewrite it every
+    /// SECONDS (default 30) until no arena writes there.
+    #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "30")]
+    live: Option<u64>,
 }
 
 pub fn report(args: ReportArgs) -> Result<()> {
@@ -37,6 +52,9 @@ pub fn report(args: ReportArgs) -> Result<()> {
     // No lock: the report is made from what the folder holds now, written beside the
     // results (never into them) through temporary names, so it can watch a run or a
     // tune that is still going.
+    if let Some(every) = args.live {
+        return live(&args, every);
+    }
     let files = write_report_with(&args.dir, &ReportOptions::default())?;
     if !args.quiet {
         let mut out = io::stdout().lock();
@@ -52,6 +70,56 @@ pub fn report(args: ReportArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--live`: the report again every `every` seconds while a writer is at work, then a
+/// last one without the page's reload.
+fn live(args: &ReportArgs, every: u64) -> Result<()> {
+    if every == 0 {
+        anyhow::bail!("--live: the period must be at least 1 second");
+    }
+    let stop = super::job::stop_flag("stopping the live report");
+    let mut first = true;
+    loop {
+        let writing = lock::writer_at_work(&args.dir);
+        let options = ReportOptions {
+            refresh_s: writing.then_some(every),
+            ..ReportOptions::default()
+        };
+        let files = write_report_with(&args.dir, &options)?;
+        if !writing || stop.load(Ordering::Relaxed) {
+            if !args.quiet {
+                if first {
+                    print_files(&mut io::stdout().lock(), &files)?;
+                }
+                println!(
+                    "{}: {}; the report is final",
+                    args.dir.display(),
+                    if writing {
+                        "stopped"
+                    } else {
+                        "no arena writes here"
+                    }
+                );
+            }
+            return Ok(());
+        }
+        if !args.quiet {
+            if first {
+                print_files(&mut io::stdout().lock(), &files)?;
+            }
+            eprintln!(
+                "arena: report rewritten at {} (every {every} s while the job runs)",
+                arena::utc::timestamp(std::time::SystemTime::now())
+            );
+        }
+        first = false;
+        // Sleep in short steps so Ctrl-C is seen at once.
+        let until = Instant::now() + Duration::from_secs(every);
+        while Instant::now() < until && !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
 fn print_files(out: &mut impl Write, files: &ReportFiles) -> io::Result<()> {
     writeln!(out, "report: {}", files.html.display())?;
     writeln!(out, "        {}", files.markdown.display())
@@ -63,6 +131,7 @@ fn print_files(out: &mut impl Write, files: &ReportFiles) -> io::Result<()> {
 pub fn after(dir: &Path, threads: Option<usize>) {
     let options = ReportOptions {
         run_threads: threads,
+        ..ReportOptions::default()
     };
     match write_report_with(dir, &options) {
         Ok(files) => eprintln!("arena: report: {}", files.html.display()),

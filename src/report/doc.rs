@@ -126,11 +126,38 @@ pub(crate) fn tuning(tune: &Tune, verification: Option<&Tour>, env: &Environment
     } else {
         // trajectory.csv starts with θ before the first batch (at 0 pairs).
         let batches = tune.rows.iter().filter(|r| r.0 > 0.0).count();
-        format!(
+        let fact = |key: &str| {
+            tune.facts
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.as_str())
+        };
+        let mut line = format!(
             "{} parameters tuned over {} game pairs ({batches} batches recorded).",
             tune.params.len(),
             last,
-        )
+        );
+        if fact("finished") == Some("false") {
+            let total: f64 = fact("pairs_total")
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(0.0);
+            let rate: f64 = fact("pairs_per_hour")
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(0.0);
+            let mut progress = format!(" In progress: {last} of {total} pairs");
+            if total > 0.0 {
+                progress.push_str(&format!(" ({:.1} %)", 100.0 * last / total));
+            }
+            if rate > 0.0 {
+                progress.push_str(&format!(
+                    ", {rate:.0} pairs an hour, about {:.1} h to go",
+                    (total - last).max(0.0) / rate
+                ));
+            }
+            progress.push_str("; the tuned values below are θ so far.");
+            line.push_str(&progress);
+        }
+        line
     };
     match verification.and_then(|v| v.summary.pairings.first().map(|p| (v, p))) {
         Some((_, p)) => match &p.estimate {

@@ -42,10 +42,14 @@ footer { color: #777; font-size: 12.5px; margin-top: 36px; }
 ";
 
 /// The page for `doc`, with `plots` inlined where the document places them.
-pub(crate) fn render(doc: &Doc, plots: &[Rendered]) -> String {
+/// With `refresh_s`, the page reloads itself that often (`arena report --live`).
+pub(crate) fn render(doc: &Doc, plots: &[Rendered], refresh_s: Option<u64>) -> String {
     let mut out =
         String::with_capacity(64 * 1024 + plots.iter().map(|p| p.svg.len()).sum::<usize>());
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n");
+    if let Some(s) = refresh_s {
+        let _ = writeln!(out, "<meta http-equiv=\"refresh\" content=\"{s}\"/>");
+    }
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n");
     let _ = writeln!(out, "<title>{}</title>", html(&doc.title));
     let _ = writeln!(

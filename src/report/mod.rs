@@ -99,6 +99,9 @@ pub struct ReportOptions {
     /// threads it used. The report then records this machine as the run's environment
     /// (`environment.json`), which later reports of the same folder show.
     pub run_threads: Option<usize>,
+    /// Set by `arena report --live`: the page reloads itself every this many seconds
+    /// (the report is being rewritten while the job runs).
+    pub refresh_s: Option<u64>,
 }
 
 /// Writes the report of the results folder `dir` (a tournament, or a tuning run when
@@ -129,17 +132,22 @@ pub fn write_report_with(dir: &Path, options: &ReportOptions) -> Result<ReportFi
             plots.extend(charts::render_tournament(v, "verification-")?);
         }
         let doc = doc::tuning(&tune, verification.as_ref(), &environment);
-        write_all(dir, &doc, &plots)
+        write_all(dir, &doc, &plots, options.refresh_s)
     } else {
         let tour = Tour::load(dir)?;
         let plots = charts::render_tournament(&tour, "")?;
         let doc = doc::tournament(&tour, &environment);
-        write_all(dir, &doc, &plots)
+        write_all(dir, &doc, &plots, options.refresh_s)
     }
 }
 
-fn write_all(dir: &Path, doc: &doc::Doc, plots: &[Rendered]) -> Result<ReportFiles, ReportError> {
-    let page = html::render(doc, plots);
+fn write_all(
+    dir: &Path,
+    doc: &doc::Doc,
+    plots: &[Rendered],
+    refresh_s: Option<u64>,
+) -> Result<ReportFiles, ReportError> {
+    let page = html::render(doc, plots, refresh_s);
     let md = markdown::render(doc, plots);
     let plots_dir = dir.join("plots");
     fs::create_dir_all(&plots_dir).map_err(|e| ReportError::io(&plots_dir, e))?;

@@ -280,6 +280,59 @@ fn hostname() -> Option<String> {
     Some(String::from_utf8_lossy(&buf[..end]).into_owned())
 }
 
+/// Whether an arena writes in `dir` now, as its lock files say: a holder line `pid N on
+/// HOST: ...` in the folder's lock or in a shard's or worker's own lock, whose process
+/// is alive (a holder on another host counts as at work: its process cannot be seen from
+/// here). The files are read, never locked, so a reader cannot get in a writer's way.
+pub fn writer_at_work(dir: &Path) -> bool {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return false;
+    };
+    let here = hostname().unwrap_or_else(|| "?".into());
+    entries.flatten().any(|entry| {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_lock = name == LOCK_FILE
+            || ((name.starts_with(".arena.shard-") || name.starts_with(".arena.worker-"))
+                && name.ends_with(".lock"));
+        if !is_lock {
+            return false;
+        }
+        let text = fs::read_to_string(entry.path()).unwrap_or_default();
+        let Some(line) = text.lines().next() else {
+            return false;
+        };
+        let mut words = line.split_whitespace();
+        let (Some("pid"), Some(pid), Some("on"), Some(host)) =
+            (words.next(), words.next(), words.next(), words.next())
+        else {
+            return false;
+        };
+        let host = host.trim_end_matches(':');
+        if host != here {
+            return true;
+        }
+        process_alive(pid)
+    })
+}
+
+/// Whether process `pid` (as text) is alive and not a zombie.
+fn process_alive(pid: &str) -> bool {
+    let Ok(pid) = pid.parse::<u32>() else {
+        return false;
+    };
+    if pid == std::process::id() {
+        return true;
+    }
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command's closing parenthesis.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+        // No /proc (not Linux): trust the holder line.
+        Err(_) => !Path::new("/proc/self").exists(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

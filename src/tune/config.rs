@@ -657,22 +657,23 @@ fn outside_param(
                 ));
             }
         }
-        if start.is_none() && own_start.is_none() {
-            if let Some(d) = &o.default {
-                start = Some(parse_start(
-                    d,
-                    &format!("the engine's default for '{option}'"),
-                )?);
-            }
-        }
-    }
-    if start.is_none() {
-        if let Some(text) = &own_start {
+        if start.is_none()
+            && own_start.is_none()
+            && let Some(d) = &o.default
+        {
             start = Some(parse_start(
-                text,
-                &format!("the engine file's options.{option}"),
+                d,
+                &format!("the engine's default for '{option}'"),
             )?);
         }
+    }
+    if start.is_none()
+        && let Some(text) = &own_start
+    {
+        start = Some(parse_start(
+            text,
+            &format!("the engine file's options.{option}"),
+        )?);
     }
     let missing = |key: &'static str| {
         let why = if engine.protocol == Protocol::Uai {
@@ -751,7 +752,7 @@ mod tests {
     fn a_good_config_resolves_starts_types_and_defaults() {
         let t = Tune::parse("t.toml", &root(), GOOD).unwrap();
         assert_eq!(t.game.to_string(), "gomoku");
-        assert_eq!(t.base.search.depth, 2);
+        assert_eq!(t.base.builtin().unwrap().search.depth, 2);
         assert_eq!(t.params.len(), 2);
         let p = &t.params[0];
         assert_eq!((p.start, p.integer), (7500.0, true));
@@ -762,6 +763,7 @@ mod tests {
         assert_eq!(d.r_end, 0.001);
         assert_eq!(t.settings().batch, 16);
         let e = t.engine_with("x", &[9000.0, 1.5]).unwrap();
+        let e = e.builtin().unwrap();
         assert_eq!(e.get("table.open_three"), Some(toml::Value::Integer(9000)));
         assert_eq!(e.get("table.defence"), Some(toml::Value::Float(1.5)));
         // The resolved text decides resume: it changes with what changes the tune.

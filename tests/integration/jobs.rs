@@ -414,3 +414,69 @@ fn damaged_checkpoints_are_refused_with_their_line() {
     let e = run_bad_input(&resumed);
     assert!(e.contains("state.json:") && e.contains("key `dd`"), "{e}");
 }
+
+/// Issue 18, item 5: a tune in progress has a report (θ so far, how far, pairs an hour)
+/// made without its lock; `arena report --live` keeps it up to date (the page reloads
+/// itself) while the tune runs, and writes it once more, final, when the tune stops.
+#[test]
+fn a_live_report_follows_a_tune_until_it_stops() {
+    use crate::common::{wait_for_file, wait_or_kill};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let mut tune = arena_process()
+        .args(["tune"])
+        .arg(data("tune/small.toml"))
+        .args(["--pairs", "400000", "--jobs", "1", "--quiet", "--out"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let trajectory = out.join("trajectory.csv");
+    wait_for(&mut tune, "a batch applied", || {
+        std::fs::read_to_string(&trajectory).is_ok_and(|t| t.lines().count() >= 5)
+    });
+    // A plain report while the tune writes: no lock needed, θ so far.
+    let o = arena_process()
+        .args(["report", "--quiet"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("In progress: "), "{md}");
+    assert!(md.contains(" of 400000 pairs ("), "{md}");
+    assert!(md.contains("pairs an hour"), "{md}");
+    assert!(md.contains("the tuned values below are θ so far"), "{md}");
+    // --live: the page reloads itself while the tune runs.
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    let live = arena_process()
+        .args(["report", "--live", "1"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let html = out.join("report.html");
+    wait_for_file(&html, std::time::Duration::from_secs(300), |t| {
+        t.contains("<meta http-equiv=\"refresh\" content=\"1\"/>")
+    });
+    // The tune stops cleanly (SIGTERM): the live report sees no writer and ends.
+    signal(tune.id(), libc::SIGTERM);
+    let (code, _, stderr) = finish(tune);
+    assert_eq!(code, Some(130), "{stderr}");
+    let mut live = live;
+    let status = wait_or_kill(&mut live, std::time::Duration::from_secs(300))
+        .expect("the live report ends when the tune does");
+    assert!(status.success());
+    let (_, stdout, _) = finish(live);
+    assert!(
+        stdout.contains("no arena writes here; the report is final"),
+        "{stdout}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !page.contains("http-equiv=\"refresh\""),
+        "the final page does not reload"
+    );
+}

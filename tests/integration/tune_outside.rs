@@ -399,5 +399,8 @@ fn a_sweep_sets_outside_engines_limits_and_options() {
         ),
     );
     let err = run_bad_input(&["sweep", &t, "--over", "option.x=1", "--out", o]);
-    assert!(err.contains("no engine of") && err.contains("option.NAME"), "{err}");
+    assert!(
+        err.contains("no engine of") && err.contains("option.NAME"),
+        "{err}"
+    );
 }
