@@ -290,3 +290,50 @@ fn a_timed_tune_killed_mid_batch_never_plays_a_recorded_pair_again() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("tune.json")).unwrap()).unwrap();
     assert_eq!(report["reproducible"], false, "a timed tune says so");
 }
+
+/// `--workers` takes the worker's ID from the scheduler: GNU parallel's `PARALLEL_SEQ`
+/// (`parallel -j2 arena tune CFG --workers ::: 1 2`) or a Kubernetes Indexed Job's
+/// `JOB_COMPLETION_INDEX`, and the tune ends with one process's θ.
+#[test]
+fn workers_named_by_gnu_parallel_or_kubernetes_end_with_the_theta_of_one_process() {
+    let tmp = tempfile::tempdir().unwrap();
+    let single = tmp.path().join("single");
+    let pairs = ["--pairs", "64", "--verify-pairs", "0"];
+    let cfg = config();
+    let mut args = vec!["tune", cfg.as_str(), "--quiet"];
+    args.extend(pairs);
+    let mut one = args.clone();
+    one.extend(["--out", single.to_str().unwrap()]);
+    run_ok(&one);
+    let dir = tmp.path().join("workers");
+    let children: Vec<Child> = [("PARALLEL_SEQ", "1"), ("JOB_COMPLETION_INDEX", "0")]
+        .iter()
+        .map(|(var, id)| {
+            arena_process()
+                .args(&args)
+                .args(["--workers", "--jobs", "1", "--out"])
+                .arg(&dir)
+                .env(var, id)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        ok(child, &format!("worker {i}"));
+    }
+    assert_eq!(result(&dir), result(&single));
+    // Each worker journalled under its scheduler's ID.
+    assert!(journal(&dir, "1").is_file() || journal(&dir, "0").is_file());
+    let ids: Vec<String> = std::fs::read_dir(dir.join("pairs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".jsonl"))
+        .collect();
+    assert!(
+        ids.iter().all(|n| n == "0.jsonl" || n == "1.jsonl"),
+        "{ids:?}"
+    );
+}
