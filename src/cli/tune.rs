@@ -34,6 +34,12 @@ the winner. After every batch the state is checkpointed (state.json, written to 
 temporary file and renamed): kill the run or lose power, then run the same command with \
 --resume and it ends with exactly the θ of an uninterrupted run.
 
+The base engine may be an outside program (an engine file with `command`): its \
+parameters are its options, `option.NAME`, sent as UAI setoption or Gomocup INFO to a \
+fresh plus and minus process each pair. A UAI engine's own option lines give missing \
+bounds and start, and an option it does not list is refused; a Gomocup engine needs min, \
+max and start in the config. A fault in a pair stops the tune (resume once fixed).
+
 Output in results/<name>/ (or --out): tuned.toml (the base table, comments kept, tuned \
 values in place), tuned-engine.toml, trajectory.csv (θ after every batch), tune.json (the \
 numbers), state.json, run.toml, and verification/ (the tuned engine against the base \
@@ -42,7 +48,9 @@ engine, a tournament's results).
 Examples:
   arena tune configs/tune-gomoku.toml --pairs 100          # a quick try
   nohup arena tune configs/tune-gomoku.toml > tune.log 2>&1 &     # a line a minute
-  arena tune configs/tune-gomoku.toml --resume             # after a reboot")]
+  arena tune configs/tune-gomoku.toml --resume             # after a reboot
+  parallel -j4 arena tune configs/tune-gomoku.toml --worker {} ::: 1 2 3 4   # 4 workers
+  arena report results/tune-gomoku --live 60               # watch it in a browser")]
 pub struct TuneArgs {
     /// The tuning config (TOML).
     config: PathBuf,

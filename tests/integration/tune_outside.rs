@@ -129,6 +129,9 @@ fn a_served_uai_engine_tunes_to_the_in_process_theta_bit_for_bit() {
 #[test]
 fn a_served_gomocup_engine_tunes_to_the_in_process_theta_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
+    // The command given relative to the engine file (a link to arena in bin/).
+    std::fs::create_dir(dir.path().join("bin")).unwrap();
+    std::os::unix::fs::symlink(arena_bin(), dir.path().join("bin/arena")).unwrap();
     let served = served(
         dir.path(),
         "served.toml",
@@ -136,6 +139,8 @@ fn a_served_gomocup_engine_tunes_to_the_in_process_theta_bit_for_bit() {
         "gomocup",
         "",
     );
+    let text = std::fs::read_to_string(&served).unwrap();
+    std::fs::write(&served, text.replace(arena_bin(), "bin/arena")).unwrap();
     let inside = write(
         dir.path(),
         "in.toml",
@@ -157,6 +162,13 @@ fn a_served_gomocup_engine_tunes_to_the_in_process_theta_bit_for_bit() {
     assert_eq!(
         result(&dir.path().join("in")),
         result(&dir.path().join("out"))
+    );
+    // tuned-engine.toml lands in the results folder: its command is written resolved.
+    let tuned = std::fs::read_to_string(dir.path().join("out/tuned-engine.toml")).unwrap();
+    let resolved = dir.path().join("bin/arena");
+    assert!(
+        tuned.contains(&format!("command = \"{}\"", resolved.display())),
+        "{tuned}"
     );
 }
 
