@@ -69,34 +69,31 @@ fn tune(config: &str, out: &Path) {
     ]);
 }
 
+/// Tunes `engine` in-process into `dir/in` and as the outside engine file `served` into
+/// `dir/out` (`starts`: the configs give the start values), with games of at most
+/// `plies` plies; both results, which must be equal.
+fn both_ways(
+    dir: &Path,
+    engine: &str,
+    served: &str,
+    starts: bool,
+    plies: u32,
+) -> ((serde_json::Value, String), (serde_json::Value, String)) {
+    let set = "set = { \"search.nodes\" = 1500, \"search.depth\" = 0 }";
+    let inside = tune_config(&engine_file(engine), set, "", starts, plies);
+    let outside = tune_config(served, "", "option.", starts, plies);
+    tune(&write(dir, "in.toml", &inside), &dir.join("in"));
+    tune(&write(dir, "out.toml", &outside), &dir.join("out"));
+    (result(&dir.join("in")), result(&dir.join("out")))
+}
+
 /// The must-show of issue 18: a UAI-served ataxx-modern, its bounds and start taken from
 /// its own `option` lines, tunes to the in-process engine's θ bit for bit.
 #[test]
 fn a_served_uai_engine_tunes_to_the_in_process_theta_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
     let served = served(dir.path(), "served.toml", "ataxx-modern.toml", "uai", "");
-    let inside = write(
-        dir.path(),
-        "in.toml",
-        &tune_config(
-            &engine_file("ataxx-modern.toml"),
-            "set = { \"search.nodes\" = 1500, \"search.depth\" = 0 }",
-            "",
-            false,
-            200,
-        ),
-    );
-    let outside = write(
-        dir.path(),
-        "out.toml",
-        &tune_config(&served, "", "option.", false, 200),
-    );
-    tune(&inside, &dir.path().join("in"));
-    tune(&outside, &dir.path().join("out"));
-    let (a, b) = (
-        result(&dir.path().join("in")),
-        result(&dir.path().join("out")),
-    );
+    let (a, b) = both_ways(dir.path(), "ataxx-modern.toml", &served, false, 200);
     assert_eq!(a, b);
     assert_eq!(a.0["pairs_done"], 12);
     // The tuned engine is the outside program with the tuned options, and it plays.
@@ -141,28 +138,8 @@ fn a_served_gomocup_engine_tunes_to_the_in_process_theta_bit_for_bit() {
     );
     let text = std::fs::read_to_string(&served).unwrap();
     std::fs::write(&served, text.replace(arena_bin(), "bin/arena")).unwrap();
-    let inside = write(
-        dir.path(),
-        "in.toml",
-        &tune_config(
-            &engine_file("gomoku-modern.toml"),
-            "set = { \"search.nodes\" = 1500, \"search.depth\" = 0 }",
-            "",
-            true,
-            100,
-        ),
-    );
-    let outside = write(
-        dir.path(),
-        "out.toml",
-        &tune_config(&served, "", "option.", true, 100),
-    );
-    tune(&inside, &dir.path().join("in"));
-    tune(&outside, &dir.path().join("out"));
-    assert_eq!(
-        result(&dir.path().join("in")),
-        result(&dir.path().join("out"))
-    );
+    let (a, b) = both_ways(dir.path(), "gomoku-modern.toml", &served, true, 100);
+    assert_eq!(a, b);
     // tuned-engine.toml lands in the results folder: its command is written resolved.
     let tuned = std::fs::read_to_string(dir.path().join("out/tuned-engine.toml")).unwrap();
     let resolved = dir.path().join("bin/arena");
