@@ -369,6 +369,20 @@ fn the_shipped_tune_config_runs() {
     assert_eq!(r.params.len(), 4);
     assert_eq!(r.verification.map(|v| v.wdl.games()), Some(2));
     assert!(out.join("tuned.toml").exists());
+    // The search tunes of the modern engines (issue 22): their numbers, node-limited.
+    for (name, params) in [("ataxx", 7), ("gomoku", 6)] {
+        let path = format!(
+            "{}/configs/tune-{name}-search.toml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let out = tmp.path().join(name);
+        tune(&[&path, "--pairs", "2", "--verify-pairs", "1"], &out);
+        let r = report(&out);
+        assert_eq!((r.pairs_done, r.params.len()), (2, params), "{name}");
+        assert_eq!(r.verification.map(|v| v.wdl.games()), Some(2), "{name}");
+        let engine = std::fs::read_to_string(out.join("tuned-engine.toml")).unwrap();
+        assert!(engine.contains("lmr_divisor = "), "{engine}");
+    }
 }
 
 #[test]
