@@ -185,7 +185,7 @@ pub struct MnkEval {
     /// Empty cells within `radius` of a stone (the candidates when `radius` > 0).
     near_empty: CellSet,
     /// Positions known to have no VCF for the side to move within some number of fours.
-    pub(super) vcf_memo: super::threats::Memo,
+    pub(super) vcf_memo: super::memo::Memo,
     /// During a [`ThreatKind::VcfNear`] search: the moves it started with.
     pub(super) vcf_near: Option<u32>,
 }
@@ -249,7 +249,7 @@ impl MnkEval {
             track: true,
             threats: [[CellSet::EMPTY; level::COUNT]; 2],
             near_empty: CellSet::EMPTY,
-            vcf_memo: super::threats::Memo::default(),
+            vcf_memo: super::memo::Memo::default(),
             vcf_near: None,
         };
         eval.clear();

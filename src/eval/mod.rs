@@ -9,6 +9,7 @@
 
 pub mod ataxx;
 pub mod cells;
+mod memo;
 pub mod mnk;
 pub mod patterns;
 pub mod table;
