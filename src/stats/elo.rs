@@ -250,6 +250,13 @@ impl Penta {
         }
     }
 
+    /// Pairs that split 1-1, a win and a loss (each engine won one game: the same side
+    /// won both), when WL and DD are told apart: they say nothing about which player is
+    /// better.
+    pub fn split_pairs(&self) -> Option<u64> {
+        Some(self.counts[2] - self.dd?.min(self.counts[2]))
+    }
+
     /// The game results inside the pairs, when WL and DD are told apart.
     pub fn wdl(&self) -> Option<Wdl> {
         let [ll, ld, mid, wd, ww] = self.counts;
@@ -367,6 +374,32 @@ pub struct EloEstimate {
     /// Every game (every pair) had the same result: the observed variance is zero, and
     /// the interval rests on the 0.001 stand-ins for the results never seen.
     pub uniform: bool,
+}
+
+/// A score in points per game with its 95 % interval (the ends of the Elo interval
+/// mapped back to scores, so the two always agree).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoreInterval {
+    /// Points per game.
+    pub score: f64,
+    /// Lower end of the 95 % interval (0 when the interval reaches a 0 % score).
+    pub low: f64,
+    /// Upper end (1 when it reaches 100 %).
+    pub high: f64,
+    /// Games (or pairs) it is over.
+    pub games: u64,
+}
+
+impl EloEstimate {
+    /// The score with its 95 % interval, in points per game.
+    pub fn score_interval(&self) -> ScoreInterval {
+        ScoreInterval {
+            score: self.score,
+            low: score_from_elo(self.elo_low),
+            high: score_from_elo(self.elo_high),
+            games: self.games,
+        }
+    }
 }
 
 impl EloEstimate {
@@ -940,5 +973,34 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The score interval is the normal one, `p ± 1.96·√(p(1-p)/n)` for 6 wins and
+    /// 4 losses, up to fishtest's regularization (0.001 of a draw); a 100 % score's
+    /// interval ends at 100 % and starts at the exact one-sided binomial bound.
+    #[test]
+    fn score_interval_of_games() {
+        let i = Wdl::new(6, 0, 4).estimate().unwrap().score_interval();
+        let half = Z95 * (0.6f64 * 0.4 / 10.0).sqrt();
+        close(i.score, 0.6, 1e-12, "score");
+        close(i.low, 0.6 - half, 1e-3, "low");
+        close(i.high, 0.6 + half, 1e-3, "high");
+        assert_eq!(i.games, 10);
+        let all = Wdl::new(5, 0, 0).estimate().unwrap().score_interval();
+        assert_eq!(all.high, 1.0);
+        close(all.low, 0.025f64.powf(0.2), 1e-9, "exact lower bound");
+    }
+
+    #[test]
+    fn split_pairs_are_the_win_loss_pairs_of_the_middle_bin() {
+        let mut p = Penta::default();
+        p.add_pair(GameScore::Win, GameScore::Loss);
+        p.add_pair(GameScore::Loss, GameScore::Win);
+        p.add_pair(GameScore::Draw, GameScore::Draw);
+        p.add_pair(GameScore::Win, GameScore::Draw);
+        assert_eq!(p.counts, [0, 0, 3, 1, 0]);
+        assert_eq!(p.split_pairs(), Some(2));
+        assert_eq!(Penta::from_counts([0, 0, 3, 1, 0]).split_pairs(), None);
+        assert_eq!(Penta::from_six(1, 2, 3, 4, 5, 6).split_pairs(), Some(3));
     }
 }

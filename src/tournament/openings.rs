@@ -24,6 +24,41 @@ use crate::{
     search::Limits,
 };
 
+/// A balanced opening set shipped with arena: made by `arena openings --balance` (the
+/// command is the file's first line), kept in `configs/openings/` and built into the
+/// binary, so `[openings] kind = "balanced"` finds it from any folder.
+#[derive(Debug)]
+pub struct Shipped {
+    /// The game it is for, as `GameSpec` prints it.
+    pub game: &'static str,
+    /// Where it lives in the repository.
+    pub path: &'static str,
+    /// The file.
+    pub text: &'static str,
+}
+
+/// The shipped balanced sets, one per game that has one.
+pub const SHIPPED: &[Shipped] = &[
+    Shipped {
+        game: "gomoku",
+        path: "configs/openings/gomoku-balanced-3.txt",
+        text: include_str!("../../configs/openings/gomoku-balanced-3.txt"),
+    },
+    Shipped {
+        game: "ataxx",
+        path: "configs/openings/ataxx-6ply-balanced.txt",
+        text: include_str!("../../configs/openings/ataxx-6ply-balanced.txt"),
+    },
+];
+
+impl Shipped {
+    /// The shipped balanced set of `game`, if it has one.
+    pub fn of(game: &crate::game::GameSpec) -> Option<&'static Shipped> {
+        let name = game.to_string();
+        SHIPPED.iter().find(|s| s.game == name)
+    }
+}
+
 /// How many times a balanced random opening is drawn before giving up.
 const MAX_ATTEMPTS: usize = 10_000;
 
