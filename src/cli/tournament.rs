@@ -603,12 +603,10 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
             est.filter(|e| e.draw_ratio.is_finite())
                 .map_or("-".into(), |e| format!("{:.1}%", 100.0 * e.draw_ratio)),
             fmt_first_player(p.first_player.as_ref(), p.first_player_score),
-            p.pair_shares
-                .split_share()
-                .map_or("-".into(), |_| format!(
-                    "{}/{}",
-                    p.pair_shares.split, p.pair_shares.pairs
-                )),
+            p.pair_shares.split_share().map_or("-".into(), |_| format!(
+                "{}/{}",
+                p.pair_shares.split, p.pair_shares.pairs
+            )),
         )?;
     }
     if let Some(fp) = &s.first_player {

@@ -401,11 +401,9 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
                 pct(e.map(|e| e.los)),
                 pct(e.map(|e| e.draw_ratio)),
                 first_player(p.first_player.as_ref(), p.first_player_score),
-                p.pair_shares
-                    .split_share()
-                    .map_or("-".into(), |_| {
-                        format!("{} of {}", p.pair_shares.split, p.pair_shares.pairs)
-                    }),
+                p.pair_shares.split_share().map_or("-".into(), |_| {
+                    format!("{} of {}", p.pair_shares.split, p.pair_shares.pairs)
+                }),
                 format!("{:.1}", p.game_length),
             ]
         })

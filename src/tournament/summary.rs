@@ -923,7 +923,10 @@ mod pair_tests {
             warning.starts_with("6 of 10 pairs split 1-1 (60.0 %), 1 both drawn"),
             "{warning}"
         );
-        assert!(warning.contains("arena openings tictactoe --balance"), "{warning}");
+        assert!(
+            warning.contains("arena openings tictactoe --balance"),
+            "{warning}"
+        );
     }
 
     #[test]

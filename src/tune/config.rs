@@ -510,6 +510,12 @@ pub(crate) fn check_verification_and_openings(
         }
         _ => {}
     }
+    if let Some(why) = o.refusal(&engine.game) {
+        return Err(at(
+            config::line_of(text, "[openings]"),
+            format!("[openings]: {why}"),
+        ));
+    }
     Ok(())
 }
 
