@@ -25,7 +25,7 @@ use crate::{
 };
 
 /// A balanced opening set shipped with arena: made by `arena openings --balance` (the
-/// command is the file's first line), kept in `configs/openings/` and built into the
+/// command is in the file's header), kept in `configs/openings/` and built into the
 /// binary, so `[openings] kind = "balanced"` finds it from any folder.
 #[derive(Debug)]
 pub struct Shipped {
@@ -41,8 +41,8 @@ pub struct Shipped {
 pub const SHIPPED: &[Shipped] = &[
     Shipped {
         game: "gomoku",
-        path: "configs/openings/gomoku-balanced-3.txt",
-        text: include_str!("../../configs/openings/gomoku-balanced-3.txt"),
+        path: "configs/openings/gomoku-balanced.txt",
+        text: include_str!("../../configs/openings/gomoku-balanced.txt"),
     },
     Shipped {
         game: "ataxx",
