@@ -1022,8 +1022,7 @@ mod tests {
                  [[engines]]\nname = \"b\"\nsearch = {{ depth = 1 }}\n"
             );
             Tournament::parse("t.toml", &dir.path().join("t.toml"), &text)
-                .err()
-                .expect("refused")
+                .expect_err("refused")
                 .to_string()
         };
         let e = bad("kind = \"random\"\ntransform = true", "gomoku");

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use arena::tournament::{openings::SHIPPED, read_records};
 
-use crate::common::{root, run_bad_input, run_ok, tictactoe_config, write};
+use crate::common::{arena, root, run_bad_input, run_ok, tictactoe_config, write};
 
 fn engine(name: &str) -> String {
     root()
@@ -66,6 +66,34 @@ fn match_plays_the_shipped_balanced_openings_by_default() {
     for (pair, opening) in &played {
         assert_eq!(*opening, list[*pair as usize].position, "pair {pair}");
     }
+    // From another folder, for Ataxx too: the sets are built into the binary.
+    let ataxx = engine("ataxx-seed004");
+    let out = tmp.path().join("x");
+    let o = arena()
+        .current_dir(tmp.path())
+        .args([
+            "match",
+            &ataxx,
+            &ataxx,
+            "--depth",
+            "1",
+            "--rounds",
+            "1",
+            "--max-plies",
+            "4",
+            "--quiet",
+            "--no-report",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
+    assert!(run.contains("kind = \"balanced\""), "{run}");
+    let set = SHIPPED.iter().find(|s| s.game == "ataxx").unwrap();
+    let first = set.text.lines().find(|l| !l.starts_with('#')).unwrap();
+    assert_eq!(openings_of(&out)[0].1, first);
     let random = tmp.path().join("r");
     gomoku_match(&random, &["--rounds", "1", "--plies", "4"]);
     let run = std::fs::read_to_string(random.join("run.toml")).unwrap();
@@ -187,7 +215,18 @@ fn the_summary_shows_split_pairs_and_the_first_players_interval() {
     let fp = &summary["first_player"];
     assert!(fp["low"].as_f64().unwrap() <= fp["score"].as_f64().unwrap());
     assert!(fp["score"].as_f64().unwrap() <= fp["high"].as_f64().unwrap());
-    // `arena stats` prints the same line from the records.
+    // `arena stats` prints the same line from the records, and the report has it.
     let stats = run_ok(&["stats", out.to_str().unwrap()]);
     assert!(stats.contains(line), "{stats}");
+    run_ok(&["report", out.to_str().unwrap()]);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("split pairs") && md.contains("first player \\[95 %\\]"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Over all games the first player scored "),
+        "{md}"
+    );
+    assert!(md.contains(" of 2 pairs split 1-1 ("), "{md}");
 }
