@@ -10,7 +10,7 @@
 //! jobs = 0                    # worker threads; 0 = all cores
 //!
 //! [openings]
-//! kind = "random"             # "random", "file" or "none"
+//! kind = "random"             # "random", "balanced", "file" or "none"
 //! plies = 2
 //!
 //! [adjudication]

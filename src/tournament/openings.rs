@@ -3,7 +3,9 @@
 //! `random`: plies chosen by a seeded generator (for m,n,k near the centre), optionally
 //! kept only when a neutral engine scores the position within a margin. `file`: one
 //! opening a line: Gomocup offset lines (`0,0, 1,0, 1,3`: `dx,dy` pairs from the centre)
-//! or pos move lists (`h8i9j7`) for m,n,k; FENs for Ataxx.
+//! or pos move lists (`h8i9j7`, `h8 i9 j7`) for m,n,k; FENs or EPD lines for Ataxx.
+//! `balanced`: the set shipped for the game ([`SHIPPED`]). With `transform`, a list's
+//! openings are played in each symmetry of the m,n,k board.
 //!
 //! An [`OpeningBook`] gives the opening of any round on demand, so memory does not grow
 //! with the number of rounds: a file's openings are held once (the file, not the
