@@ -11,7 +11,7 @@ use arena::{
     game::GameSpec,
     protocol::{EngineSpec, Protocol},
     stats::SprtConfig,
-    tournament::Tournament,
+    tournament::{Tournament, openings},
 };
 use clap::Args;
 
@@ -32,6 +32,12 @@ cmd=PATH[,proto=gomocup|uai][,name=NAME][,arg=ARG]...[,dir=DIR][,option.KEY=VALU
 Results go to results/<name>/ (default name: match-A-vs-B) exactly as for 'arena run': \
 games.jsonl, run.toml (the exact config: the match can be resumed, rated and exported \
 like any run), summary.json, standings.csv, pairings.csv and the report.
+
+Openings: gomoku and Ataxx play the balanced openings that ship with arena \
+(configs/openings/gomoku-balanced.txt, configs/openings/ataxx-6ply-balanced.txt: \
+[openings] kind = \"balanced\" in run.toml); other games (tic-tac-toe, gomoku-exact, \
+mnk:W,H,K) have none and play random 2-ply openings, as before. --plies N plays random \
+N-ply openings instead, --openings FILE a file.
 
 Examples:
   arena match configs/engines/gomoku-seed003-threat.toml configs/engines/gomoku-seed000-threat.toml --rounds 20
@@ -62,13 +68,18 @@ pub struct MatchArgs {
     /// limits; not reproducible).
     #[arg(long, value_name = "SECONDS+INC", group = "limit")]
     tc: Option<TimeControl>,
-    /// Openings from a file (Gomocup offset lines or move lists, Ataxx FENs), in order;
-    /// default: random openings.
+    /// Openings from a file (Gomocup offset lines or pos move lists, Ataxx FENs or EPD
+    /// lines), in order; default: the shipped balanced openings of gomoku and Ataxx
+    /// (configs/openings/), random 2-ply openings for other games.
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
-    /// Plies of each random opening (default 2).
+    /// Random openings of N plies instead of balanced ones.
     #[arg(long, value_name = "N", conflicts_with = "openings")]
     plies: Option<u32>,
+    /// m,n,k: play each opening in each symmetry of the board (8 on a square board, 4 on
+    /// another), so a file of N openings serves 8N distinct game pairs.
+    #[arg(long, conflicts_with = "plies")]
+    transform: bool,
     /// Stop when this SPRT decides: ELO0,ELO1[,ALPHA,BETA] (α = β = 0.05 by default).
     #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt, allow_hyphen_values = true)]
     sprt: Option<SprtConfig>,
@@ -188,12 +199,18 @@ pub fn matchup(args: MatchArgs) -> Result<()> {
             openings.insert("kind".into(), "file".into());
             openings.insert("file".into(), absolute(&cwd, file).into());
         }
+        None if args.plies.is_none() && openings::Shipped::of(&game).is_some() => {
+            openings.insert("kind".into(), "balanced".into());
+        }
         None => {
             openings.insert("kind".into(), "random".into());
             if let Some(p) = args.plies {
                 openings.insert("plies".into(), i64::from(p).into());
             }
         }
+    }
+    if args.transform {
+        openings.insert("transform".into(), true.into());
     }
     tree.insert("openings".into(), openings.into());
     if let Some(m) = args.max_plies {

@@ -581,7 +581,7 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
         let est: Option<&EloEstimate> = p.estimate.as_ref();
         writeln!(
             out,
-            "  {} vs {}: {} games +{} ={} -{}  penta [{}]  Elo {} [{}, {}]  nElo {} ± {}  LOS {}  draws {}  first player {}",
+            "  {} vs {}: {} games +{} ={} -{}  penta [{}]  Elo {} [{}, {}]  nElo {} ± {}  LOS {}  draws {}  first player {}  split {}",
             p.names[0],
             p.names[1],
             p.wdl.games(),
@@ -602,8 +602,21 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
             est.map_or("-".into(), |e| format!("{:.1}%", 100.0 * e.los)),
             est.filter(|e| e.draw_ratio.is_finite())
                 .map_or("-".into(), |e| format!("{:.1}%", 100.0 * e.draw_ratio)),
-            p.first_player_score
-                .map_or("-".into(), |v| format!("{:.1}%", 100.0 * v)),
+            fmt_first_player(p.first_player.as_ref(), p.first_player_score),
+            p.pair_shares.split_share().map_or("-".into(), |_| format!(
+                "{}/{}",
+                p.pair_shares.split, p.pair_shares.pairs
+            )),
+        )?;
+    }
+    if let Some(fp) = &s.first_player {
+        writeln!(
+            out,
+            "first player (black, who moves first from the empty board or the start \
+             position): {} over {} games; {}",
+            fmt_first_player(Some(fp), None),
+            fp.games,
+            s.pair_shares.describe()
         )?;
     }
     if let Some(sprt) = &s.sprt {
@@ -636,6 +649,10 @@ pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
         writeln!(out, "warning: {warning}")?;
     }
     Ok(())
+}
+
+fn fmt_first_player(fp: Option<&arena::stats::ScoreInterval>, bare: Option<f64>) -> String {
+    arena::stats::ScoreInterval::text(fp, bare, "%")
 }
 
 /// What differs between the engines (their resolved configs), one line a setting.

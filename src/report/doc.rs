@@ -427,7 +427,10 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
                 ),
                 pct(e.map(|e| e.los)),
                 pct(e.map(|e| e.draw_ratio)),
-                pct(p.first_player_score),
+                first_player(p.first_player.as_ref(), p.first_player_score),
+                p.pair_shares.split_share().map_or("-".into(), |_| {
+                    format!("{} of {}", p.pair_shares.split, p.pair_shares.pairs)
+                }),
                 format!("{:.1}", p.game_length),
             ]
         })
@@ -442,7 +445,8 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
             "nElo ±95 %",
             "LOS",
             "draws",
-            "first player",
+            "first player [95 %]",
+            "split pairs",
             "plies",
         ],
         1,
@@ -451,8 +455,19 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
     doc.para(
         "Pairs LL..WW: complete colour-swapped game pairs by the first engine's points in \
          the pair (0, ½, 1, 1½, 2). Elo and its interval come from the pairs when there are \
-         any (pentanomial), else from single games.",
+         any (pentanomial), else from single games. First player: the score of black, who \
+         moves first from the empty board or the start position. Split pairs: pairs of a \
+         win and a loss (each engine won one game), which say nothing about which engine is \
+         better.",
     );
+    if let Some(fp) = &s.first_player {
+        doc.para(format!(
+            "Over all games the first player scored {} ({} games); {}.",
+            first_player(Some(fp), None),
+            fp.games,
+            s.pair_shares.describe()
+        ));
+    }
     doc.figure(&id("convergence"));
     doc.figure(&id("sprt"));
     doc.heading(&id("search"), "Search effort");
@@ -597,4 +612,8 @@ fn environment(doc: &mut Doc, env: &Environment, t: Option<&Tour>) {
         "The run recorded no environment (environment.json): this is the machine that \
          wrote the report, on the date it did."
     });
+}
+
+fn first_player(fp: Option<&crate::stats::ScoreInterval>, bare: Option<f64>) -> String {
+    crate::stats::ScoreInterval::text(fp, bare, " %")
 }

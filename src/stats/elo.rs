@@ -250,6 +250,13 @@ impl Penta {
         }
     }
 
+    /// Pairs that split 1-1, a win and a loss (each engine won one game: the same side
+    /// won both), when WL and DD are told apart: they say nothing about which player is
+    /// better.
+    pub fn split_pairs(&self) -> Option<u64> {
+        Some(self.counts[2] - self.dd?.min(self.counts[2]))
+    }
+
     /// The game results inside the pairs, when WL and DD are told apart.
     pub fn wdl(&self) -> Option<Wdl> {
         let [ll, ld, mid, wd, ww] = self.counts;
@@ -367,6 +374,50 @@ pub struct EloEstimate {
     /// Every game (every pair) had the same result: the observed variance is zero, and
     /// the interval rests on the 0.001 stand-ins for the results never seen.
     pub uniform: bool,
+}
+
+/// A score in points per game with its 95 % interval (the ends of the Elo interval
+/// mapped back to scores, so the two always agree).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoreInterval {
+    /// Points per game.
+    pub score: f64,
+    /// Lower end of the 95 % interval (0 when the interval reaches a 0 % score).
+    pub low: f64,
+    /// Upper end (1 when it reaches 100 %).
+    pub high: f64,
+    /// Games (or pairs) it is over.
+    pub games: u64,
+}
+
+impl ScoreInterval {
+    /// `56.0 % [49.1, 62.9]` (`unit` between the number and the bracket: `" %"` in
+    /// reports, `"%"` on the console); for summaries written before they had the
+    /// interval, the bare score `bare`; `-` for neither.
+    pub fn text(interval: Option<&ScoreInterval>, bare: Option<f64>, unit: &str) -> String {
+        match (interval, bare) {
+            (Some(i), _) => format!(
+                "{:.1}{unit} [{:.1}, {:.1}]",
+                100.0 * i.score,
+                100.0 * i.low,
+                100.0 * i.high
+            ),
+            (None, Some(v)) => format!("{:.1}{unit}", 100.0 * v),
+            (None, None) => "-".into(),
+        }
+    }
+}
+
+impl EloEstimate {
+    /// The score with its 95 % interval, in points per game.
+    pub fn score_interval(&self) -> ScoreInterval {
+        ScoreInterval {
+            score: self.score,
+            low: score_from_elo(self.elo_low),
+            high: score_from_elo(self.elo_high),
+            games: self.games,
+        }
+    }
 }
 
 impl EloEstimate {

@@ -10,7 +10,7 @@
 //! jobs = 0                    # worker threads; 0 = all cores
 //!
 //! [openings]
-//! kind = "random"             # "random", "file" or "none"
+//! kind = "random"             # "random", "balanced", "file" or "none"
 //! plies = 2
 //!
 //! [adjudication]
@@ -64,6 +64,8 @@ pub enum OpeningKind {
     Random,
     /// Lines of a file: Gomocup offsets or move lists for m,n,k, FENs for Ataxx.
     File,
+    /// The balanced set shipped for the game (see `openings::SHIPPED`): gomoku and Ataxx.
+    Balanced,
     /// Every game from the start position (only two distinct games per pairing).
     None,
 }
@@ -97,6 +99,9 @@ pub struct OpeningsConfig {
     pub file: Option<String>,
     /// File: `sequential` or `shuffle`.
     pub order: OpeningOrder,
+    /// File or balanced, m,n,k: play each opening in each of the board's symmetries (8
+    /// on a square board, 4 on another), so N openings serve 8N distinct game pairs.
+    pub transform: bool,
 }
 
 impl Default for OpeningsConfig {
@@ -109,7 +114,44 @@ impl Default for OpeningsConfig {
             balance_engine: None,
             file: None,
             order: OpeningOrder::Sequential,
+            transform: false,
         }
+    }
+}
+
+impl OpeningsConfig {
+    /// Why these openings cannot serve `game`, if so: `transform` off a file or the
+    /// balanced set, or on Ataxx; `balanced` for a game without a shipped set.
+    pub fn refusal(&self, game: &GameSpec) -> Option<String> {
+        if self.transform {
+            if !matches!(self.kind, OpeningKind::File | OpeningKind::Balanced) {
+                return Some(
+                    "transform = true needs openings from a file (kind = \"file\" or \
+                     \"balanced\"): random openings are all distinct already"
+                        .into(),
+                );
+            }
+            if !matches!(game, GameSpec::Mnk(_)) {
+                return Some(format!(
+                    "transform = true is for m,n,k-games (the board's symmetries), not {game}"
+                ));
+            }
+        }
+        if self.kind == OpeningKind::Balanced
+            && crate::tournament::openings::Shipped::of(game).is_none()
+        {
+            let have: Vec<&str> = crate::tournament::openings::SHIPPED
+                .iter()
+                .map(|s| s.game)
+                .collect();
+            return Some(format!(
+                "kind = \"balanced\": no balanced openings ship for {game} (only for {}); \
+                 make some with `arena openings {game} --balance ENGINE.toml --margin N` \
+                 and use kind = \"file\"",
+                have.join(" and ")
+            ));
+        }
+        None
     }
 }
 
@@ -384,6 +426,9 @@ impl Tournament {
                 ));
             }
             _ => {}
+        }
+        if let Some(why) = o.refusal(&config.game) {
+            return Err(at("[openings]", format!("[openings]: {why}")));
         }
         if config.adjudication.resign_score < 0 {
             return Err(at(

@@ -3,7 +3,9 @@
 //! `random`: plies chosen by a seeded generator (for m,n,k near the centre), optionally
 //! kept only when a neutral engine scores the position within a margin. `file`: one
 //! opening a line: Gomocup offset lines (`0,0, 1,0, 1,3`: `dx,dy` pairs from the centre)
-//! or pos move lists (`h8i9j7`) for m,n,k; FENs for Ataxx.
+//! or pos move lists (`h8i9j7`, `h8 i9 j7`) for m,n,k; FENs or EPD lines for Ataxx.
+//! `balanced`: the set shipped for the game ([`SHIPPED`]). With `transform`, a list's
+//! openings are played in each symmetry of the m,n,k board.
 //!
 //! An [`OpeningBook`] gives the opening of any round on demand, so memory does not grow
 //! with the number of rounds: a file's openings are held once (the file, not the
@@ -23,6 +25,41 @@ use crate::{
     game::{Game, Mnk, MnkConfig},
     search::Limits,
 };
+
+/// A balanced opening set shipped with arena: made by `arena openings --balance` (the
+/// command is in the file's header), kept in `configs/openings/` and built into the
+/// binary, so `[openings] kind = "balanced"` finds it from any folder.
+#[derive(Debug)]
+pub struct Shipped {
+    /// The game it is for, as `GameSpec` prints it.
+    pub game: &'static str,
+    /// Where it lives in the repository.
+    pub path: &'static str,
+    /// The file.
+    pub text: &'static str,
+}
+
+/// The shipped balanced sets, one per game that has one.
+pub const SHIPPED: &[Shipped] = &[
+    Shipped {
+        game: "gomoku",
+        path: "configs/openings/gomoku-balanced.txt",
+        text: include_str!("../../configs/openings/gomoku-balanced.txt"),
+    },
+    Shipped {
+        game: "ataxx",
+        path: "configs/openings/ataxx-6ply-balanced.txt",
+        text: include_str!("../../configs/openings/ataxx-6ply-balanced.txt"),
+    },
+];
+
+impl Shipped {
+    /// The shipped balanced set of `game`, if it has one.
+    pub fn of(game: &crate::game::GameSpec) -> Option<&'static Shipped> {
+        let name = game.to_string();
+        SHIPPED.iter().find(|s| s.game == name)
+    }
+}
 
 /// How many times a balanced random opening is drawn before giving up.
 const MAX_ATTEMPTS: usize = 10_000;
@@ -52,9 +89,71 @@ pub trait OpeningGame: EngineGame {
     fn too_many_plies(_config: &Self::Config, _plies: u32) -> Option<String> {
         None
     }
+
+    /// How many symmetries of the board [`transformed`](OpeningGame::transformed) knows
+    /// (1: none but the identity).
+    fn symmetries(_config: &Self::Config) -> usize {
+        1
+    }
+
+    /// The position text `position` under symmetry `symmetry` (below
+    /// [`symmetries`](OpeningGame::symmetries); 0 is the identity).
+    fn transformed(
+        _config: &Self::Config,
+        position: &str,
+        _symmetry: usize,
+    ) -> Result<String, String> {
+        Ok(position.to_string())
+    }
+}
+
+/// Cell `(x, y)` of a `width` × `height` board under symmetry `symmetry`: 0 the identity,
+/// 1 a mirror left-right, 2 top-bottom, 3 a half turn; on a square board also 4 the
+/// main-diagonal mirror, 5 a quarter turn, 6 three quarters, 7 the anti-diagonal mirror.
+/// The first four keep any board's shape, the last four only a square's.
+pub fn symmetric_cell(x: i32, y: i32, width: i32, height: i32, symmetry: usize) -> (i32, i32) {
+    let (mx, my) = (width - 1 - x, height - 1 - y);
+    match symmetry {
+        0 => (x, y),
+        1 => (mx, y),
+        2 => (x, my),
+        3 => (mx, my),
+        4 => (y, x),
+        5 => (height - 1 - y, x),
+        6 => (y, width - 1 - x),
+        _ => (height - 1 - y, width - 1 - x),
+    }
 }
 
 impl OpeningGame for Mnk {
+    fn symmetries(config: &MnkConfig) -> usize {
+        if config.width() == config.height() {
+            8
+        } else {
+            4
+        }
+    }
+
+    fn transformed(config: &MnkConfig, position: &str, symmetry: usize) -> Result<String, String> {
+        let pos = Mnk::from_text(config, position).map_err(|e| e.to_string())?;
+        if position.contains('/') {
+            return Err(
+                "transform = true needs openings as move lists or offsets, not boards".into(),
+            );
+        }
+        let (w, h) = (config.width() as i32, config.height() as i32);
+        let mut image = Mnk::new(config);
+        for &mv in pos.history() {
+            let (x, y) = config.xy(mv);
+            let (tx, ty) = symmetric_cell(x, y, w, h, symmetry);
+            let t = config
+                .at(tx, ty)
+                .expect("a symmetry of the board's shape maps the board onto itself");
+            image.play(t);
+        }
+        Ok(image.to_text())
+    }
+
     fn too_many_plies(config: &MnkConfig, plies: u32) -> Option<String> {
         (plies as usize >= config.cells()).then(|| {
             format!(
@@ -165,8 +264,50 @@ impl OpeningGame for crate::game::Ataxx {
     }
 
     fn opening_from_line(_config: &(), line: &str) -> Result<crate::game::Ataxx, String> {
-        crate::game::Ataxx::from_fen(line).map_err(|e| e.to_string())
+        crate::game::Ataxx::from_fen(&epd_position(line)?).map_err(|e| e.to_string())
     }
+}
+
+/// The FEN of an Ataxx opening line: the line itself, or, for an EPD line with operations
+/// (`x5o/7/7/7/7/7/o5x x 0 1; id "start";`, as cuteataxx books have them, or
+/// `x5o/7/7/7/7/7/o5x x hmvc 0; fmvn 1;`), the position without its operations (the
+/// counters of `hmvc` and `fmvn` kept).
+fn epd_position(line: &str) -> Result<String, String> {
+    let Some((head, _)) = line.split_once(';') else {
+        return Ok(line.to_string());
+    };
+    let tokens: Vec<&str> = head.split_whitespace().collect();
+    if tokens.len() < 2 {
+        return Err("an EPD line starts with the board and the side to move".into());
+    }
+    let numbers = tokens[2..]
+        .iter()
+        .take_while(|t| t.bytes().all(|b| b.is_ascii_digit()))
+        .count();
+    if numbers > 2 {
+        return Err(format!(
+            "'{}' before the first ';': a position has two counters at most",
+            tokens[2..].join(" ")
+        ));
+    }
+    let mut fen = tokens[..2 + numbers].join(" ");
+    if numbers == 0 {
+        // Counters as operations, if the line has them.
+        let op = |name: &str| {
+            line.split(';').find_map(|o| {
+                let mut w = o.split_whitespace().skip_while(|t| t.contains('/'));
+                let w: Vec<&str> = w.by_ref().collect();
+                let at = w.iter().position(|t| *t == name)?;
+                w.get(at + 1).map(|v| v.to_string())
+            })
+        };
+        if let (Some(h), Some(f)) = (op("hmvc"), op("fmvn")) {
+            fen = format!("{fen} {h} {f}");
+        } else if let Some(h) = op("hmvc") {
+            fen = format!("{fen} {h}");
+        }
+    }
+    Ok(fen)
 }
 
 /// How many distinct random openings a book keeps: rounds past this many get fresh
@@ -185,15 +326,22 @@ pub const DISTINCT_WINDOW: usize = 1 << 16;
 /// warning tells the user; rounds past the window get a fresh draw each.
 pub struct OpeningBook<G: OpeningGame> {
     source: Source<G>,
+    /// The variant (for transforms).
+    game: G::Config,
 }
 
 enum Source<G: OpeningGame> {
     /// Every round starts from the start position.
     Start(Opening),
-    /// A file's openings and the order rounds take them in.
+    /// A file's openings and the order rounds take them in; with `symmetries` > 1,
+    /// round `r` plays opening `order[r % n]` under symmetry `(first[i] + r / n) % s`
+    /// (`first[i]` drawn from the master seed), so every opening comes in each symmetry
+    /// once every `s` passes through the file.
     File {
         list: Vec<Opening>,
         order: Vec<usize>,
+        symmetries: usize,
+        first: Vec<usize>,
     },
     /// Random openings, drawn as needed.
     Random(Box<RandomOpenings<G>>),
@@ -326,6 +474,13 @@ impl<G: OpeningGame> OpeningBook<G> {
     /// whole; the first random opening is drawn now, so a config that cannot make any
     /// is an error before the run.
     pub fn new(tournament: &Tournament, game: &G::Config) -> Result<OpeningBook<G>, ConfigError> {
+        OpeningBook::with_config(tournament, game)
+    }
+
+    fn with_config(
+        tournament: &Tournament,
+        game: &G::Config,
+    ) -> Result<OpeningBook<G>, ConfigError> {
         let o = &tournament.config.openings;
         let source = tournament.path.display().to_string();
         let seed = tournament.config.seed;
@@ -334,6 +489,7 @@ impl<G: OpeningGame> OpeningBook<G> {
                 source: Source::Start(Opening {
                     position: G::new(game).to_text(),
                 }),
+                game: game.clone(),
             },
             OpeningKind::Random => {
                 let judge = match (&o.balance_engine, o.balance_margin) {
@@ -348,13 +504,9 @@ impl<G: OpeningGame> OpeningBook<G> {
                 };
                 OpeningBook::random(game, o, judge, seed, DISTINCT_WINDOW, false)
             }
-            OpeningKind::File => {
-                let file = o
-                    .file
-                    .as_deref()
-                    .expect("validated: kind = file has a file");
-                let path = tournament.resolve(file);
-                let list = read_file::<G>(&path, game)?;
+            OpeningKind::File | OpeningKind::Balanced => {
+                let list = listed::<G>(o, &tournament.path, &tournament.config.game, game)?
+                    .expect("kind = file or balanced: openings from a list");
                 let mut order: Vec<usize> = (0..list.len()).collect();
                 if o.order == OpeningOrder::Shuffle {
                     let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, Stream::Shuffle, 0));
@@ -362,8 +514,26 @@ impl<G: OpeningGame> OpeningBook<G> {
                         order.swap(i, rng.random_range(0..=i));
                     }
                 }
+                let symmetries = if o.transform { G::symmetries(game) } else { 1 };
+                let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, Stream::Transform, 0));
+                let first: Vec<usize> = (0..list.len())
+                    .map(|_| rng.random_range(0..symmetries))
+                    .collect();
+                if symmetries > 1 {
+                    for (n, opening) in list.iter().enumerate() {
+                        G::transformed(game, &opening.position, 1).map_err(|e| {
+                            ConfigError::new(&source, format!("[openings] opening {}: {e}", n + 1))
+                        })?;
+                    }
+                }
                 OpeningBook {
-                    source: Source::File { list, order },
+                    source: Source::File {
+                        list,
+                        order,
+                        symmetries,
+                        first,
+                    },
+                    game: game.clone(),
                 }
             }
         };
@@ -390,6 +560,7 @@ impl<G: OpeningGame> OpeningBook<G> {
                 parallel,
                 drawn: std::sync::Mutex::new(Drawn::default()),
             })),
+            game: game.clone(),
         }
     }
 
@@ -398,8 +569,22 @@ impl<G: OpeningGame> OpeningBook<G> {
     pub fn get(&self, round: u64) -> Result<Opening, String> {
         match &self.source {
             Source::Start(o) => Ok(o.clone()),
-            Source::File { list, order } => {
-                Ok(list[order[(round % order.len() as u64) as usize]].clone())
+            Source::File {
+                list,
+                order,
+                symmetries,
+                first,
+            } => {
+                let n = order.len() as u64;
+                let i = order[(round % n) as usize];
+                if *symmetries <= 1 {
+                    return Ok(list[i].clone());
+                }
+                let symmetry =
+                    (first[i] + ((round / n) % *symmetries as u64) as usize) % symmetries;
+                Ok(Opening {
+                    position: G::transformed(&self.game, &list[i].position, symmetry)?,
+                })
             }
             Source::Random(r) => r.get(round),
         }
@@ -410,7 +595,9 @@ impl<G: OpeningGame> OpeningBook<G> {
     pub fn distinct(&self) -> Option<u64> {
         match &self.source {
             Source::Start(_) => Some(1),
-            Source::File { list, .. } => Some(list.len() as u64),
+            Source::File {
+                list, symmetries, ..
+            } => Some(list.len() as u64 * *symmetries as u64),
             Source::Random(_) => None,
         }
     }
@@ -499,20 +686,51 @@ pub const MAX_OPENINGS_FILE: u64 = 64 << 20;
 /// The longest line of an opening file (a move list of a 20×20 board is under 2 KB).
 pub const MAX_OPENING_LINE: usize = 64 << 10;
 
+/// The openings of a list (`kind = "file"` or `"balanced"`), read and checked whole;
+/// `None` for random openings or none. `base` locates a relative `file`.
+pub fn listed<G: OpeningGame>(
+    o: &OpeningsConfig,
+    base: &std::path::Path,
+    spec: &crate::game::GameSpec,
+    game: &G::Config,
+) -> Result<Option<Vec<Opening>>, ConfigError> {
+    match o.kind {
+        OpeningKind::File => {
+            let file = o
+                .file
+                .as_deref()
+                .expect("validated: kind = file has a file");
+            read_file::<G>(&crate::config::resolve(base, file), game).map(Some)
+        }
+        OpeningKind::Balanced => {
+            let set = Shipped::of(spec).ok_or_else(|| {
+                ConfigError::new(
+                    base.display().to_string(),
+                    format!(
+                        "[openings]: {}",
+                        o.refusal(spec)
+                            .unwrap_or_else(|| "no balanced openings".into())
+                    ),
+                )
+            })?;
+            read_lines::<G, _>(set.path, std::io::Cursor::new(set.text), game).map(Some)
+        }
+        OpeningKind::Random | OpeningKind::None => Ok(None),
+    }
+}
+
 /// Reads an opening file: one opening a line; blank lines and `#` comments skipped.
 /// The file is read line by line (a bad line is refused before the rest is read), at
 /// most [`MAX_OPENINGS_FILE`] bytes with lines of at most [`MAX_OPENING_LINE`].
+///
+/// m,n,k lines are Gomocup / c-gomoku-cli offsets (`0,0, 1,-1, -1,1`: `dx,dy` from the
+/// centre) or pos move lists (`h8 i7 g9`, `h8i7g9`); Ataxx lines are FENs or EPD lines
+/// whose operations (`; id "x";`) are ignored.
 pub fn read_file<G: OpeningGame>(
     path: &std::path::Path,
     game: &G::Config,
 ) -> Result<Vec<Opening>, ConfigError> {
-    use std::io::{BufRead, Read};
     let source = path.display().to_string();
-    let at = |line: usize, message: String| ConfigError {
-        source: source.clone(),
-        line: Some(line),
-        message,
-    };
     let file = std::fs::File::open(path)
         .map_err(|e| ConfigError::new(&source, format!("cannot read: {e}")))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -527,7 +745,23 @@ pub fn read_file<G: OpeningGame>(
             ),
         ));
     }
-    let mut reader = std::io::BufReader::new(file).take(MAX_OPENINGS_FILE + 1);
+    read_lines::<G, _>(&source, std::io::BufReader::new(file), game)
+}
+
+/// The openings of `reader`, one a line, as [`read_file`] reads them; errors name
+/// `source` and the line.
+fn read_lines<G: OpeningGame, R: std::io::BufRead>(
+    source: &str,
+    reader: R,
+    game: &G::Config,
+) -> Result<Vec<Opening>, ConfigError> {
+    use std::io::{BufRead, Read};
+    let at = |line: usize, message: String| ConfigError {
+        source: source.to_string(),
+        line: Some(line),
+        message,
+    };
+    let mut reader = reader.take(MAX_OPENINGS_FILE + 1);
     let mut list = Vec::new();
     let mut buf = Vec::new();
     for n in 1.. {
@@ -535,7 +769,7 @@ pub fn read_file<G: OpeningGame>(
         let read = (&mut reader)
             .take(MAX_OPENING_LINE as u64 + 1)
             .read_until(b'\n', &mut buf)
-            .map_err(|e| ConfigError::new(&source, format!("cannot read: {e}")))?;
+            .map_err(|e| ConfigError::new(source, format!("cannot read: {e}")))?;
         if read == 0 {
             break;
         }
@@ -659,6 +893,243 @@ mod tests {
         let alone = book(&game, 3, 500);
         for (r, position) in got {
             assert_eq!(position, alone.get(r).unwrap().position);
+        }
+    }
+
+    fn gomoku() -> MnkConfig {
+        MnkConfig::new(15, 15, 5, MnkRule::Freestyle).unwrap()
+    }
+
+    /// A file in a temporary folder, its path.
+    fn file(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn the_eight_symmetries_of_a_corner() {
+        let g = gomoku();
+        let images: Vec<String> = (0..8)
+            .map(|s| Mnk::transformed(&g, "a1b1", s).unwrap())
+            .collect();
+        assert_eq!(
+            images,
+            [
+                "a1b1", "o1n1", "a15b15", "o15n15", "a1a2", "o1o2", "a15a14", "o15o14"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_asymmetric_opening_has_eight_distinct_images_of_the_same_shape() {
+        let g = gomoku();
+        let opening = "h8i8i10";
+        let images: std::collections::HashSet<String> = (0..8)
+            .map(|s| Mnk::transformed(&g, opening, s).unwrap())
+            .collect();
+        assert_eq!(images.len(), 8, "{images:?}");
+        // Every image keeps the stones' count, colours and distances.
+        let distances = |text: &str| {
+            let pos = Mnk::from_text(&g, text).unwrap();
+            let xy: Vec<(i32, i32)> = pos.history().iter().map(|&m| g.xy(m)).collect();
+            let mut d: Vec<i32> = Vec::new();
+            for i in 0..xy.len() {
+                for j in i + 1..xy.len() {
+                    d.push((xy[i].0 - xy[j].0).pow(2) + (xy[i].1 - xy[j].1).pow(2));
+                }
+            }
+            d
+        };
+        for image in &images {
+            assert_eq!(distances(image), distances(opening), "{image}");
+        }
+        // The centre stone stays at the centre (an odd board's symmetries fix it).
+        for s in 0..8 {
+            assert!(Mnk::transformed(&g, opening, s).unwrap().starts_with("h8"));
+        }
+        // A symmetric opening (one centre stone) has one image.
+        let one: std::collections::HashSet<String> = (0..8)
+            .map(|s| Mnk::transformed(&g, "h8", s).unwrap())
+            .collect();
+        assert_eq!(one.len(), 1);
+    }
+
+    #[test]
+    fn a_board_that_is_not_square_keeps_four_symmetries() {
+        let g = MnkConfig::new(9, 6, 4, MnkRule::Freestyle).unwrap();
+        assert_eq!(Mnk::symmetries(&g), 4);
+        assert_eq!(Mnk::symmetries(&gomoku()), 8);
+        let images: Vec<String> = (0..4)
+            .map(|s| Mnk::transformed(&g, "a1c2", s).unwrap())
+            .collect();
+        assert_eq!(images, ["a1c2", "i1g2", "a6c5", "i6g5"]);
+    }
+
+    fn tournament_with(openings: &str, game: &str, dir: &std::path::Path) -> Tournament {
+        let text = format!(
+            "name = \"t\"\ngame = \"{game}\"\nrounds = 4\nseed = 3\n\n[openings]\n{openings}\n\n\
+             [[engines]]\nname = \"a\"\nsearch = {{ depth = 1 }}\n\n\
+             [[engines]]\nname = \"b\"\nsearch = {{ depth = 1 }}\n"
+        );
+        Tournament::parse("t.toml", &dir.join("t.toml"), &text).unwrap()
+    }
+
+    #[test]
+    fn transforms_make_eight_distinct_openings_of_each_line_deterministically() {
+        let (dir, _) = file("o.txt", "0,0, 1,0, 1,2\n# a comment\nh8 g7 g9\n");
+        let o = "kind = \"file\"\nfile = \"o.txt\"\ntransform = true";
+        let t = tournament_with(o, "gomoku", dir.path());
+        let g = gomoku();
+        let book = OpeningBook::<Mnk>::new(&t, &g).unwrap();
+        assert_eq!(book.distinct(), Some(16));
+        let rounds: Vec<String> = (0..16).map(|r| book.get(r).unwrap().position).collect();
+        let distinct: std::collections::HashSet<&String> = rounds.iter().collect();
+        assert_eq!(distinct.len(), 16, "{rounds:?}");
+        // Round r plays line r % 2; the next pass starts again.
+        for (r, p) in rounds.iter().enumerate() {
+            let line = if r % 2 == 0 { "h8i8i10" } else { "h8g7g9" };
+            assert!(
+                (0..8).any(|s| Mnk::transformed(&g, line, s).unwrap() == *p),
+                "round {r}: {p} is not an image of {line}"
+            );
+        }
+        assert_eq!(book.get(16).unwrap().position, rounds[0]);
+        // The same seed gives the same rounds; the symmetries depend on it.
+        let again = OpeningBook::<Mnk>::new(&t, &g).unwrap();
+        for r in 0..16 {
+            assert_eq!(again.get(r).unwrap().position, rounds[r as usize]);
+        }
+        let mut other = t.clone();
+        other.config.seed = 4;
+        let reseeded = OpeningBook::<Mnk>::new(&other, &g).unwrap();
+        let theirs: Vec<String> = (0..16).map(|r| reseeded.get(r).unwrap().position).collect();
+        assert_ne!(theirs, rounds);
+        // Without transforms: the two lines as they are.
+        let plain = tournament_with("kind = \"file\"\nfile = \"o.txt\"", "gomoku", dir.path());
+        let book = OpeningBook::<Mnk>::new(&plain, &g).unwrap();
+        assert_eq!(book.distinct(), Some(2));
+        assert_eq!(book.get(0).unwrap().position, "h8i8i10");
+        assert_eq!(book.get(3).unwrap().position, "h8g7g9");
+    }
+
+    #[test]
+    fn transform_and_balanced_are_refused_where_they_mean_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = |openings: &str, game: &str| {
+            let text = format!(
+                "name = \"t\"\ngame = \"{game}\"\nrounds = 1\n\n[openings]\n{openings}\n\n\
+                 [[engines]]\nname = \"a\"\nsearch = {{ depth = 1 }}\n\n\
+                 [[engines]]\nname = \"b\"\nsearch = {{ depth = 1 }}\n"
+            );
+            Tournament::parse("t.toml", &dir.path().join("t.toml"), &text)
+                .expect_err("refused")
+                .to_string()
+        };
+        let e = bad("kind = \"random\"\ntransform = true", "gomoku");
+        assert!(
+            e.starts_with("t.toml:5: [openings]: transform = true needs openings from a file"),
+            "{e}"
+        );
+        let e = bad("kind = \"balanced\"\ntransform = true", "ataxx");
+        assert!(e.contains("transform = true is for m,n,k-games"), "{e}");
+        let e = bad("kind = \"balanced\"", "tictactoe");
+        assert!(
+            e.contains("no balanced openings ship for tictactoe (only for gomoku and ataxx)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_shipped_sets_read_and_transform() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tournament_with(
+            "kind = \"balanced\"\ntransform = true",
+            "gomoku",
+            dir.path(),
+        );
+        let book = OpeningBook::<Mnk>::new(&t, &gomoku()).unwrap();
+        let n = read_lines::<Mnk, _>("x", std::io::Cursor::new(SHIPPED[0].text), &gomoku())
+            .unwrap()
+            .len() as u64;
+        assert!(n >= 100, "{n} gomoku openings");
+        assert_eq!(book.distinct(), Some(8 * n));
+        let t = tournament_with("kind = \"balanced\"", "ataxx", dir.path());
+        let book = OpeningBook::<crate::game::Ataxx>::new(&t, &()).unwrap();
+        assert!(book.distinct().unwrap() >= 100);
+    }
+
+    #[test]
+    fn gomocup_offsets_and_pos_lines_read_alike() {
+        let (_dir, path) = file(
+            "o.txt",
+            "0,0, 1,-1, -1,1\n0,0,1,-1,-1,1\nh8 i7 g9\nh8i7g9\n  0, 0,  1, -1, -1, 1  \n",
+        );
+        let list = read_file::<Mnk>(&path, &gomoku()).unwrap();
+        assert_eq!(list.len(), 5);
+        for o in &list {
+            assert_eq!(o.position, "h8i7g9");
+        }
+    }
+
+    #[test]
+    fn bad_opening_lines_name_the_file_and_line() {
+        let g = gomoku();
+        for (text, why) in [
+            ("h8\n0,0, 1\n", "3 numbers: offsets come in dx,dy pairs"),
+            ("h8\n0,0, 8,0\n", "stone 2: offset 8,0 is outside the board"),
+            ("h8\n0,0, 0,0\n", "stone 2: offset 0,0 (h8) is taken"),
+            ("h8\n0,0, x,1\n", "move 1"),
+            ("h8\nh8 h8\n", "move 2"),
+            ("h8\nh8 z99\n", "move 2"),
+        ] {
+            let (_dir, path) = file("o.txt", text);
+            let e = read_file::<Mnk>(&path, &g).unwrap_err().to_string();
+            let at = format!("{}:2: ", path.display());
+            assert!(e.starts_with(&at), "{text:?}: {e}");
+            assert!(e.contains(why), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn ataxx_epd_lines_keep_the_position_and_drop_the_operations() {
+        let (_dir, path) = file(
+            "book.epd",
+            "x5o/7/7/7/7/7/o5x x 0 1; id \"start\";\n\
+             x5o/7/7/7/7/7/o5x o hmvc 3; fmvn 2; id \"b\";\n\
+             x5o/7/7/7/7/7/o5x x; c0 \"no counters\";\n\
+             x5o/7/7/7/7/7/o5x x 0 1\n",
+        );
+        let list = read_file::<crate::game::Ataxx>(&path, &()).unwrap();
+        let fens: Vec<&str> = list.iter().map(|o| o.position.as_str()).collect();
+        assert_eq!(
+            fens,
+            [
+                "x5o/7/7/7/7/7/o5x x 0 1",
+                "x5o/7/7/7/7/7/o5x o 3 2",
+                "x5o/7/7/7/7/7/o5x x 0 1",
+                "x5o/7/7/7/7/7/o5x x 0 1",
+            ]
+        );
+        for (text, why) in [
+            (
+                "x5o/7/7/7/7/7/o5x x 0 1 7; id \"a\";\n",
+                "two counters at most",
+            ),
+            ("x5o/7/7 x 0 1; id \"a\";\n", "ranks"),
+            (
+                "x5o/7/7/7/7/7/o5x; id \"a\";\n",
+                "starts with the board and the side",
+            ),
+            ("x5o/7/7/7/7/7/o5x q 0 1; id \"a\";\n", "side to move 'q'"),
+        ] {
+            let (_dir, path) = file("book.epd", &format!("x5o/7/7/7/7/7/o5x x 0 1\n{text}"));
+            let e = read_file::<crate::game::Ataxx>(&path, &())
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with(&format!("{}:2: ", path.display())), "{e}");
+            assert!(e.contains(why), "{text:?}: {e}");
         }
     }
 }

@@ -14,6 +14,8 @@ pub enum Stream {
     Opening = 2,
     /// Shuffling an opening file.
     Shuffle = 3,
+    /// The first symmetry of each opening of a file (`transform = true`).
+    Transform = 4,
 }
 
 /// The `index`-th seed of `stream` under `master`: word `2 * index` of ChaCha8 keyed by

@@ -19,7 +19,8 @@ use super::{
     schedule::Schedule,
 };
 use crate::stats::{
-    Anchor, EloEstimate, GameScore, PairResult, Penta, SprtDecision, SprtEstimate, Wdl, fit_ratings,
+    Anchor, EloEstimate, GameScore, PairResult, Penta, ScoreInterval, SprtDecision, SprtEstimate,
+    Wdl, fit_ratings,
 };
 
 /// One engine's line of the standings.
@@ -97,6 +98,12 @@ pub struct PairingSummary {
     pub estimate: Option<EloEstimate>,
     /// Points per game of whoever moved first (the first player), in this pairing.
     pub first_player_score: Option<f64>,
+    /// The first player's score with its 95 % interval (over games).
+    #[serde(default)]
+    pub first_player: Option<ScoreInterval>,
+    /// How many complete pairs split 1-1 or were two draws.
+    #[serde(default)]
+    pub pair_shares: PairShares,
     /// Mean plies per game.
     pub game_length: f64,
     /// Plies of every game, in game order (for distributions).
@@ -104,6 +111,79 @@ pub struct PairingSummary {
     /// Elo (and interval) after each complete pair, in pair order (for convergence
     /// plots); at most ~200 samples.
     pub trajectory: Vec<TrajectoryPoint>,
+}
+
+/// How informative the complete colour-swapped game pairs were. A pair that splits 1-1
+/// (each engine won one game, so the same side won both) or is two draws says nothing
+/// about which engine is better: only the other pairs (2-0, 1½-½) do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairShares {
+    /// Complete pairs.
+    pub pairs: u64,
+    /// Pairs with a win and a loss (1-1 by two decisive games).
+    pub split: u64,
+    /// Pairs of two draws.
+    pub drawn: u64,
+}
+
+impl PairShares {
+    /// The shares of the pentanomial counts `penta` (0 split when WL and DD are not
+    /// told apart).
+    pub fn of(penta: &Penta) -> PairShares {
+        PairShares {
+            pairs: penta.pairs(),
+            split: penta.split_pairs().unwrap_or(0),
+            drawn: penta.dd.unwrap_or(0).min(penta.counts[2]),
+        }
+    }
+
+    /// The share of split pairs (None without pairs).
+    pub fn split_share(&self) -> Option<f64> {
+        (self.pairs > 0).then(|| self.split as f64 / self.pairs as f64)
+    }
+
+    /// `14 of 20 pairs split 1-1 (70.0 %), 2 both drawn`: for the console and reports.
+    pub fn describe(&self) -> String {
+        match self.split_share() {
+            None => "no complete pairs".to_string(),
+            Some(share) => format!(
+                "{} of {} pairs split 1-1 ({:.1} %), {} both drawn",
+                self.split,
+                self.pairs,
+                100.0 * share,
+                self.drawn
+            ),
+        }
+    }
+}
+
+/// Fewest complete pairs before [`split_warning`] says anything: below this a split
+/// majority is too likely by chance.
+pub const SPLIT_WARNING_PAIRS: u64 = 10;
+
+/// The warning when most complete pairs split 1-1 (more than half, over at least
+/// [`SPLIT_WARNING_PAIRS`] pairs): the openings decide the games, not the engines.
+pub fn split_warning(game: &crate::game::GameSpec, shares: &PairShares) -> Option<String> {
+    if shares.pairs < SPLIT_WARNING_PAIRS || shares.split * 2 <= shares.pairs {
+        return None;
+    }
+    let remedy = match super::openings::Shipped::of(game) {
+        Some(set) => format!(
+            "use the shipped balanced openings ([openings] kind = \"balanced\", {}; the \
+             default of `arena match`) or make your own with `arena openings {game} \
+             --balance ENGINE.toml --margin N`",
+            set.path
+        ),
+        None => format!(
+            "make balanced openings with `arena openings {game} --balance ENGINE.toml \
+             --margin N` and play them with [openings] kind = \"file\""
+        ),
+    };
+    Some(format!(
+        "{}: a split pair says nothing about which engine is better, so the openings (or the \
+         first move) decide these games, not the engines; {remedy}",
+        shares.describe()
+    ))
 }
 
 /// A point of a convergence plot.
@@ -160,6 +240,12 @@ pub struct Summary {
     pub pairings: Vec<PairingSummary>,
     /// Score of the first player over all games.
     pub first_player_score: Option<f64>,
+    /// The first player's score over all games with its 95 % interval.
+    #[serde(default)]
+    pub first_player: Option<ScoreInterval>,
+    /// Complete pairs over all pairings, and how many split 1-1 or were two draws.
+    #[serde(default)]
+    pub pair_shares: PairShares,
     /// How games ended, with counts.
     pub reasons: BTreeMap<String, u64>,
     /// Why ratings could not be fitted, if they could not.
@@ -257,12 +343,17 @@ pub fn summarize(
             penta: Penta::default(),
             estimate: None,
             first_player_score: None,
+            first_player: None,
+            pair_shares: PairShares::default(),
             game_length: 0.0,
             lengths: Vec::new(),
             trajectory: Vec::new(),
         })
         .collect();
     let mut first_points = vec![(0u64, 0u64); pairings.len()];
+    // The first player's results, per pairing and over all games.
+    let mut first_wdl = vec![Wdl::default(); pairings.len()];
+    let mut first_all = Wdl::default();
     let mut nodes: Vec<Vec<u64>> = vec![Vec::new(); n_engines];
     let mut depth_sum = vec![0u64; n_engines];
     let mut time_us = vec![0u64; n_engines];
@@ -314,6 +405,8 @@ pub fn summarize(
             }
         }
         let fp = r.result.first_half_points();
+        first_wdl[r.pairing].record(score_of(fp));
+        first_all.record(score_of(fp));
         first_points[r.pairing].0 += u64::from(fp);
         first_points[r.pairing].1 += 1;
         total_first += u64::from(fp);
@@ -364,7 +457,14 @@ pub fn summarize(
         };
         let (fp, fg) = first_points[i];
         p.first_player_score = (fg > 0).then(|| fp as f64 / 2.0 / fg as f64);
+        p.first_player = first_wdl[i].estimate().map(|e| e.score_interval());
+        p.pair_shares = PairShares::of(&p.penta);
     }
+    let mut all_pairs = Penta::default();
+    for p in &pairings {
+        all_pairs.add(p.penta);
+    }
+    let pair_shares = PairShares::of(&all_pairs);
     trajectories(t, &records, &mut pairings);
 
     let results: Vec<PairResult> = pairings
@@ -467,6 +567,7 @@ pub fn summarize(
     let differences = differences(&t.engines);
     let mut warnings = replay_warning(replayed_pairs, complete_pairs);
     warnings.extend(confound_warning(&differences));
+    warnings.extend(split_warning(&t.config.game, &pair_shares));
     for p in &pairings {
         for caveat in p.estimate.iter().flat_map(|e| e.caveats()) {
             warnings.push(format!("{} vs {}: {caveat}", p.names[0], p.names[1]));
@@ -491,6 +592,8 @@ pub fn summarize(
         pairings,
         first_player_score: (total_games > 0)
             .then(|| total_first as f64 / 2.0 / total_games as f64),
+        first_player: first_all.estimate().map(|e| e.score_interval()),
+        pair_shares,
         reasons,
         ratings_note,
         sprt,
@@ -726,5 +829,128 @@ mod fault_tests {
         assert_eq!(fault_kind("time-forfeit"), Some("time-forfeit"));
         assert_eq!(fault_kind("k-in-a-row"), None);
         assert_eq!(fault_kind("max-plies"), None);
+    }
+}
+
+#[cfg(test)]
+mod pair_tests {
+    use super::*;
+    use crate::tournament::openings::Shipped;
+
+    /// Two tic-tac-toe engines, `rounds` pairs.
+    fn tournament(rounds: u64) -> (Tournament, Schedule) {
+        let text = format!(
+            "name = \"t\"\ngame = \"tictactoe\"\nrounds = {rounds}\n\n\
+             [[engines]]\nname = \"a\"\nsearch = {{ depth = 1 }}\n\n\
+             [[engines]]\nname = \"b\"\nsearch = {{ depth = 1 }}\n"
+        );
+        let t = Tournament::parse("t.toml", Path::new("t.toml"), &text).unwrap();
+        let schedule = Schedule::new(t.config.format, 2, rounds);
+        (t, schedule)
+    }
+
+    /// A game of pair `pair` (its first game when `second` is false: a is black).
+    fn game(pair: u64, second: bool, result: GameResult) -> GameRecord {
+        let (black, white) = if second { (1, 0) } else { (0, 1) };
+        GameRecord {
+            variant: None,
+            game: 2 * pair + u64::from(second),
+            pair,
+            round: pair,
+            pairing: 0,
+            black,
+            white,
+            black_name: ["a", "b"][black].to_string(),
+            white_name: ["a", "b"][white].to_string(),
+            opening: String::new(),
+            first_mover: black,
+            moves: Vec::new(),
+            stats: Vec::new(),
+            result,
+            reason: "k-in-a-row".to_string(),
+            plies: 5,
+            seed: pair,
+            reproducible: true,
+            duration_ms: 0,
+            played_at: None,
+        }
+    }
+
+    /// `split` pairs won by black both times, `drawn` pairs of two draws, `a_both`
+    /// pairs won by engine a in both colours.
+    fn records(split: u64, drawn: u64, a_both: u64) -> Vec<GameRecord> {
+        let mut out = Vec::new();
+        let mut pair = 0;
+        for (n, results) in [
+            (split, [GameResult::FirstWins, GameResult::FirstWins]),
+            (drawn, [GameResult::Draw, GameResult::Draw]),
+            (a_both, [GameResult::FirstWins, GameResult::SecondWins]),
+        ] {
+            for _ in 0..n {
+                out.push(game(pair, false, results[0]));
+                out.push(game(pair, true, results[1]));
+                pair += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn split_pairs_and_the_first_players_interval() {
+        let (t, schedule) = tournament(10);
+        let s = summarize(&t, &schedule, &records(6, 1, 3), None);
+        let expected = PairShares {
+            pairs: 10,
+            split: 6,
+            drawn: 1,
+        };
+        assert_eq!(s.pair_shares, expected);
+        assert_eq!(s.pairings[0].pair_shares, expected);
+        // Black: 12 wins in the split pairs, 2 draws, 3 wins and 3 losses: 16 of 20.
+        let fp = s.first_player.unwrap();
+        assert_eq!((fp.score, fp.games), (0.8, 20));
+        let same = Wdl::new(15, 2, 3).estimate().unwrap().score_interval();
+        assert_eq!(fp, same);
+        assert!(fp.low < 0.8 && 0.8 < fp.high && fp.high < 1.0, "{fp:?}");
+        assert_eq!(s.pairings[0].first_player, Some(same));
+        assert_eq!(s.first_player_score, Some(0.8));
+        let warning = s
+            .warnings
+            .iter()
+            .find(|w| w.contains("pairs split"))
+            .expect("6 of 10 split: a warning");
+        assert!(
+            warning.starts_with("6 of 10 pairs split 1-1 (60.0 %), 1 both drawn"),
+            "{warning}"
+        );
+        assert!(
+            warning.contains("arena openings tictactoe --balance"),
+            "{warning}"
+        );
+    }
+
+    #[test]
+    fn no_split_warning_at_half_or_below_ten_pairs() {
+        let (t, schedule) = tournament(10);
+        let half = summarize(&t, &schedule, &records(5, 0, 5), None);
+        assert_eq!(half.pair_shares.split, 5);
+        assert!(!half.warnings.iter().any(|w| w.contains("pairs split")));
+        let (t, schedule) = tournament(9);
+        let few = summarize(&t, &schedule, &records(9, 0, 0), None);
+        assert_eq!(few.pair_shares.split, 9);
+        assert!(!few.warnings.iter().any(|w| w.contains("pairs split")));
+    }
+
+    #[test]
+    fn the_warning_names_the_shipped_set_of_a_game_that_has_one() {
+        let gomoku: crate::game::GameSpec = "gomoku".parse().unwrap();
+        let shares = PairShares {
+            pairs: 20,
+            split: 14,
+            drawn: 0,
+        };
+        let w = split_warning(&gomoku, &shares).unwrap();
+        assert!(w.contains("kind = \"balanced\""), "{w}");
+        assert!(w.contains(Shipped::of(&gomoku).unwrap().path), "{w}");
     }
 }

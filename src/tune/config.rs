@@ -333,6 +333,7 @@ impl ConfigFile for Tune {
             source,
             text,
             &engine,
+            game,
             config.verification.as_ref(),
             &config.openings,
         )?;
@@ -490,6 +491,7 @@ pub(crate) fn check_verification_and_openings(
     source: &str,
     text: &str,
     engine: &EngineSpec,
+    game: GameSpec,
     verification: Option<&VerificationConfig>,
     openings: &OpeningsConfig,
 ) -> Result<(), ConfigError> {
@@ -530,6 +532,12 @@ pub(crate) fn check_verification_and_openings(
             ));
         }
         _ => {}
+    }
+    if let Some(why) = o.refusal(&game) {
+        return Err(at(
+            config::line_of(text, "[openings]"),
+            format!("[openings]: {why}"),
+        ));
     }
     Ok(())
 }

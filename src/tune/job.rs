@@ -123,14 +123,19 @@ impl MatchPlan<'_> {
     /// How many distinct openings the job's `[openings]` give (None: one per pair).
     pub fn opening_count(&self) -> Result<Option<u64>, TuneError> {
         let o = self.openings;
-        match (o.kind, &o.file) {
-            (OpeningKind::File, Some(file)) => with_game!(self.game, |G, game| {
-                let path = crate::config::resolve(self.path, file);
-                let list = tournament::openings::read_file::<G>(&path, &game)?;
-                Ok(Some(list.len() as u64))
+        match o.kind {
+            OpeningKind::File | OpeningKind::Balanced => with_game!(self.game, |G, game| {
+                let list = tournament::openings::listed::<G>(o, self.path, &self.game, &game)?
+                    .expect("kind = file or balanced: openings from a list");
+                let symmetries = if o.transform {
+                    <G as tournament::openings::OpeningGame>::symmetries(&game)
+                } else {
+                    1
+                };
+                Ok(Some(list.len() as u64 * symmetries as u64))
             }),
-            (OpeningKind::None, _) => Ok(Some(1)),
-            _ => Ok(None),
+            OpeningKind::None => Ok(Some(1)),
+            OpeningKind::Random => Ok(None),
         }
     }
 }

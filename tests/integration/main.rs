@@ -14,6 +14,7 @@ mod game_props;
 mod hardening;
 mod jobs;
 mod messages;
+mod openings;
 mod perft;
 mod protocol;
 mod records;

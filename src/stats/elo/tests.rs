@@ -310,3 +310,32 @@ fn intervals_cover_the_truth_95_percent_of_the_time() {
         }
     }
 }
+
+/// The score interval is the normal one, `p ± 1.96·√(p(1-p)/n)` for 6 wins and
+/// 4 losses, up to fishtest's regularization (0.001 of a draw); a 100 % score's
+/// interval ends at 100 % and starts at the exact one-sided binomial bound.
+#[test]
+fn score_interval_of_games() {
+    let i = Wdl::new(6, 0, 4).estimate().unwrap().score_interval();
+    let half = Z95 * (0.6f64 * 0.4 / 10.0).sqrt();
+    close(i.score, 0.6, 1e-12, "score");
+    close(i.low, 0.6 - half, 1e-3, "low");
+    close(i.high, 0.6 + half, 1e-3, "high");
+    assert_eq!(i.games, 10);
+    let all = Wdl::new(5, 0, 0).estimate().unwrap().score_interval();
+    assert_eq!(all.high, 1.0);
+    close(all.low, 0.025f64.powf(0.2), 1e-9, "exact lower bound");
+}
+
+#[test]
+fn split_pairs_are_the_win_loss_pairs_of_the_middle_bin() {
+    let mut p = Penta::default();
+    p.add_pair(GameScore::Win, GameScore::Loss);
+    p.add_pair(GameScore::Loss, GameScore::Win);
+    p.add_pair(GameScore::Draw, GameScore::Draw);
+    p.add_pair(GameScore::Win, GameScore::Draw);
+    assert_eq!(p.counts, [0, 0, 3, 1, 0]);
+    assert_eq!(p.split_pairs(), Some(2));
+    assert_eq!(Penta::from_counts([0, 0, 3, 1, 0]).split_pairs(), None);
+    assert_eq!(Penta::from_six(1, 2, 3, 4, 5, 6).split_pairs(), Some(3));
+}

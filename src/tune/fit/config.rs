@@ -279,6 +279,7 @@ impl ConfigFile for Fit {
             source,
             text,
             &EngineSpec::Builtin(engine.clone()),
+            game,
             config.verification.as_ref(),
             &config.openings,
         )?;

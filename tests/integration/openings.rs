@@ -1,0 +1,232 @@
+//! The README's "Openings" section, through the real binary: balanced openings by
+//! default in `arena match`, transforms, and the split-pairs figures.
+
+use std::path::Path;
+
+use arena::tournament::{openings::SHIPPED, read_records};
+
+use crate::common::{arena, root, run_bad_input, run_ok, tictactoe_config, write};
+
+fn engine(name: &str) -> String {
+    root()
+        .join(format!("configs/engines/{name}.toml"))
+        .display()
+        .to_string()
+}
+
+/// A quick gomoku match (depth 1, 12 plies at most) into `out`, with `extra` flags.
+fn gomoku_match(out: &Path, extra: &[&str]) -> String {
+    let e = engine("gomoku-seed003-threat");
+    let mut args = vec![
+        "match",
+        &e,
+        &e,
+        "--depth",
+        "1",
+        "--max-plies",
+        "12",
+        "--quiet",
+        "--no-report",
+        "--out",
+    ];
+    let out = out.to_str().unwrap();
+    args.push(out);
+    args.extend_from_slice(extra);
+    run_ok(&args)
+}
+
+fn openings_of(dir: &Path) -> Vec<(u64, String)> {
+    read_records(&dir.join("games.jsonl"))
+        .unwrap()
+        .records
+        .into_iter()
+        .map(|r| (r.pair, r.opening))
+        .collect()
+}
+
+/// README: `arena match` plays the shipped balanced openings of gomoku; `run.toml` says
+/// `kind = "balanced"`; `--plies N` gives random ones.
+#[test]
+fn match_plays_the_shipped_balanced_openings_by_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m");
+    gomoku_match(&out, &["--rounds", "3"]);
+    let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
+    assert!(run.contains("kind = \"balanced\""), "{run}");
+    // The first three lines of the shipped file, in order, as move lists.
+    let set = SHIPPED.iter().find(|s| s.game == "gomoku").unwrap();
+    let file = root().join(set.path);
+    let list = arena::tournament::openings::read_file::<arena::game::Mnk>(
+        &file,
+        &arena::game::MnkConfig::gomoku(),
+    )
+    .unwrap();
+    let played = openings_of(&out);
+    assert_eq!(played.len(), 6);
+    for (pair, opening) in &played {
+        assert_eq!(*opening, list[*pair as usize].position, "pair {pair}");
+    }
+    // From another folder, for Ataxx too: the sets are built into the binary.
+    let ataxx = engine("ataxx-seed004");
+    let out = tmp.path().join("x");
+    let o = arena()
+        .current_dir(tmp.path())
+        .args([
+            "match",
+            &ataxx,
+            &ataxx,
+            "--depth",
+            "1",
+            "--rounds",
+            "1",
+            "--max-plies",
+            "4",
+            "--quiet",
+            "--no-report",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
+    assert!(run.contains("kind = \"balanced\""), "{run}");
+    let set = SHIPPED.iter().find(|s| s.game == "ataxx").unwrap();
+    let first = set.text.lines().find(|l| !l.starts_with('#')).unwrap();
+    assert_eq!(openings_of(&out)[0].1, first);
+    let random = tmp.path().join("r");
+    gomoku_match(&random, &["--rounds", "1", "--plies", "4"]);
+    let run = std::fs::read_to_string(random.join("run.toml")).unwrap();
+    assert!(
+        run.contains("kind = \"random\"") && run.contains("plies = 4"),
+        "{run}"
+    );
+}
+
+/// README: games without a shipped set keep random 2-ply openings (and --help says so);
+/// a config asking for a balanced set they do not have is refused.
+#[test]
+fn games_without_a_shipped_set_keep_random_openings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    let e = engine("tictactoe-perfect");
+    run_ok(&[
+        "match",
+        &e,
+        &e,
+        "--rounds",
+        "1",
+        "--quiet",
+        "--no-report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
+    assert!(run.contains("kind = \"random\""), "{run}");
+    let help = run_ok(&["match", "--help"]);
+    for set in SHIPPED {
+        assert!(help.contains(set.path), "--help names {}: {help}", set.path);
+    }
+    assert!(
+        help.contains("have none and play random 2-ply openings"),
+        "{help}"
+    );
+    let config = tictactoe_config(tmp.path(), "b", "");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("kind = \"random\"\nplies = 1", "kind = \"balanced\"");
+    std::fs::write(&config, text).unwrap();
+    let e = run_bad_input(&["run", &config, "--quiet"]);
+    assert!(
+        e.contains("no balanced openings ship for tictactoe")
+            && e.contains("arena openings tictactoe --balance"),
+        "{e}"
+    );
+}
+
+/// README: each shipped set's header holds the `arena openings --balance` command that
+/// made it.
+#[test]
+fn the_shipped_sets_say_how_they_were_made() {
+    for set in SHIPPED {
+        let command = set
+            .text
+            .lines()
+            .take_while(|l| l.starts_with('#'))
+            .find(|l| l.starts_with("# arena openings "))
+            .unwrap_or_else(|| panic!("{}: no command in the header", set.path));
+        assert!(
+            command.contains(set.game) && command.contains("--balance"),
+            "{command}"
+        );
+        let on_disk = std::fs::read_to_string(root().join(set.path)).unwrap();
+        assert_eq!(on_disk, set.text, "{} is the built-in set", set.path);
+    }
+}
+
+/// README: `--transform` plays a file's openings in the board's symmetries: one line
+/// serves 8 distinct pairs, both games of a pair have the same image, and the games are
+/// the same when the match is played again.
+#[test]
+fn transforms_serve_eight_pairs_from_one_line_deterministically() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = write(tmp.path(), "one.txt", "# one line\n0,0, 1,0, 1,2\n");
+    let play = |name: &str| {
+        let out = tmp.path().join(name);
+        gomoku_match(&out, &["--rounds", "8", "--openings", &file, "--transform"]);
+        out
+    };
+    let first = play("a");
+    let played = openings_of(&first);
+    let mut by_pair = std::collections::BTreeMap::new();
+    for (pair, opening) in &played {
+        let o = by_pair.entry(*pair).or_insert_with(|| opening.clone());
+        assert_eq!(o, opening, "both games of pair {pair} start alike");
+    }
+    let distinct: std::collections::HashSet<&String> = by_pair.values().collect();
+    assert_eq!(distinct.len(), 8, "{by_pair:?}");
+    let again = play("b");
+    let records = |dir: &Path| -> Vec<_> {
+        let mut r = read_records(&dir.join("games.jsonl")).unwrap().records;
+        r.sort_by_key(|r| r.game);
+        r.into_iter().map(|r| r.without_times()).collect()
+    };
+    assert_eq!(records(&first), records(&again));
+}
+
+/// README: the console and summary.json give the split pairs and the first player's
+/// score with its interval.
+#[test]
+fn the_summary_shows_split_pairs_and_the_first_players_interval() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("s");
+    let printed = gomoku_match(&out, &["--rounds", "2"]);
+    let line = printed
+        .lines()
+        .find(|l| l.starts_with("first player (black, who moves first"))
+        .unwrap_or_else(|| panic!("{printed}"));
+    assert!(
+        line.contains("over 4 games") && line.contains(" of 2 pairs split 1-1 ("),
+        "{line}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["pair_shares"]["pairs"], 2);
+    let fp = &summary["first_player"];
+    assert!(fp["low"].as_f64().unwrap() <= fp["score"].as_f64().unwrap());
+    assert!(fp["score"].as_f64().unwrap() <= fp["high"].as_f64().unwrap());
+    // `arena stats` prints the same line from the records, and the report has it.
+    let stats = run_ok(&["stats", out.to_str().unwrap()]);
+    assert!(stats.contains(line), "{stats}");
+    run_ok(&["report", out.to_str().unwrap()]);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("split pairs") && md.contains("first player \\[95 %\\]"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Over all games the first player scored "),
+        "{md}"
+    );
+    assert!(md.contains(" of 2 pairs split 1-1 ("), "{md}");
+}
