@@ -139,6 +139,7 @@ impl GomocupPlayer {
         let rule = match self.game.rule() {
             MnkRule::Freestyle => 0,
             MnkRule::Exact => 1,
+            MnkRule::Renju => 4,
         };
         info.push(format!("INFO rule {rule}"));
         if let Some(d) = spec.depth {
