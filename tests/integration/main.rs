@@ -15,6 +15,7 @@ mod hardening;
 mod jobs;
 mod messages;
 mod perft;
+mod renju;
 mod protocol;
 mod records;
 mod report;

@@ -1,0 +1,228 @@
+//! Renju: the fast forbidden-move checker (`arena::game::renju`) against a slow reference
+//! written here from the RIF definitions, on generated positions; then renju games
+//! through the real binary.
+
+use arena::game::renju::{Forbidden, forbidden};
+use rand::{RngExt, SeedableRng};
+
+const SIZE: i32 = 15;
+const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+
+/// The reference: a full board, whole lines, no shortcuts and no depth limit.
+struct Reference {
+    cells: Vec<u8>,
+}
+
+impl Reference {
+    fn at(&self, x: i32, y: i32) -> Option<u8> {
+        (x >= 0 && y >= 0 && x < SIZE && y < SIZE).then(|| self.cells[(y * SIZE + x) as usize])
+    }
+
+    /// The whole line through (x, y) along (dx, dy) as board cells, and the index of (x, y).
+    fn line(&self, x: i32, y: i32, dx: i32, dy: i32) -> (Vec<(i32, i32)>, usize) {
+        let (mut sx, mut sy) = (x, y);
+        while self.at(sx - dx, sy - dy).is_some() {
+            sx -= dx;
+            sy -= dy;
+        }
+        let mut cells = Vec::new();
+        let mut at = 0;
+        let (mut cx, mut cy) = (sx, sy);
+        while self.at(cx, cy).is_some() {
+            if (cx, cy) == (x, y) {
+                at = cells.len();
+            }
+            cells.push((cx, cy));
+            cx += dx;
+            cy += dy;
+        }
+        (cells, at)
+    }
+
+    fn black(&self, line: &[(i32, i32)], i: i64) -> bool {
+        i >= 0
+            && (i as usize) < line.len()
+            && self.at(line[i as usize].0, line[i as usize].1) == Some(1)
+    }
+
+    fn empty(&self, line: &[(i32, i32)], i: i64) -> bool {
+        i >= 0
+            && (i as usize) < line.len()
+            && self.at(line[i as usize].0, line[i as usize].1) == Some(0)
+    }
+
+    fn set(&mut self, (x, y): (i32, i32), v: u8) {
+        self.cells[(y * SIZE + x) as usize] = v;
+    }
+
+    /// Length of the longest black run containing index `at` (black there).
+    fn run(&self, line: &[(i32, i32)], at: usize) -> usize {
+        let mut lo = at as i64;
+        while self.black(line, lo - 1) {
+            lo -= 1;
+        }
+        let mut hi = at as i64;
+        while self.black(line, hi + 1) {
+            hi += 1;
+        }
+        (hi - lo + 1) as usize
+    }
+
+    /// The distinct fours through `at` (black there): every window of five cells holding
+    /// `at`, four black stones and one empty cell, with no black stone just outside it
+    /// (so filling it makes exactly five); a four is its set of stones.
+    fn fours(&self, line: &[(i32, i32)], at: usize) -> usize {
+        let mut sets: Vec<Vec<usize>> = Vec::new();
+        for start in 0..line.len().saturating_sub(4) {
+            let window = start..start + 5;
+            if !window.contains(&at) {
+                continue;
+            }
+            let empties: Vec<usize> = window
+                .clone()
+                .filter(|&i| self.empty(line, i as i64))
+                .collect();
+            let stones: Vec<usize> = window
+                .clone()
+                .filter(|&i| self.black(line, i as i64))
+                .collect();
+            if empties.len() == 1
+                && stones.len() == 4
+                && !self.black(line, start as i64 - 1)
+                && !self.black(line, start as i64 + 5)
+                && !sets.contains(&stones)
+            {
+                sets.push(stones);
+            }
+        }
+        sets.len()
+    }
+
+    /// Whether the line holds a straight four containing `at` and `e`: four black stones
+    /// in a row, both ends empty, and no black stone beyond either end.
+    fn straight_four(&self, line: &[(i32, i32)], at: usize, e: usize) -> bool {
+        (0..line.len().saturating_sub(3)).any(|s| {
+            let s = s as i64;
+            (s..s + 4).all(|i| self.black(line, i))
+                && (s..s + 4).contains(&(at as i64))
+                && (s..s + 4).contains(&(e as i64))
+                && self.empty(line, s - 1)
+                && self.empty(line, s + 4)
+                && !self.black(line, s - 2)
+                && !self.black(line, s + 5)
+        })
+    }
+
+    /// Whether black on the empty (x, y) is forbidden, by the definitions.
+    fn judge(&mut self, x: i32, y: i32) -> Option<Forbidden> {
+        self.set((x, y), 1);
+        let lines: Vec<(Vec<(i32, i32)>, usize)> =
+            DIRS.iter().map(|&(dx, dy)| self.line(x, y, dx, dy)).collect();
+        let runs: Vec<usize> = lines.iter().map(|(l, at)| self.run(l, *at)).collect();
+        let verdict = if runs.contains(&5) {
+            None
+        } else if runs.iter().any(|&r| r >= 6) {
+            Some(Forbidden::Overline)
+        } else {
+            let fours: Vec<usize> = lines.iter().map(|(l, at)| self.fours(l, *at)).collect();
+            if fours.iter().sum::<usize>() >= 2 {
+                Some(Forbidden::DoubleFour)
+            } else {
+                let mut threes = 0;
+                for (i, (line, at)) in lines.iter().enumerate() {
+                    if fours[i] > 0 {
+                        continue;
+                    }
+                    let is_three = (0..line.len()).any(|e| {
+                        if !self.empty(line, e as i64) {
+                            return false;
+                        }
+                        self.set(line[e], 1);
+                        let straight = self.straight_four(line, *at, e);
+                        self.set(line[e], 0);
+                        straight && self.judge(line[e].0, line[e].1).is_none()
+                    });
+                    threes += usize::from(is_three);
+                }
+                (threes >= 2).then_some(Forbidden::DoubleThree)
+            }
+        };
+        self.set((x, y), 0);
+        verdict
+    }
+}
+
+/// A random position and an empty cell to judge: stones thrown around the cell, and
+/// more along the four lines through it, so that threes and fours through it (and
+/// completing points that are forbidden themselves) are common.
+fn position(rng: &mut rand_chacha::ChaCha8Rng) -> (Vec<u8>, usize) {
+    let mut cells = vec![0u8; (SIZE * SIZE) as usize];
+    let (tx, ty) = (rng.random_range(0..SIZE), rng.random_range(0..SIZE));
+    let mut plan = rand_chacha::ChaCha8Rng::seed_from_u64(rng.random());
+    let mut put = |cells: &mut Vec<u8>, x: i32, y: i32, black: f64| {
+        if (0..SIZE).contains(&x) && (0..SIZE).contains(&y) && (x, y) != (tx, ty) {
+            cells[(y * SIZE + x) as usize] = if rng.random_bool(black) { 1 } else { 2 };
+        }
+    };
+    let spread = plan.random_range(2..=5);
+    for _ in 0..plan.random_range(0..=24) {
+        let x = tx + plan.random_range(-spread..=spread);
+        let y = ty + plan.random_range(-spread..=spread);
+        put(&mut cells, x, y, 0.65);
+    }
+    for (dx, dy) in DIRS {
+        if plan.random_bool(0.4) {
+            continue;
+        }
+        let density = plan.random_range(0.15..0.6);
+        for d in -5..=5 {
+            if d != 0 && plan.random_bool(density) {
+                put(&mut cells, tx + d * dx, ty + d * dy, 0.8);
+            }
+        }
+    }
+    (cells, (ty * SIZE + tx) as usize)
+}
+
+#[test]
+fn fast_checker_agrees_with_the_reference_on_generated_positions() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(19);
+    let n = 300_000;
+    let mut kinds = [0usize; 4];
+    for i in 0..n {
+        let (cells, c) = position(&mut rng);
+        let fast = forbidden(&cells, SIZE as usize, SIZE as usize, c);
+        let mut reference = Reference {
+            cells: cells.clone(),
+        };
+        let want = reference.judge(c as i32 % SIZE, c as i32 / SIZE);
+        if fast != want {
+            let board: String = cells
+                .chunks(SIZE as usize)
+                .map(|r| {
+                    r.iter()
+                        .map(|&v| ['.', 'X', 'O'][usize::from(v)])
+                        .collect::<String>()
+                        + "\n"
+                })
+                .collect();
+            panic!(
+                "position {i}, cell ({}, {}): fast {fast:?}, reference {want:?}\n{board}",
+                c as i32 % SIZE,
+                c as i32 / SIZE
+            );
+        }
+        kinds[match want {
+            None => 0,
+            Some(Forbidden::DoubleThree) => 1,
+            Some(Forbidden::DoubleFour) => 2,
+            Some(Forbidden::Overline) => 3,
+        }] += 1;
+    }
+    eprintln!(
+        "{n} positions agree: {} allowed, {} double-three, {} double-four, {} overline",
+        kinds[0], kinds[1], kinds[2], kinds[3]
+    );
+    // The generator must exercise every kind often.
+    assert!(kinds[1..].iter().all(|&k| k > 1000), "{kinds:?}");
+}
