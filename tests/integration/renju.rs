@@ -116,8 +116,10 @@ impl Reference {
     /// Whether black on the empty (x, y) is forbidden, by the definitions.
     fn judge(&mut self, x: i32, y: i32) -> Option<Forbidden> {
         self.set((x, y), 1);
-        let lines: Vec<(Vec<(i32, i32)>, usize)> =
-            DIRS.iter().map(|&(dx, dy)| self.line(x, y, dx, dy)).collect();
+        let lines: Vec<(Vec<(i32, i32)>, usize)> = DIRS
+            .iter()
+            .map(|&(dx, dy)| self.line(x, y, dx, dy))
+            .collect();
         let runs: Vec<usize> = lines.iter().map(|(l, at)| self.run(l, *at)).collect();
         let verdict = if runs.contains(&5) {
             None
