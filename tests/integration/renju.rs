@@ -228,3 +228,170 @@ fn fast_checker_agrees_with_the_reference_on_generated_positions() {
     // The generator must exercise every kind often.
     assert!(kinds[1..].iter().all(|&k| k > 1000), "{kinds:?}");
 }
+
+/// The records of a results folder, in game order.
+fn records(dir: &std::path::Path) -> Vec<arena::tournament::record::GameRecord> {
+    let read = arena::tournament::record::read_records(&dir.join("games.jsonl")).unwrap();
+    let mut v = read.records;
+    v.sort_by_key(|r| r.game);
+    v
+}
+
+fn engine(name: &str) -> String {
+    crate::common::root()
+        .join("configs/engines")
+        .join(format!("{name}.toml"))
+        .display()
+        .to_string()
+}
+
+#[test]
+fn built_in_engines_play_renju_without_forbidden_moves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m");
+    let text = crate::common::run_ok(&[
+        "match",
+        &engine("gomoku-modern"),
+        &engine("gomoku-seed003-threat"),
+        "--game",
+        "renju",
+        "--depth",
+        "3",
+        "--rounds",
+        "6",
+        "--plies",
+        "4",
+        "-j",
+        "1",
+        "--no-report",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
+    assert!(run.contains("game = \"renju\""), "{run}");
+    let games = records(&out);
+    assert_eq!(games.len(), 12, "{text}");
+    for r in &games {
+        assert!(
+            r.reason == "k-in-a-row" || r.reason == "board-full",
+            "game {}: {}",
+            r.game,
+            r.reason
+        );
+    }
+    // Every record replays under renju (the forbidden checks included).
+    let stats = crate::common::run_ok(&["stats", out.to_str().unwrap()]);
+    assert!(stats.contains("gomoku-modern"), "{stats}");
+}
+
+#[test]
+fn a_served_engine_plays_renju_over_gomocup() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m");
+    let served = format!(
+        "cmd={},arg=serve,arg={},proto=gomocup,name=served",
+        crate::common::arena_bin(),
+        engine("gomoku-seed003-threat")
+    );
+    crate::common::run_ok(&[
+        "match",
+        &engine("gomoku-modern"),
+        &served,
+        "--game",
+        "renju",
+        "--depth",
+        "3",
+        "--rounds",
+        "3",
+        "--plies",
+        "4",
+        "-j",
+        "1",
+        "--no-report",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let games = records(&out);
+    assert_eq!(games.len(), 6);
+    for r in &games {
+        assert!(
+            r.reason == "k-in-a-row" || r.reason == "board-full",
+            "game {}: {}",
+            r.game,
+            r.reason
+        );
+    }
+}
+
+#[test]
+fn an_outside_engine_that_plays_a_forbidden_move_loses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m");
+    let script = crate::common::fixture("scripted-gomocup.sh");
+    // As black: f3 f4 d5 e5, then f5 (a double three). As white the same stones are
+    // harmless; the other side plays along row 15.
+    let doubler = format!(
+        "cmd=/bin/sh,arg={script},arg=5.2,arg=5.3,arg=3.4,arg=4.4,arg=5.4,arg=9.9,name=doubler"
+    );
+    let row = format!(
+        "cmd=/bin/sh,arg={script},arg=0.14,arg=2.14,arg=4.14,arg=6.14,arg=8.14,arg=10.14,\
+         name=row"
+    );
+    crate::common::run_ok(&[
+        "match",
+        &doubler,
+        &row,
+        "--game",
+        "renju",
+        "--plies",
+        "0",
+        "--rounds",
+        "1",
+        "--max-plies",
+        "12",
+        "--depth",
+        "1",
+        "-j",
+        "1",
+        "--no-report",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let games = records(&out);
+    let summary: Vec<(String, String, String, usize)> = games
+        .iter()
+        .map(|r| {
+            (
+                r.black_name.clone(),
+                r.result.as_str().to_string(),
+                r.reason.clone(),
+                r.moves.len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "doubler".to_string(),
+                "0-1".to_string(),
+                "forbidden: double-three".to_string(),
+                9
+            ),
+            (
+                "row".to_string(),
+                "1/2-1/2".to_string(),
+                "max-plies".to_string(),
+                12
+            ),
+        ]
+    );
+    // The record replays: `stats` checks every game.
+    crate::common::run_ok(&["stats", out.to_str().unwrap()]);
+    // SGF says the rule.
+    let sgf = crate::common::run_ok(&["export", out.to_str().unwrap()]);
+    assert!(sgf.contains("RU[Renju]"), "{sgf}");
+}
