@@ -352,6 +352,23 @@ mod tests {
     }
 
     #[test]
+    fn renju_is_sent_as_rule_4() {
+        // Plays 7,7 when it was told rule 4, else 0,0.
+        let script = "read s; echo OK; r=0; \
+                      while read l; do case \"$l\" in \
+                      'INFO rule 4') r=4;; \
+                      BEGIN) if [ $r = 4 ]; then echo 7,7; else echo 0,0; fi;; \
+                      END) exit 0;; esac; done";
+        for (game, want) in [(MnkConfig::renju(), "7,7"), (MnkConfig::gomoku(), "0,0")] {
+            let mut p = GomocupPlayer::new(&spec(script), game, None);
+            p.new_game(0).unwrap();
+            let start = Mnk::new(&game);
+            let r = p.play(&turn(&start, &start)).unwrap();
+            assert_eq!(start.format_xy(r.mv), want, "{game:?}");
+        }
+    }
+
+    #[test]
     fn a_scripted_engine_plays_and_reports() {
         // Answers START, skips chatter, reports an info MESSAGE, plays 7,7 then 1,1.
         let script = "read s; echo OK; \
