@@ -395,3 +395,91 @@ fn an_outside_engine_that_plays_a_forbidden_move_loses() {
     let sgf = crate::common::run_ok(&["export", out.to_str().unwrap()]);
     assert!(sgf.contains("RU[Renju]"), "{sgf}");
 }
+
+/// README (Renju): the perft example, and the game's names.
+#[test]
+fn perft_counts_a_forbidden_move_as_the_end_of_the_game() {
+    let moves = "f3a15f4c15d5e15e5g15";
+    let renju = crate::common::run_ok(&["perft", "renju", "2", "--moves", moves]);
+    assert_eq!(renju.lines().next(), Some("46656"), "{renju}");
+    let same = crate::common::run_ok(&["perft", "mnk:15,15,5,renju", "2", "--moves", moves]);
+    assert_eq!(same.lines().next(), Some("46656"), "{same}");
+    let gomoku = crate::common::run_ok(&["perft", "gomoku", "2", "--moves", moves]);
+    assert_eq!(gomoku.lines().next(), Some("46872"), "{gomoku}");
+}
+
+/// README (Renju): `arena stats` refuses a forbidden reason the moves do not give.
+#[test]
+fn stats_checks_the_forbidden_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m");
+    let script = crate::common::fixture("scripted-gomocup.sh");
+    let doubler = format!(
+        "cmd=/bin/sh,arg={script},arg=5.2,arg=5.3,arg=3.4,arg=4.4,arg=5.4,arg=9.9,name=doubler"
+    );
+    let row = format!(
+        "cmd=/bin/sh,arg={script},arg=0.14,arg=2.14,arg=4.14,arg=6.14,arg=8.14,arg=10.14,\
+         name=row"
+    );
+    let out_s = out.to_str().unwrap();
+    crate::common::run_ok(&[
+        "match",
+        &doubler,
+        &row,
+        "--game",
+        "renju",
+        "--plies",
+        "0",
+        "--rounds",
+        "1",
+        "--max-plies",
+        "12",
+        "--depth",
+        "1",
+        "-j",
+        "1",
+        "--no-report",
+        "-q",
+        "--out",
+        out_s,
+    ]);
+    let path = out.join("games.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"forbidden: double-three\""), "{text}");
+    std::fs::write(
+        &path,
+        text.replace("\"forbidden: double-three\"", "\"forbidden: overline\""),
+    )
+    .unwrap();
+    let e = crate::common::run_bad_input(&["stats", out_s]);
+    assert!(
+        e.contains("reason is forbidden: overline, but the moves end in forbidden: double-three"),
+        "{e}"
+    );
+}
+
+/// README (Renju): `arena serve` with `INFO rule 4` does not play black's forbidden
+/// double four (the winning move under freestyle).
+#[test]
+fn serve_plays_renju_on_info_rule_4() {
+    let board = "BOARD\n5,1,1\n5,0,2\n5,2,1\n1,4,2\n5,3,1\n0,14,2\n2,4,1\n2,14,2\n3,4,1\n\
+                 13,14,2\n4,4,1\n14,11,2\nDONE\n";
+    let file = engine("gomoku-seed003-threat");
+    let reply = |rule: &str| {
+        let out = crate::common::serve_ok(
+            &[&file, "--set", "search.depth=2"],
+            format!("START 15\nINFO rule {rule}\n{board}").as_bytes(),
+        );
+        out.lines()
+            .filter(|l| !l.starts_with("MESSAGE"))
+            .last()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(reply("0"), "5,4");
+    let renju = reply("4");
+    assert!(
+        !renju.is_empty() && renju != "5,4" && !renju.starts_with("ERROR"),
+        "{renju}"
+    );
+}
