@@ -471,8 +471,7 @@ fn serve_plays_renju_on_info_rule_4() {
             format!("START 15\nINFO rule {rule}\n{board}").as_bytes(),
         );
         out.lines()
-            .filter(|l| !l.starts_with("MESSAGE"))
-            .last()
+            .rfind(|l| !l.starts_with("MESSAGE"))
             .unwrap_or_default()
             .to_string()
     };
