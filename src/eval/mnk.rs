@@ -2,11 +2,16 @@
 //!
 //! For every cell and each of the four line directions it keeps the line key of the
 //! cell's neighbours (see [`super::patterns`]). A stone placed or removed changes only the
-//! keys of the cells within R = k-1 (k under the exact rule) along the four lines through
-//! it, so [`Evaluator::played`] touches at most 8R cells; the position score (the sum of
-//! the pattern weights of every stone in every line) is updated from the patterns of
-//! those cells alone. Point scores (what a stone would make on an empty cell) are read
-//! from the same keys when move ordering asks for them.
+//! keys of the cells within R = k-1 (k under the exact and renju rules) along the four
+//! lines through it, so [`Evaluator::played`] touches at most 8R cells; the position score
+//! (the sum of the pattern weights of every stone in every line) is updated from the
+//! patterns of those cells alone. Point scores (what a stone would make on an empty cell)
+//! are read from the same keys when move ordering asks for them.
+//!
+//! Under renju, black's forbidden points (the rules' checker run on this evaluator's
+//! board) are dropped where black would use them: candidates, forced defences, the
+//! forcing verdicts and the threat cells the VCF/VCT search reads
+//! ([`MnkEval::real_threat_cells`]); under the other rules nothing is checked.
 
 use std::sync::Arc;
 

@@ -7,7 +7,10 @@
 //! A *line key* encodes the `2R` cells at offsets `-R..=-1, 1..=R` from a cell along one
 //! direction, two bits each (0 empty, 1 first player, 2 second player, 3 off the board),
 //! offset `-R` in the lowest bits. `R = k - 1` under the freestyle rule and `R = k` under
-//! the exact rule (which must see one cell past a run of k to rule out an overline).
+//! the exact rule (which must see one cell past a run of k to rule out an overline) and
+//! under renju, whose table judges the first player (black) by exactly k and the second
+//! (white) by k or more. Black's forbidden points are not the classifier's business: a
+//! pattern is about one line, a forbidden move about all four (see `game::renju`).
 //!
 //! Patterns are defined recursively, as Rapfi's tables are, relative to k ("four" means
 //! one stone short of k, "three" two short, and so on), always about lines through the
