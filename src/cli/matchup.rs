@@ -92,7 +92,7 @@ pub struct MatchArgs {
     /// Set a named parameter of the second engine; repeatable.
     #[arg(long = "set-b", value_name = "NAME=VALUE")]
     set_b: Vec<String>,
-    /// The game, when neither engine is an engine config that says (tictactoe, gomoku,
+    /// The game, when neither engine is an engine config that says (tictactoe, gomoku, renju,
     /// ataxx, mnk:W,H,K).
     #[arg(long)]
     game: Option<GameSpec>,

@@ -46,7 +46,8 @@ impl std::error::Error for Interrupted {}
              (any m,n,k-game) and Ataxx",
     long_about = None,
     after_help = "Games: tictactoe, gomoku (15x15, five or more wins), gomoku-exact (exactly \
-                  five), ataxx, or mnk:WIDTH,HEIGHT,K[,exact].\n\
+                  five), renju (15x15, black's double three, double four and overline lose), ataxx, \
+                  or mnk:WIDTH,HEIGHT,K[,exact|,renju].\n\
                   Run 'arena help <command>' for the options of a command."
 )]
 struct Cli {

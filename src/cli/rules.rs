@@ -58,7 +58,7 @@ impl PositionArgs {
 #[derive(Args, Debug)]
 #[command(after_help = "Example: arena perft ataxx 6   (prints 141865520)")]
 pub struct PerftArgs {
-    /// The game: tictactoe, gomoku, gomoku-exact, ataxx, mnk:W,H,K[,exact].
+    /// The game: tictactoe, gomoku, gomoku-exact, renju, ataxx, mnk:W,H,K[,exact|,renju].
     #[arg(value_parser = parse_game)]
     game: GameSpec,
     /// Depth in plies (a pass is a ply).
@@ -74,7 +74,7 @@ pub struct PerftArgs {
 #[derive(Args, Debug)]
 #[command(after_help = "Example: arena show gomoku --moves h8i9h9")]
 pub struct ShowArgs {
-    /// The game: tictactoe, gomoku, gomoku-exact, ataxx, mnk:W,H,K[,exact].
+    /// The game: tictactoe, gomoku, gomoku-exact, renju, ataxx, mnk:W,H,K[,exact|,renju].
     #[arg(value_parser = parse_game)]
     game: GameSpec,
     #[command(flatten)]

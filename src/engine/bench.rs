@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 
 use super::{Engine, EngineConfig, EngineGame};
 use crate::{
-    game::GameSpec, search::Limits, stats::branching::effective_branching_factor, with_game,
+    game::{GameSpec, MnkRule},
+    search::Limits,
+    stats::branching::effective_branching_factor,
+    with_game,
 };
 
 /// Fixed positions per game family (move lists for m,n,k from the empty board, FENs for
@@ -20,6 +23,16 @@ pub fn positions(game: &GameSpec) -> (&'static [&'static str], u32) {
                 "x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1",
                 "x1o3o/2xo3/1xxoo2/3x3/2o1x2/1o5/o4xx x 2 8",
                 "x2o2o/1xx1o2/2xooo1/1x1x1o1/2xxo2/3x3/o4xx o 3 9",
+            ],
+            5,
+        ),
+        // The gomoku positions but the last, where black's h6 is a forbidden double three.
+        GameSpec::Mnk(c) if c.rule() == MnkRule::Renju && c.width() >= 9 && c.height() >= 9 => (
+            &[
+                "h8i9",
+                "h8i9j7g9i8j8",
+                "h8i9h9h10g8i8i7g9j9j10",
+                "h8h9i8g8i9i10j10k11g9f10i7j8",
             ],
             5,
         ),

@@ -238,3 +238,40 @@ impl<G: EngineGame> Player<G> for Engine<G> {
         })
     }
 }
+
+#[cfg(test)]
+mod renju_tests {
+    use super::*;
+    use crate::game::{MnkConfig, MnkMove};
+
+    /// Black f2 f3 f4 (f1 white) and c5 d5 e5 (b5 white): f5 makes two fours, the one
+    /// winning move under freestyle and a forbidden double four under renju.
+    const DOUBLE_FOUR: &str = "f2f1f3b5f4a15c5c15d5n15e5o12";
+
+    fn best(engine: &str, config: MnkConfig) -> (Mnk, MnkMove) {
+        let pos = Mnk::from_text(&config, DOUBLE_FOUR).unwrap();
+        let mut e: Engine<Mnk> = Engine::new(&builtin::engine(engine).unwrap(), &config).unwrap();
+        let limits = Limits {
+            depth: Some(4),
+            ..Limits::default()
+        };
+        let r = e.search(&pos, limits, |_| {});
+        (pos, r.best.expect("a move"))
+    }
+
+    #[test]
+    fn built_in_engines_never_choose_a_forbidden_move() {
+        for engine in [
+            "gomoku-modern",
+            "gomoku-seed000-threat",
+            "gomoku-seed003-threat",
+            "gomoku-seed001-topk",
+        ] {
+            let (pos, free) = best(engine, MnkConfig::gomoku());
+            assert_eq!(pos.format_move(free), "f5", "{engine} under freestyle");
+            let (pos, mv) = best(engine, MnkConfig::renju());
+            assert_ne!(pos.format_move(mv), "f5", "{engine} under renju");
+            assert_eq!(pos.forbidden(mv), None, "{engine}: {}", pos.format_move(mv));
+        }
+    }
+}

@@ -2,11 +2,16 @@
 //!
 //! For every cell and each of the four line directions it keeps the line key of the
 //! cell's neighbours (see [`super::patterns`]). A stone placed or removed changes only the
-//! keys of the cells within R = k-1 (k under the exact rule) along the four lines through
-//! it, so [`Evaluator::played`] touches at most 8R cells; the position score (the sum of
-//! the pattern weights of every stone in every line) is updated from the patterns of
-//! those cells alone. Point scores (what a stone would make on an empty cell) are read
-//! from the same keys when move ordering asks for them.
+//! keys of the cells within R = k-1 (k under the exact and renju rules) along the four
+//! lines through it, so [`Evaluator::played`] touches at most 8R cells; the position score
+//! (the sum of the pattern weights of every stone in every line) is updated from the
+//! patterns of those cells alone. Point scores (what a stone would make on an empty cell)
+//! are read from the same keys when move ordering asks for them.
+//!
+//! Under renju, black's forbidden points (the rules' checker run on this evaluator's
+//! board) are dropped where black would use them: candidates, forced defences, the
+//! forcing verdicts and the threat cells the VCF/VCT search reads
+//! ([`MnkEval::real_threat_cells`]); under the other rules nothing is checked.
 
 use std::sync::Arc;
 
@@ -18,8 +23,9 @@ use super::{
     table::{MnkEvaluation, MnkTable},
 };
 use crate::game::{
-    Game, Mnk, MnkConfig, MnkMove,
+    Game, Mnk, MnkConfig, MnkMove, MnkRule, Side,
     mnk::{DIRECTIONS, EMPTY},
+    renju,
 };
 
 /// One neighbour of a cell along a line: the neighbour, the direction, and where the
@@ -188,6 +194,8 @@ pub struct MnkEval {
     pub(super) vcf_memo: super::memo::Memo,
     /// During a [`ThreatKind::VcfNear`] search: the moves it started with.
     pub(super) vcf_near: Option<u32>,
+    /// Renju: black's forbidden points are neither moves nor threats for black.
+    renju: bool,
 }
 
 impl MnkEval {
@@ -251,6 +259,7 @@ impl MnkEval {
             near_empty: CellSet::EMPTY,
             vcf_memo: super::memo::Memo::default(),
             vcf_near: None,
+            renju: config.rule() == MnkRule::Renju,
         };
         eval.clear();
         eval
@@ -545,6 +554,35 @@ impl MnkEval {
         set
     }
 
+    /// Renju: whether a black stone on the empty cell `c` would be forbidden (always
+    /// false under the other rules).
+    #[inline]
+    pub fn black_forbidden(&self, c: usize) -> bool {
+        self.renju
+            && renju::forbidden(&self.board, self.config.width(), self.config.height(), c).is_some()
+    }
+
+    /// Whether the rule is renju.
+    #[inline]
+    pub fn renju(&self) -> bool {
+        self.renju
+    }
+
+    /// [`MnkEval::threat_cells`] without black's forbidden points under renju: the
+    /// threats a side can really make (a five point is never forbidden).
+    #[inline]
+    pub fn real_threat_cells(&self, side: usize, level: usize) -> CellSet {
+        let mut set = self.threats[side][level];
+        if self.renju && side == 0 && level != level::FIVE {
+            for c in self.threats[side][level].iter() {
+                if self.black_forbidden(c) {
+                    set.remove(c);
+                }
+            }
+        }
+        set
+    }
+
     /// Whether cell `c` is empty in the evaluator's board.
     #[inline]
     pub fn is_empty_cell(&self, c: usize) -> bool {
@@ -601,6 +639,27 @@ impl MnkEval {
         Ok(())
     }
 
+    /// The candidates before renju's filter (see [`Evaluator::candidates`]).
+    fn all_candidates(&mut self, pos: &Mnk, out: &mut Vec<MnkMove>) {
+        out.clear();
+        if pos.outcome().is_some() {
+            return;
+        }
+        if self.radius == 0 {
+            pos.legal_moves(out);
+            return;
+        }
+        if self.stones == 0 {
+            let (x, y) = self.config.centre();
+            out.push(self.config.at(x, y).expect("the centre is on the board"));
+            return;
+        }
+        out.extend(self.near_empty.iter().map(|c| MnkMove(c as u16)));
+        if out.is_empty() {
+            pos.legal_moves(out);
+        }
+    }
+
     #[inline]
     fn defended(&self, ours: i64, theirs: i64) -> i64 {
         ((self.defence_q8 * ours) >> 8) - theirs
@@ -649,22 +708,22 @@ impl Evaluator<Mnk> for MnkEval {
     }
 
     fn candidates(&mut self, pos: &Mnk, out: &mut Vec<MnkMove>) {
-        out.clear();
-        if pos.outcome().is_some() {
-            return;
-        }
-        if self.radius == 0 {
-            pos.legal_moves(out);
-            return;
-        }
-        if self.stones == 0 {
-            let (x, y) = self.config.centre();
-            out.push(self.config.at(x, y).expect("the centre is on the board"));
-            return;
-        }
-        out.extend(self.near_empty.iter().map(|c| MnkMove(c as u16)));
-        if out.is_empty() {
-            pos.legal_moves(out);
+        self.all_candidates(pos, out);
+        if self.renju && pos.side_to_move() == Side::First && !out.is_empty() {
+            // Black's forbidden points are not moves (unless nothing else is left: the
+            // game is lost then anyway).
+            let all = out.len();
+            let mut kept = 0;
+            for i in 0..all {
+                if !self.black_forbidden(out[i].cell()) {
+                    out.swap(kept, i);
+                    kept += 1;
+                }
+            }
+            if kept > 0 {
+                // Generation order kept: the swaps moved kept moves forward in order.
+                out.truncate(kept);
+            }
         }
     }
 
@@ -680,7 +739,15 @@ impl Evaluator<Mnk> for MnkEval {
         let mut best_class = 0;
         for (mv, key) in moves.iter().zip(keys.iter_mut()) {
             *key = MoveKey::default();
-            let (mine, theirs) = (self.point(mv.cell(), me), self.point(mv.cell(), op));
+            let (mine, mut theirs) = (self.point(mv.cell(), me), self.point(mv.cell(), op));
+            if self.renju
+                && op == 0
+                && (theirs.fours > 0 || theirs.open_threes > 0)
+                && self.black_forbidden(mv.cell())
+            {
+                // Black cannot play there: nothing to defend.
+                theirs = PointInfo::default();
+            }
             key.tactical =
                 mine.fours > 0 || mine.open_threes > 0 || theirs.fives > 0 || theirs.open_fours > 0;
             if !flags.static_score && !flags.threat {
@@ -774,13 +841,27 @@ impl Evaluator<Mnk> for MnkEval {
                 };
             }
         }
-        if let Some(c) = self.threats[me][level::OPEN_FOUR].first() {
+        // Renju: black's open four wins only where black may play it, and only if white
+        // has no four to answer with (black's block could be forbidden).
+        let open_four = if !self.renju {
+            self.threats[me][level::OPEN_FOUR].first()
+        } else if me == 0 && !self.threats[op][level::FOUR].is_empty() {
+            None
+        } else {
+            self.real_threat_cells(me, level::OPEN_FOUR).first()
+        };
+        if let Some(c) = open_four {
             return Forcing::Win {
                 mv: MnkMove(c as u16),
                 plies: 3,
             };
         }
-        if !self.threats[op][level::OPEN_FOUR].is_empty() {
+        let op_open_four = if self.renju {
+            !self.real_threat_cells(op, level::OPEN_FOUR).is_empty()
+        } else {
+            !self.threats[op][level::OPEN_FOUR].is_empty()
+        };
+        if op_open_four {
             return Forcing::Defend { plies: 4 };
         }
         Forcing::Quiet
@@ -791,7 +872,10 @@ impl Evaluator<Mnk> for MnkEval {
         let op_fives = self.threats[1 - me][level::FIVE];
         if let Some(c) = op_fives.first() {
             out.clear();
-            out.push(MnkMove(c as u16));
+            // Renju: a block black may not play is no defence.
+            if !(me == 0 && self.black_forbidden(c)) {
+                out.push(MnkMove(c as u16));
+            }
         } else {
             self.open_three_defences(me, out);
         }
@@ -824,8 +908,9 @@ impl Evaluator<Mnk> for MnkEval {
     }
 
     #[inline]
-    fn is_candidate(&self, _pos: &Mnk, mv: MnkMove) -> bool {
-        self.radius == 0 || self.stones == 0 || self.near_empty.contains(mv.cell())
+    fn is_candidate(&self, pos: &Mnk, mv: MnkMove) -> bool {
+        (self.radius == 0 || self.stones == 0 || self.near_empty.contains(mv.cell()))
+            && !(self.renju && pos.side_to_move() == Side::First && self.black_forbidden(mv.cell()))
     }
 
     #[inline]

@@ -7,7 +7,10 @@
 //! A *line key* encodes the `2R` cells at offsets `-R..=-1, 1..=R` from a cell along one
 //! direction, two bits each (0 empty, 1 first player, 2 second player, 3 off the board),
 //! offset `-R` in the lowest bits. `R = k - 1` under the freestyle rule and `R = k` under
-//! the exact rule (which must see one cell past a run of k to rule out an overline).
+//! the exact rule (which must see one cell past a run of k to rule out an overline) and
+//! under renju, whose table judges the first player (black) by exactly k and the second
+//! (white) by k or more. Black's forbidden points are not the classifier's business: a
+//! pattern is about one line, a forbidden move about all four (see `game::renju`).
 //!
 //! Patterns are defined recursively, as Rapfi's tables are, relative to k ("four" means
 //! one stone short of k, "three" two short, and so on), always about lines through the
@@ -153,7 +156,7 @@ impl PatternTable {
     pub fn radius_for(k: usize, rule: MnkRule) -> usize {
         match rule {
             MnkRule::Freestyle => k - 1,
-            MnkRule::Exact => k,
+            MnkRule::Exact | MnkRule::Renju => k,
         }
     }
 
@@ -169,19 +172,32 @@ impl PatternTable {
     pub fn build(k: usize, rule: MnkRule) -> PatternTable {
         assert!((3..=6).contains(&k), "k = {k} outside 3..=6");
         let radius = PatternTable::radius_for(k, rule);
-        let mut table = vec![UNKNOWN; 1 << (4 * radius)];
-        let mut builder = Builder {
-            k,
-            rule,
-            radius,
-            table: &mut table,
+        // Each player's view: renju judges black (the first player) by exactly five and
+        // white by five or more, both in the wider window.
+        let one = |exact: bool| {
+            let mut table = vec![UNKNOWN; 1 << (4 * radius)];
+            let mut builder = Builder {
+                k,
+                exact,
+                radius,
+                table: &mut table,
+            };
+            for key in 0..(1u32 << (4 * radius)) {
+                builder.classify(key);
+            }
+            table
         };
-        for key in 0..(1u32 << (4 * radius)) {
-            builder.classify(key);
-        }
-        let table = (0..table.len())
+        let first = one(rule != MnkRule::Freestyle);
+        let second_owned;
+        let second = if rule == MnkRule::Renju {
+            second_owned = one(false);
+            &second_owned
+        } else {
+            &first
+        };
+        let table = (0..first.len())
             .map(|key| {
-                u16::from(table[key]) | u16::from(table[swap_colours(key as u32) as usize]) << 8
+                u16::from(first[key]) | u16::from(second[swap_colours(key as u32) as usize]) << 8
             })
             .collect();
         PatternTable {
@@ -243,7 +259,8 @@ pub fn swap_colours(key: u32) -> u32 {
 
 struct Builder<'a> {
     k: usize,
-    rule: MnkRule,
+    /// Exactly k wins (else k or more).
+    exact: bool,
     radius: usize,
     table: &'a mut [u8],
 }
@@ -281,9 +298,10 @@ impl Builder<'_> {
             hi += 1;
         }
         let run = hi - lo + 1;
-        match self.rule {
-            MnkRule::Freestyle => run >= self.k,
-            MnkRule::Exact => run == self.k,
+        if self.exact {
+            run == self.k
+        } else {
+            run >= self.k
         }
     }
 

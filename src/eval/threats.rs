@@ -52,15 +52,22 @@ impl MnkEval {
         let tries = *self.threat_cells(attacker, level::FOUR);
         let mut stops = CellSet::EMPTY;
         for c in tries.iter() {
+            // Renju: black may not defend on a forbidden point, and black's threats on
+            // forbidden points are none.
+            if defender == 0 && self.black_forbidden(c) {
+                continue;
+            }
             self.place(c, defender);
-            let stopped = self.threat_cells(attacker, level::OPEN_FOUR).is_empty();
+            let stopped = self
+                .real_threat_cells(attacker, level::OPEN_FOUR)
+                .is_empty();
             self.remove(c);
             if stopped {
                 stops.insert(c);
                 out.push(MnkMove(c as u16));
             }
         }
-        let counters = self.threat_cells(defender, level::FOUR).minus(&stops);
+        let counters = self.real_threat_cells(defender, level::FOUR).minus(&stops);
         out.extend(counters.iter().map(|c| MnkMove(c as u16)));
     }
 
@@ -120,7 +127,7 @@ impl MnkEval {
         if moves_left <= 1 {
             return None;
         }
-        let mut fours = *self.threat_cells(me, level::FOUR);
+        let mut fours = self.real_threat_cells(me, level::FOUR);
         let mut key = pos.hash();
         if let Some(start) = self.vcf_near {
             key ^= NEAR_SALT;
@@ -204,8 +211,13 @@ impl MnkEval {
             line.push(MnkMove(c as u16));
             return Some(1);
         }
+        // Renju: black's open four is sure only where black may play it and when white
+        // has no four to answer with (black's block could be forbidden).
+        let sure_open_four =
+            me == 1 || !self.renju() || self.threat_cells(op, level::FOUR).is_empty();
         if self.threat_cells(op, level::FIVE).is_empty()
-            && let Some(c) = self.threat_cells(me, level::OPEN_FOUR).first()
+            && sure_open_four
+            && let Some(c) = self.real_threat_cells(me, level::OPEN_FOUR).first()
         {
             // An open four now: nothing stops it (the defender has no four to answer).
             if moves_left >= 2 {
@@ -229,8 +241,8 @@ impl MnkEval {
             return None;
         }
         let threats = self
-            .threat_cells(me, level::FOUR)
-            .or(self.threat_cells(me, level::THREE));
+            .real_threat_cells(me, level::FOUR)
+            .or(&self.real_threat_cells(me, level::THREE));
         let moves = self.attack_moves(me, &threats)?;
         let mut defences = Vec::new();
         for mv in moves {
@@ -242,7 +254,7 @@ impl MnkEval {
             self.push(pos, mv);
             let result = if !self.threat_cells(me, level::FIVE).is_empty() {
                 self.after_four(pos, me, moves_left, budget, line, Self::vct)
-            } else if !self.threat_cells(me, level::OPEN_FOUR).is_empty() {
+            } else if !self.real_threat_cells(me, level::OPEN_FOUR).is_empty() {
                 self.after_three(pos, moves_left, budget, line, &mut defences)
             } else {
                 None // not a threat after all: the defender is free

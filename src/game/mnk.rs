@@ -9,7 +9,11 @@
 
 use std::fmt::Write as _;
 
-use super::{EndReason, Game, MoveError, Outcome, PositionError, Side, zobrist};
+use super::{
+    EndReason, Game, MoveError, Outcome, PositionError, Side,
+    renju::{self, Forbidden},
+    zobrist,
+};
 
 /// Largest supported board side (Gomocup's 20×20).
 pub const MAX_SIDE: u8 = 20;
@@ -31,6 +35,11 @@ pub enum MnkRule {
     Freestyle,
     /// Exactly k in a row wins; an overline does not (Gomocup "standard").
     Exact,
+    /// Renju (Gomocup rule 4): the first player (black) wins only with exactly k and may
+    /// not make a double three, a double four or an overline (such a move is legal but
+    /// loses at once, see [`crate::game::renju`]); the second player (white) wins with k
+    /// or more.
+    Renju,
 }
 
 impl MnkRule {
@@ -39,6 +48,7 @@ impl MnkRule {
         match self {
             MnkRule::Freestyle => "freestyle",
             MnkRule::Exact => "exact",
+            MnkRule::Renju => "renju",
         }
     }
 }
@@ -95,6 +105,11 @@ impl MnkConfig {
     /// Gomoku with the exact-five rule: 15,15,5 exact.
     pub fn gomoku_exact() -> MnkConfig {
         MnkConfig::new(15, 15, 5, MnkRule::Exact).expect("15,15,5 is a valid variant")
+    }
+
+    /// Renju: 15,15,5 under the renju rule.
+    pub fn renju() -> MnkConfig {
+        MnkConfig::new(15, 15, 5, MnkRule::Renju).expect("15,15,5 is a valid variant")
     }
 
     /// Board width (number of columns, x).
@@ -168,6 +183,8 @@ pub struct Mnk {
     hash: u64,
     /// The last move made k in a row (so its player won).
     won: bool,
+    /// Renju: the last move was black's forbidden move (so black lost).
+    forbidden: Option<Forbidden>,
     /// Null moves in effect (the search's passes): each one flips the side to move.
     nulls: u32,
 }
@@ -253,6 +270,14 @@ impl Mnk {
                                 .to_string(),
                         ));
                     }
+                    if let Some(f) = pos.forbidden {
+                        return Err(err(format!(
+                            "black's stone {} is a forbidden {} under renju: not a reachable \
+                             position",
+                            pos.format_move(pos.history.last().copied().expect("a stone")),
+                            f.as_str()
+                        )));
+                    }
                     pos.play(mv);
                 }
             }
@@ -297,6 +322,32 @@ impl Mnk {
         format!("{x},{y}")
     }
 
+    /// Renju: whether black's stone on `mv` would be forbidden here, and why (`None`
+    /// under the other rules, for a taken cell, and when white is to move). A move that
+    /// makes exactly five is never forbidden.
+    #[inline]
+    pub fn forbidden(&self, mv: MnkMove) -> Option<Forbidden> {
+        if self.config.rule != MnkRule::Renju
+            || self.side_to_move() != Side::First
+            || mv.cell() >= self.config.cells()
+            || self.cells[mv.cell()] != EMPTY
+        {
+            return None;
+        }
+        renju::forbidden(
+            &self.cells,
+            self.config.width(),
+            self.config.height(),
+            mv.cell(),
+        )
+    }
+
+    /// Whether the game has ended by a line or a forbidden move.
+    #[inline]
+    fn decided(&self) -> bool {
+        self.won || self.forbidden.is_some()
+    }
+
     /// Length of the run of `stone` through cell (x, y) along (dx, dy), the cell included.
     fn run_length(&self, x: i32, y: i32, dx: i32, dy: i32, stone: Cell) -> usize {
         let mut n = 1;
@@ -324,6 +375,7 @@ impl Mnk {
             match self.config.rule {
                 MnkRule::Freestyle => n >= k,
                 MnkRule::Exact => n == k,
+                MnkRule::Renju => n == k || (n > k && stone != 1),
             }
         })
     }
@@ -363,6 +415,7 @@ impl Game for Mnk {
             history: Vec::with_capacity(config.cells()),
             hash: 0,
             won: false,
+            forbidden: None,
             nulls: 0,
         }
     }
@@ -397,7 +450,7 @@ impl Game for Mnk {
 
     fn legal_moves(&self, moves: &mut Vec<MnkMove>) {
         moves.clear();
-        if self.won {
+        if self.decided() {
             return;
         }
         let n = self.config.cells();
@@ -420,7 +473,7 @@ impl Game for Mnk {
     }
 
     fn is_legal(&self, mv: MnkMove) -> bool {
-        !self.won && mv.cell() < self.config.cells() && self.cells[mv.cell()] == EMPTY
+        !self.decided() && mv.cell() < self.config.cells() && self.cells[mv.cell()] == EMPTY
     }
 
     fn why_illegal(&self, _mv: MnkMove) -> String {
@@ -431,6 +484,10 @@ impl Game for Mnk {
     fn play(&mut self, mv: MnkMove) {
         let side = self.side_to_move();
         let c = mv.cell();
+        // Checked before the stone lands: the checker places it itself.
+        if self.config.rule == MnkRule::Renju && side == Side::First {
+            self.forbidden = self.forbidden(mv);
+        }
         self.cells[c] = side.index() as u8 + 1;
         self.hash ^= KEYS[2 * c + side.index()] ^ KEYS[2 * MAX_CELLS];
         self.history.push(mv);
@@ -446,6 +503,7 @@ impl Game for Mnk {
         self.hash ^= KEYS[2 * c + side.index()] ^ KEYS[2 * MAX_CELLS];
         // A move is only played in an unfinished game, so undoing it reopens the game.
         self.won = false;
+        self.forbidden = None;
     }
 
     #[inline]
@@ -461,7 +519,12 @@ impl Game for Mnk {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        if self.won {
+        if let Some(f) = self.forbidden {
+            Some(Outcome::Win {
+                side: Side::Second,
+                reason: EndReason::Forbidden(f),
+            })
+        } else if self.won {
             Some(Outcome::Win {
                 side: self.side_to_move().other(),
                 reason: EndReason::KInARow,
@@ -578,6 +641,10 @@ impl Game for Mnk {
             s.push('\n');
         }
         let status = match self.outcome() {
+            Some(Outcome::Win {
+                side,
+                reason: EndReason::Forbidden(f),
+            }) => format!("{side} wins (black's forbidden {})", f.as_str()),
             Some(Outcome::Win { side, .. }) => format!("{side} wins ({} in a row)", self.config.k),
             Some(Outcome::Draw { .. }) => "draw (board full)".to_string(),
             None => format!("{} to move", self.side_to_move()),
@@ -763,5 +830,140 @@ mod tests {
         );
         let e = Mnk::from_board(&g, "15/15").unwrap_err();
         assert!(e.to_string().contains("2 rows"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod renju_tests {
+    use super::*;
+    use crate::game::perft;
+
+    /// Black f3 f4 d5 e5, white far away on row 15: f5 makes two threes.
+    const DOUBLE_THREE_SETUP: &str = "f3a15f4c15d5e15e5g15";
+
+    #[test]
+    fn a_forbidden_move_is_legal_and_loses_with_its_reason() {
+        let mut pos = Mnk::from_text(&MnkConfig::renju(), DOUBLE_THREE_SETUP).unwrap();
+        let f5 = pos.parse_move("f5").unwrap();
+        assert_eq!(pos.forbidden(f5), Some(Forbidden::DoubleThree));
+        assert!(pos.is_legal(f5));
+        pos.play(f5);
+        assert_eq!(
+            pos.outcome(),
+            Some(Outcome::Win {
+                side: Side::Second,
+                reason: EndReason::Forbidden(Forbidden::DoubleThree)
+            })
+        );
+        assert_eq!(
+            pos.outcome().map(|o| o.reason().as_str()),
+            Some("forbidden: double-three")
+        );
+        let mut moves = Vec::new();
+        pos.legal_moves(&mut moves);
+        assert!(moves.is_empty());
+        assert!(
+            pos.diagram()
+                .contains("white wins (black's forbidden double-three)")
+        );
+        pos.undo(f5, ());
+        assert_eq!(pos.outcome(), None);
+        assert_eq!(pos.hash(), pos.hash_from_scratch());
+        // The same point is free for black under freestyle, and for white under renju.
+        let free = Mnk::from_text(&MnkConfig::gomoku(), DOUBLE_THREE_SETUP).unwrap();
+        assert_eq!(free.forbidden(f5), None);
+        let mut white = Mnk::from_text(&MnkConfig::renju(), DOUBLE_THREE_SETUP).unwrap();
+        white.play(white.parse_move("o1").unwrap());
+        assert_eq!(white.forbidden(f5), None);
+    }
+
+    #[test]
+    fn overline_loses_for_black_and_wins_for_white() {
+        // Black a1 b1 c1 e1 f1 then d1: six in a row.
+        let o_far = ["a15", "c15", "e15", "g15", "i15"];
+        let x = ["a1", "b1", "c1", "e1", "f1"];
+        let mut text = String::new();
+        for (a, b) in x.iter().zip(o_far) {
+            text.push_str(a);
+            text.push_str(b);
+        }
+        let mut pos = Mnk::from_text(&MnkConfig::renju(), &text).unwrap();
+        pos.try_play("d1").unwrap();
+        assert_eq!(
+            pos.outcome(),
+            Some(Outcome::Win {
+                side: Side::Second,
+                reason: EndReason::Forbidden(Forbidden::Overline)
+            })
+        );
+        // White's six wins.
+        let x_far = ["a8", "c8", "e8", "g8", "i8", "k8"];
+        let o = ["a1", "b1", "c1", "e1", "f1", "d1"];
+        let mut pos = Mnk::new(&MnkConfig::renju());
+        for (a, b) in x_far.iter().zip(o) {
+            pos.try_play(a).unwrap();
+            pos.try_play(b).unwrap();
+        }
+        assert_eq!(
+            pos.outcome(),
+            Some(Outcome::Win {
+                side: Side::Second,
+                reason: EndReason::KInARow
+            })
+        );
+    }
+
+    #[test]
+    fn five_wins_for_black_even_with_a_forbidden_shape() {
+        // Black's d1 makes a1-e1 (five) and a double four beside it (d1-d4 down, d1 c2
+        // b3 a4 on the anti-diagonal): the five wins.
+        let x = ["a1", "b1", "c1", "e1", "d2", "d3", "d4", "c2", "b3", "a4"];
+        let o = [
+            "a15", "c15", "e15", "g15", "i15", "k15", "m15", "o15", "o13", "o11",
+        ];
+        let mut pos = Mnk::new(&MnkConfig::renju());
+        for (a, b) in x.iter().zip(o) {
+            pos.try_play(a).unwrap();
+            pos.try_play(b).unwrap();
+        }
+        let d1 = pos.parse_move("d1").unwrap();
+        assert_eq!(pos.forbidden(d1), None);
+        pos.play(d1);
+        assert_eq!(
+            pos.outcome(),
+            Some(Outcome::Win {
+                side: Side::First,
+                reason: EndReason::KInARow
+            })
+        );
+    }
+
+    #[test]
+    fn boards_with_a_forbidden_stone_are_refused() {
+        // Black f3 f4 d5 e5 f5 (f5 forbidden) with white's five stones far off.
+        let mut rows = vec!["15".to_string(); 15];
+        rows[2] = "5x9".into();
+        rows[3] = "5x9".into();
+        rows[4] = "3xxx9".into();
+        rows[14] = "o.o.o.o.o6".into();
+        let e = Mnk::from_board(&MnkConfig::renju(), &rows.join("/")).unwrap_err();
+        assert!(e.to_string().contains("forbidden double-three"), "{e}");
+    }
+
+    #[test]
+    fn perft_counts_forbidden_moves_as_game_ends() {
+        // From the empty board nothing can be forbidden in the first plies.
+        let mut pos = Mnk::new(&MnkConfig::renju());
+        assert_eq!(perft(&mut pos, 1), 225);
+        assert_eq!(perft(&mut pos, 2), 225 * 224);
+        assert_eq!(perft(&mut pos, 3), 225 * 224 * 223);
+        // With black to move after DOUBLE_THREE_SETUP: 217 empty cells, each a legal
+        // move; only f5 is forbidden (every other point makes at most one three), and it
+        // ends the game: 216 moves leave white 216 replies. Freestyle: 217 * 216.
+        let mut pos = Mnk::from_text(&MnkConfig::renju(), DOUBLE_THREE_SETUP).unwrap();
+        assert_eq!(perft(&mut pos, 1), 217);
+        assert_eq!(perft(&mut pos, 2), 216 * 216);
+        let mut free = Mnk::from_text(&MnkConfig::gomoku(), DOUBLE_THREE_SETUP).unwrap();
+        assert_eq!(perft(&mut free, 2), 217 * 216);
     }
 }

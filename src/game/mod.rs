@@ -7,6 +7,7 @@
 pub mod ataxx;
 pub mod mnk;
 pub mod perft;
+pub mod renju;
 pub mod spec;
 mod zobrist;
 
@@ -16,6 +17,7 @@ pub use self::{
     ataxx::{Ataxx, AtaxxMove},
     mnk::{Mnk, MnkConfig, MnkMove, MnkRule},
     perft::{perft, perft_divide},
+    renju::Forbidden,
     spec::GameSpec,
 };
 
@@ -72,6 +74,8 @@ pub enum EndReason {
     NoMoves,
     /// Ataxx: the half-move clock reached 100.
     HalfmoveLimit,
+    /// Renju: black played a forbidden move and lost.
+    Forbidden(Forbidden),
 }
 
 impl EndReason {
@@ -83,8 +87,23 @@ impl EndReason {
             EndReason::NoStones => "no-stones",
             EndReason::NoMoves => "no-moves",
             EndReason::HalfmoveLimit => "halfmove-limit",
+            EndReason::Forbidden(Forbidden::DoubleThree) => "forbidden: double-three",
+            EndReason::Forbidden(Forbidden::DoubleFour) => "forbidden: double-four",
+            EndReason::Forbidden(Forbidden::Overline) => "forbidden: overline",
         }
     }
+
+    /// Every reason the rules can give, for readers of result files.
+    pub const ALL: [EndReason; 8] = [
+        EndReason::KInARow,
+        EndReason::BoardFull,
+        EndReason::NoStones,
+        EndReason::NoMoves,
+        EndReason::HalfmoveLimit,
+        EndReason::Forbidden(Forbidden::DoubleThree),
+        EndReason::Forbidden(Forbidden::DoubleFour),
+        EndReason::Forbidden(Forbidden::Overline),
+    ];
 }
 
 impl fmt::Display for EndReason {

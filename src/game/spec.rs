@@ -17,8 +17,7 @@ pub enum GameSpec {
 }
 
 /// Every name [`GameSpec::from_str`] accepts, for help texts.
-pub const GAME_NAMES: &str =
-    "tictactoe, gomoku, gomoku-exact, ataxx, or mnk:WIDTH,HEIGHT,K[,exact|,freestyle]";
+pub const GAME_NAMES: &str = "tictactoe, gomoku, gomoku-exact, renju, ataxx, or mnk:WIDTH,HEIGHT,K[,exact|,freestyle|,renju]";
 
 impl GameSpec {
     /// The family: `mnk` or `ataxx` (tables and engines are per family).
@@ -41,6 +40,7 @@ impl FromStr for GameSpec {
             "gomoku-exact" | "gomoku-standard" => {
                 return Ok(GameSpec::Mnk(MnkConfig::gomoku_exact()));
             }
+            "renju" => return Ok(GameSpec::Mnk(MnkConfig::renju())),
             "ataxx" => return Ok(GameSpec::Ataxx),
             _ => {}
         }
@@ -48,7 +48,8 @@ impl FromStr for GameSpec {
             return Err(format!("unknown game '{s}': expected {GAME_NAMES}"));
         };
         let parts: Vec<&str> = rest.split(',').map(str::trim).collect();
-        let bad = || format!("bad game '{s}': expected mnk:WIDTH,HEIGHT,K[,exact|,freestyle]");
+        let bad =
+            || format!("bad game '{s}': expected mnk:WIDTH,HEIGHT,K[,exact|,freestyle|,renju]");
         if !(3..=4).contains(&parts.len()) {
             return Err(bad());
         }
@@ -59,9 +60,10 @@ impl FromStr for GameSpec {
         let rule = match parts.get(3) {
             None | Some(&"freestyle") => MnkRule::Freestyle,
             Some(&"exact") => MnkRule::Exact,
+            Some(&"renju") => MnkRule::Renju,
             Some(other) => {
                 return Err(format!(
-                    "bad game '{s}': rule '{other}' is not 'exact' or 'freestyle'"
+                    "bad game '{s}': rule '{other}' is not 'exact', 'freestyle' or 'renju'"
                 ));
             }
         };
@@ -78,10 +80,11 @@ impl fmt::Display for GameSpec {
             GameSpec::Mnk(c) if *c == MnkConfig::tictactoe() => f.write_str("tictactoe"),
             GameSpec::Mnk(c) if *c == MnkConfig::gomoku() => f.write_str("gomoku"),
             GameSpec::Mnk(c) if *c == MnkConfig::gomoku_exact() => f.write_str("gomoku-exact"),
+            GameSpec::Mnk(c) if *c == MnkConfig::renju() => f.write_str("renju"),
             GameSpec::Mnk(c) => {
                 write!(f, "mnk:{},{},{}", c.width(), c.height(), c.k())?;
-                if c.rule() == MnkRule::Exact {
-                    f.write_str(",exact")?;
+                if c.rule() != MnkRule::Freestyle {
+                    write!(f, ",{}", c.rule().as_str())?;
                 }
                 Ok(())
             }
@@ -143,9 +146,11 @@ mod tests {
             "tictactoe",
             "gomoku",
             "gomoku-exact",
+            "renju",
             "ataxx",
             "mnk:4,4,3",
             "mnk:20,20,5,exact",
+            "mnk:13,13,5,renju",
         ] {
             let spec: GameSpec = name.parse().unwrap();
             assert_eq!(spec.to_string(), name);
@@ -153,6 +158,10 @@ mod tests {
         assert_eq!(
             "mnk:3,3,3".parse::<GameSpec>().unwrap().to_string(),
             "tictactoe"
+        );
+        assert_eq!(
+            "mnk:15,15,5,renju".parse::<GameSpec>().unwrap().to_string(),
+            "renju"
         );
     }
 
@@ -166,7 +175,7 @@ mod tests {
         assert!(e.contains("k = 7"), "{e}");
         let e = "mnk:15,x,5".parse::<GameSpec>().unwrap_err();
         assert!(e.contains("'x' is not a number"), "{e}");
-        let e = "mnk:15,15,5,renju".parse::<GameSpec>().unwrap_err();
-        assert!(e.contains("renju"), "{e}");
+        let e = "mnk:15,15,5,caro".parse::<GameSpec>().unwrap_err();
+        assert!(e.contains("rule 'caro'"), "{e}");
     }
 }

@@ -47,14 +47,7 @@ enum Ending {
 }
 
 fn ending(reason: &str) -> Option<Ending> {
-    const RULES: [EndReason; 5] = [
-        EndReason::KInARow,
-        EndReason::BoardFull,
-        EndReason::NoStones,
-        EndReason::NoMoves,
-        EndReason::HalfmoveLimit,
-    ];
-    if let Some(r) = RULES.into_iter().find(|r| r.as_str() == reason) {
+    if let Some(r) = EndReason::ALL.into_iter().find(|r| r.as_str() == reason) {
         return Some(Ending::Rules(r));
     }
     let early = match reason {
@@ -123,8 +116,8 @@ fn replay_in<G: Game>(
     let Some(ending) = ending(&r.reason) else {
         return Err(format!(
             "reason '{}' is not one arena writes (k-in-a-row, board-full, no-stones, \
-             no-moves, halfmove-limit, max-plies, resign, illegal-move, time-forfeit, \
-             no-move, fault: ...)",
+             no-moves, halfmove-limit, forbidden: double-three|double-four|overline, \
+             max-plies, resign, illegal-move, time-forfeit, no-move, fault: ...)",
             r.reason
         ));
     };
@@ -416,5 +409,29 @@ mod tests {
         r.stats.push(stat(None));
         let e = replay(spec, &adj, &r).unwrap_err();
         assert!(e.contains("after max_plies = 4"), "{e}");
+    }
+
+    #[test]
+    fn forbidden_endings_are_checked_on_replay() {
+        use GameResult::*;
+        let spec: GameSpec = "renju".parse().unwrap();
+        // Black f3 f4 d5 e5 then f5, a double three.
+        let moves = ["f3", "a15", "f4", "c15", "d5", "e15", "e5", "g15", "f5"];
+        let mut r = ttt(&moves, SecondWins, "forbidden: double-three");
+        replay(spec, &Adjudication::default(), &r).unwrap();
+        r.reason = "forbidden: overline".into();
+        let e = replay(spec, &Adjudication::default(), &r).unwrap_err();
+        assert!(
+            e.contains(
+                "reason is forbidden: overline, but the moves end in forbidden: double-three"
+            ),
+            "{e}"
+        );
+        r.reason = "forbidden: double-three".into();
+        r.result = FirstWins;
+        assert!(replay(spec, &Adjudication::default(), &r).is_err());
+        // Under freestyle the same moves do not end the game.
+        let e = replay("gomoku".parse().unwrap(), &Adjudication::default(), &r).unwrap_err();
+        assert!(e.contains("not over"), "{e}");
     }
 }

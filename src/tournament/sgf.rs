@@ -2,7 +2,8 @@
 //! c-gomoku-cli writes them, so Piskvork-era viewers, Renlib and any SGF editor open
 //! them. `FF[4] GM[4]` (gomoku), `SZ[15]` (`SZ[W:H]` for a board that is not square),
 //! `PB`/`PW` the engines playing black (first) and white, `RE[B+]`, `RE[W+]` or
-//! `RE[Draw]` (`+R` resignation, `+T` time, `+F` forfeit: a fault or an illegal move).
+//! `RE[Draw]` (`+R` resignation, `+T` time, `+F` forfeit: a fault or an illegal move),
+//! `RU[Renju]` for renju (a forbidden move is played and the game ends there: `W+`).
 //!
 //! Moves are SGF points: column letter then row letter, both from the top left (`a`
 //! first), so `h8` in our notation (column h, row 8 from the top) is `hh`. The opening's
@@ -15,7 +16,7 @@ use super::{
     pgn::{ExportInfo, move_comment},
     record::{GameRecord, GameResult},
 };
-use crate::game::{Game, Mnk, MnkConfig};
+use crate::game::{Game, Mnk, MnkConfig, MnkRule};
 
 /// SGF text of `records` (m,n,k games of the variant `config`), in game order, one game
 /// tree per game (a collection). Errors name the game whose opening cannot be read.
@@ -54,6 +55,10 @@ fn write_game(
     let prop = |out: &mut String, name: &str, value: &str| {
         let _ = write!(out, "{name}[{}]", escape(value));
     };
+    if config.rule() == MnkRule::Renju {
+        // The conventional rule property (Renlib, RenjuNet): black's forbidden moves apply.
+        prop(out, "RU", "Renju");
+    }
     prop(out, "EV", info.event);
     prop(out, "RO", &(r.round + 1).to_string());
     if let Some((date, _)) = super::pgn::played(info, r) {

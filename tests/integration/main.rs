@@ -18,6 +18,7 @@ mod openings;
 mod perft;
 mod protocol;
 mod records;
+mod renju;
 mod report;
 mod search_props;
 mod shards;

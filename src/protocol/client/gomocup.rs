@@ -139,6 +139,7 @@ impl GomocupPlayer {
         let rule = match self.game.rule() {
             MnkRule::Freestyle => 0,
             MnkRule::Exact => 1,
+            MnkRule::Renju => 4,
         };
         info.push(format!("INFO rule {rule}"));
         if let Some(d) = spec.depth {
@@ -348,6 +349,23 @@ mod tests {
         );
         p.synced = pos.history()[..2].to_vec();
         assert_eq!(p.request(&pos), ["TURN 9,9"]);
+    }
+
+    #[test]
+    fn renju_is_sent_as_rule_4() {
+        // Plays 7,7 when it was told rule 4, else 0,0.
+        let script = "read s; echo OK; r=0; \
+                      while read l; do case \"$l\" in \
+                      'INFO rule 4') r=4;; \
+                      BEGIN) if [ $r = 4 ]; then echo 7,7; else echo 0,0; fi;; \
+                      END) exit 0;; esac; done";
+        for (game, want) in [(MnkConfig::renju(), "7,7"), (MnkConfig::gomoku(), "0,0")] {
+            let mut p = GomocupPlayer::new(&spec(script), game, None);
+            p.new_game(0).unwrap();
+            let start = Mnk::new(&game);
+            let r = p.play(&turn(&start, &start)).unwrap();
+            assert_eq!(start.format_xy(r.mv), want, "{game:?}");
+        }
     }
 
     #[test]

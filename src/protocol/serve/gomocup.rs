@@ -1,7 +1,8 @@
 //! Serving an m,n,k engine over the Gomocup (piskvork) protocol.
 //!
 //! `START n` (or `RECTSTART w,h`) sets up an n×n board with the engine config's k and
-//! rule; `INFO rule` switches between freestyle (0) and exactly-k (bit 1); sizes outside
+//! rule; `INFO rule` switches between freestyle (0), exactly-k (bit 1) and renju (bit 4:
+//! black's forbidden moves; the lines of `BOARD` are then taken in move order); sizes outside
 //! 5..=20 and boards k does not fit on are refused with `ERROR`. `BEGIN`, `TURN x,y` and
 //! `BOARD ... DONE` ask for a move; each completed iteration is reported as `MESSAGE
 //! depth .. score eval .. nodes .. pv ..` before the move (`eval N`: the evaluation in
@@ -370,19 +371,23 @@ impl State {
     }
 
     fn set_rule(&mut self, bits: u64) -> Option<Reply> {
-        // Bit 1 is exactly five; the others are rules this engine does not play, and
-        // playing freestyle instead would lose games the manager scores by its rule.
-        let unsupported = [(2, "continuous game"), (4, "renju"), (8, "caro")]
+        // Bit 1 is exactly five, bit 4 renju (which includes exactly five for black);
+        // the others are rules this engine does not play, and playing freestyle instead
+        // would lose games the manager scores by its rule.
+        let unsupported = [(2, "continuous game"), (8, "caro")]
             .into_iter()
             .find(|(bit, _)| bits & bit != 0)
             .map(|(_, name)| name.to_string())
             .or_else(|| (bits > 15).then(|| format!("rule bits {bits}")));
         if let Some(name) = unsupported {
             return err(format!(
-                "rule {bits}: {name} is not supported (freestyle 0 and exactly five 1 are)"
+                "rule {bits}: {name} is not supported (freestyle 0, exactly five 1 and \
+                 renju 4 are)"
             ));
         }
-        let rule = if bits & 1 != 0 {
+        let rule = if bits & 4 != 0 {
+            MnkRule::Renju
+        } else if bits & 1 != 0 {
             MnkRule::Exact
         } else {
             MnkRule::Freestyle
@@ -443,11 +448,38 @@ impl State {
                 theirs.len()
             ));
         };
+        // Renju managers send the lines in move order, and whether a black stone was
+        // forbidden depends on the stones before it: keep that order when the colours
+        // alternate from the first player's.
+        let in_order: Vec<MnkMove> = lines
+            .iter()
+            .filter_map(|l| {
+                let nums: Vec<i32> = l.split(',').filter_map(|p| p.trim().parse().ok()).collect();
+                game.at(nums[0], nums[1])
+            })
+            .collect();
+        let alternates = in_order.iter().enumerate().all(|(i, mv)| {
+            let side = if i % 2 == 0 { &first } else { &second };
+            side.contains(mv)
+        });
+        let order: Vec<MnkMove> = if game.rule() == MnkRule::Renju && alternates {
+            in_order
+        } else {
+            (0..first.len())
+                .flat_map(|i| [first.get(i), second.get(i)])
+                .flatten()
+                .copied()
+                .collect()
+        };
         let mut pos = Mnk::new(&game);
-        for i in 0..first.len() {
-            for mv in [first.get(i), second.get(i)].into_iter().flatten() {
+        {
+            for mv in &order {
                 if pos.outcome().is_some() {
-                    return Err("a line is complete before the last stone".into());
+                    return Err(
+                        "the game is over before the last stone (a line is complete, \
+                                or under renju black's stone was forbidden)"
+                            .into(),
+                    );
                 }
                 if !pos.is_legal(*mv) {
                     return Err(format!("{} is taken twice", pos.format_xy(*mv)));
@@ -700,7 +732,7 @@ mod tests {
         let replies = transcript(
             &c,
             "TURN 1,1\nSTART 9\nTURN 4,4\nTAKEBACK 0,0\nRESTART\nTURN 4,4\nTURN 4,4\n\
-             BOARD\n1,1,1\n2,2,1\nDONE\nBOARD\n0,0,3\nDONE\nINFO rule 4\nINFO max_depth x\n\
+             BOARD\n1,1,1\n2,2,1\nDONE\nBOARD\n0,0,3\nDONE\nINFO rule 8\nINFO max_depth x\n\
              INFO search.depht 3\nEND\n",
         );
         assert!(
@@ -721,7 +753,7 @@ mod tests {
             "{replies:?}"
         );
         assert!(replies[8].contains("continuous"), "{replies:?}");
-        assert!(replies[9].contains("renju"), "{replies:?}");
+        assert!(replies[9].contains("caro"), "{replies:?}");
         assert!(replies[10].contains("not a number"), "{replies:?}");
         assert!(replies[11].contains("unknown parameter"), "{replies:?}");
         assert_eq!(replies.len(), 12, "{replies:?}");
@@ -825,6 +857,36 @@ mod tests {
                 "4,4"
             ]
         );
+    }
+
+    #[test]
+    fn renju_rule_4_never_plays_a_forbidden_move() {
+        // Black (the engine: equal counts) f2 f3 f4 and c5 d5 e5, white f1 b5 and four
+        // far stones, in move order: 5,4 (f5) is a double four, the winning move under
+        // freestyle and forbidden under renju.
+        let board = "BOARD\n5,1,1\n5,0,2\n5,2,1\n1,4,2\n5,3,1\n0,14,2\n2,4,1\n2,14,2\n3,4,1\n\
+                     13,14,2\n4,4,1\n14,11,2\nDONE\n";
+        let c = engine(2);
+        let free = transcript(&c, &format!("START 15\nINFO rule 0\n{board}"));
+        assert_eq!(free, ["OK", "5,4"]);
+        let renju = transcript(&c, &format!("START 15\nINFO rule 4\n{board}"));
+        assert_eq!(renju.len(), 2, "{renju:?}");
+        assert_ne!(renju[1], "5,4", "{renju:?}");
+        let game = MnkConfig::renju();
+        let mut pos = Mnk::new(&game);
+        for (x, y) in [(5, 1), (5, 0), (5, 2), (1, 4), (5, 3), (0, 14)] {
+            pos.play(game.at(x, y).unwrap());
+        }
+        for (x, y) in [(2, 4), (2, 14), (3, 4), (13, 14), (4, 4), (14, 11)] {
+            pos.play(game.at(x, y).unwrap());
+        }
+        let mv = pos.parse_move(&renju[1]).unwrap();
+        assert!(pos.is_legal(mv) && pos.forbidden(mv).is_none(), "{renju:?}");
+        // A board whose black stone was forbidden when it was played is refused.
+        let bad = "BOARD\n5,2,1\n0,14,2\n5,3,1\n2,14,2\n3,4,1\n4,14,2\n4,4,1\n6,14,2\n5,4,1\n\
+                   8,14,2\nDONE\n";
+        let replies = transcript(&c, &format!("START 15\nINFO rule 4\n{bad}"));
+        assert!(replies[1].contains("forbidden"), "{replies:?}");
     }
 
     /// Regression: `INFO rule 8` (caro) was played as freestyle.
