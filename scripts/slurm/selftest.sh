@@ -252,8 +252,9 @@ grep -q "merged $shards shards" "$work"/jobs/arena-merge-"$merge".out \
 cmp -s "$out/run.toml" "$work/single/run.toml" \
     || { echo "selftest: run.toml differs between the shards and the single run" >&2; exit 1; }
 
-# Records without the measured fields (move times "time_us", formerly "t"; game "duration_ms"), by game.
-strip_times() { sed -E 's/"(t|time_us)":[0-9]+/"\1":0/g; s/"duration_ms":[0-9]+/"duration_ms":0/' "$1" | LC_ALL=C sort; }
+# Records without the measured fields (move times "time_us", formerly "t"; game "duration_ms";
+# when it was played, "played_at"), by game.
+strip_times() { sed -E 's/"(t|time_us)":[0-9]+/"\1":0/g; s/"duration_ms":[0-9]+/"duration_ms":0/; s/"played_at":"[^"]*"/"played_at":""/' "$1" | LC_ALL=C sort; }
 games=$(wc -l <"$work/single/games.jsonl")
 if ! diff <(strip_times "$work/single/games.jsonl") <(strip_times "$out/games.jsonl") >"$work/log/games.diff"; then
     echo "selftest: the merged games differ from the single run's:" >&2
