@@ -239,6 +239,42 @@ fn what_an_outside_engine_cannot_tune_is_refused_before_any_game() {
         (p.min, p.max, p.start, p.integer),
         (1.0, 1024.0, 16.0, true)
     );
+    // A string option holding a number is tuned as a fraction from its default; a start
+    // in the engine file's `options` comes before the engine's default.
+    let load = |engine: &str, param: &str| {
+        let config = write(dir.path(), "t.toml", &one_param(engine, param));
+        <arena::tune::config::Tune as arena::config::ConfigFile>::load(Path::new(&config))
+            .unwrap_or_else(|e| panic!("{param}: {e}"))
+            .params[0]
+            .clone()
+    };
+    let p = load(&engine, "name = \"option.Margin\"\nmin = 0\nmax = 3");
+    assert_eq!((p.start, p.integer), (1.5, false));
+    let own = write(
+        dir.path(),
+        "own.toml",
+        &std::fs::read_to_string(&engine)
+            .unwrap()
+            .replace("nodes = 100\n", "nodes = 100\noptions = { Hash = 64 }\n"),
+    );
+    assert_eq!(load(&own, "name = \"option.Hash\"").start, 64.0);
+    // Gomocup: whole numbers unless `integer = false`; the start from the file's options.
+    let gomocup_own = write(
+        dir.path(),
+        "go.toml",
+        &format!(
+            "command = \"{}\"\nargs = [\"serve\"]\nprotocol = \"gomocup\"\nnodes = 100\n\
+             options = {{ x = 4 }}\n",
+            arena_bin()
+        ),
+    );
+    let p = load(&gomocup_own, "name = \"option.x\"\nmin = 0\nmax = 9");
+    assert_eq!((p.start, p.integer), (4.0, true));
+    let p = load(
+        &gomocup_own,
+        "name = \"option.x\"\nmin = 0\nmax = 9\ninteger = false",
+    );
+    assert!(!p.integer);
     // A Gomocup engine lists nothing: the bounds and start must be written.
     let gomocup = write(
         dir.path(),
