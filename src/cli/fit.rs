@@ -125,6 +125,7 @@ fn load(args: &FitArgs) -> Result<Fit> {
                 loss: Default::default(),
                 skip_plies: 6,
                 validation: 0.1,
+                quiet_gain: None,
                 seed: 1,
                 jobs: 0,
                 selfplay: None,

@@ -17,17 +17,44 @@ const FILE_A: u64 = 0x0000_0408_1020_4081;
 const FILE_G: u64 = FILE_A << 6;
 const EDGES: u64 = (RANK_1 | RANK_7 | FILE_A | FILE_G) & !CORNERS;
 
+/// The class of each square under the board's eight symmetries, in
+/// [`AtaxxTable::SQUARE_KEYS`] order: file and rank folded towards a1, then ordered
+/// (a1, b1, c1, d1, b2, c2, d2, c3, d3, d4).
+pub const fn square_class(square: usize) -> usize {
+    let (f, r) = (square % 7, square / 7);
+    let f = if f > 3 { 6 - f } else { f };
+    let r = if r > 3 { 6 - r } else { r };
+    let (lo, hi) = if f < r { (f, r) } else { (r, f) };
+    let offset = [0, 4, 7, 9][lo];
+    offset + hi - lo
+}
+
+/// The squares of each class (see [`square_class`]).
+pub const SQUARE_CLASSES: [u64; 10] = {
+    let mut masks = [0u64; 10];
+    let mut sq = 0;
+    while sq < 49 {
+        masks[square_class(sq)] |= 1 << sq;
+        sq += 1;
+    }
+    masks
+};
+
 /// The Ataxx evaluator built from an [`AtaxxTable`].
 #[derive(Clone, Debug)]
 pub struct AtaxxEval {
     table: AtaxxTable,
+    /// The table's square values, or `None` when they are all zero (nothing to add).
+    squares: Option<[i64; 10]>,
 }
 
 impl AtaxxEval {
     /// An evaluator with `table`'s weights.
     pub fn new(table: &AtaxxTable) -> AtaxxEval {
+        let squares = table.squares();
         AtaxxEval {
             table: table.clone(),
+            squares: squares.iter().any(|&v| v != 0).then_some(squares),
         }
     }
 
@@ -52,6 +79,11 @@ impl AtaxxEval {
         if t.edge != 0 {
             v += t.edge * i64::from((own & EDGES).count_ones());
         }
+        if let Some(squares) = &self.squares {
+            for (value, mask) in squares.iter().zip(SQUARE_CLASSES) {
+                v += value * i64::from((own & mask).count_ones());
+            }
+        }
         v
     }
 }
@@ -68,14 +100,53 @@ impl AtaxxEval {
     }
 }
 
-/// Singles and jumps available to the stones `own`.
+/// Singles and jumps available to the stones `own`: the empty squares next to them,
+/// plus one jump per (stone, empty square two away) pair. The jumps are counted with
+/// the 16 jump offsets as whole-board shifts (a shift per offset, whatever the number
+/// of stones) rather than stone by stone.
 pub fn mobility(own: u64, empty: u64) -> u32 {
     let mut n = (dilate(own) & empty).count_ones();
-    for s in squares(own) {
-        n += (jump_targets(s) & empty).count_ones();
+    for &(shift, keep) in &JUMP_SHIFTS {
+        let moved = if shift >= 0 {
+            (own & keep) << shift
+        } else {
+            (own & keep) >> -shift
+        };
+        n += (moved & empty).count_ones();
     }
     n
 }
+
+/// The 16 jump offsets as (shift of the bitboard, the stones that may make it without
+/// leaving the board or wrapping around a file edge).
+const JUMP_SHIFTS: [(i32, u64); 16] = {
+    let mut out = [(0i32, 0u64); 16];
+    let mut i = 0;
+    let mut dy = -2i32;
+    while dy <= 2 {
+        let mut dx = -2i32;
+        while dx <= 2 {
+            let ax = if dx < 0 { -dx } else { dx };
+            let ay = if dy < 0 { -dy } else { dy };
+            if ax == 2 || ay == 2 {
+                let mut keep = 0u64;
+                let mut sq = 0;
+                while sq < 49 {
+                    let (f, r) = ((sq % 7) as i32, (sq / 7) as i32);
+                    if f + dx >= 0 && f + dx < 7 && r + dy >= 0 && r + dy < 7 {
+                        keep |= 1 << sq;
+                    }
+                    sq += 1;
+                }
+                out[i] = (dy * 7 + dx, keep);
+                i += 1;
+            }
+            dx += 1;
+        }
+        dy += 1;
+    }
+    out
+};
 
 /// Longest run of set bits in a 7-bit rank.
 const LONGEST_RUN: [u8; 128] = {
@@ -245,6 +316,45 @@ mod tests {
         }
     }
 
+    /// Mobility stone by stone, as it was first written.
+    fn mobility_by_stone(own: u64, empty: u64) -> u32 {
+        let mut n = (dilate(own) & empty).count_ones();
+        for s in squares(own) {
+            n += (jump_targets(s) & empty).count_ones();
+        }
+        n
+    }
+
+    #[test]
+    fn mobility_by_shifts_equals_mobility_by_stone() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..20_000 {
+            let a: u64 = rng.random::<u64>() & crate::game::ataxx::FULL;
+            let b: u64 = rng.random::<u64>() & crate::game::ataxx::FULL;
+            for (own, empty) in [
+                (a, !a & crate::game::ataxx::FULL),
+                (a & b, !a & !b),
+                (a & b, a ^ b),
+            ] {
+                let empty = empty & crate::game::ataxx::FULL & !own;
+                assert_eq!(
+                    mobility(own, empty),
+                    mobility_by_stone(own, empty),
+                    "{own:#x} {empty:#x}"
+                );
+            }
+        }
+        for sq in 0..49 {
+            let empty = crate::game::ataxx::FULL & !(1 << sq);
+            assert_eq!(
+                mobility(1 << sq, empty),
+                mobility_by_stone(1 << sq, empty),
+                "{sq}"
+            );
+        }
+    }
+
     #[test]
     fn rectangles() {
         assert_eq!(largest_rectangle(0), 0);
@@ -262,6 +372,56 @@ mod tests {
     }
 
     #[test]
+    fn square_classes_follow_the_board_symmetries() {
+        let mut seen = 0u64;
+        for (class, mask) in SQUARE_CLASSES.iter().enumerate() {
+            assert_eq!(seen & mask, 0, "classes overlap");
+            seen |= mask;
+            // Each class is closed under the 8 symmetries.
+            for sq in squares(*mask) {
+                let (f, r) = (sq % 7, sq / 7);
+                for (f2, r2) in [
+                    (6 - f, r),
+                    (f, 6 - r),
+                    (6 - f, 6 - r),
+                    (r, f),
+                    (6 - r, f),
+                    (r, 6 - f),
+                    (6 - r, 6 - f),
+                ] {
+                    assert_eq!(square_class(r2 * 7 + f2), class, "{sq}");
+                }
+            }
+        }
+        assert_eq!(seen, crate::game::ataxx::FULL);
+        let sizes: Vec<u32> = SQUARE_CLASSES.iter().map(|m| m.count_ones()).collect();
+        // a1 b1 c1 d1 b2 c2 d2 c3 d3 d4
+        assert_eq!(sizes, [4, 8, 8, 4, 4, 8, 4, 4, 4, 1]);
+        assert_eq!(SQUARE_CLASSES[0], CORNERS);
+        // b1 is also a2, f1, g6 (the README's example): file + 7 x rank.
+        for sq in [1, 7, 5, 6 + 7 * 5] {
+            assert_eq!(square_class(sq), 1, "{sq}");
+        }
+        assert_eq!(SQUARE_CLASSES[9], 1 << 24);
+    }
+
+    #[test]
+    fn square_values_score_the_stones_on_their_class() {
+        // Each side starts with two corner stones.
+        let table = AtaxxTable {
+            square_a1: 7,
+            square_d4: 1000,
+            ..AtaxxTable::material_only()
+        };
+        let e = AtaxxEval::new(&table);
+        let pos = Ataxx::default();
+        assert_eq!(e.side_terms(&pos, Side::First), 2 * 100 + 2 * 7);
+        let pos = Ataxx::from_text(&(), "x5o/7/7/3x3/7/7/o5x x 0 1").unwrap();
+        assert_eq!(e.side_terms(&pos, Side::First), 3 * 100 + 2 * 7 + 1000);
+        assert_eq!(e.side_terms(&pos, Side::Second), 2 * 100 + 2 * 7);
+    }
+
+    #[test]
     fn start_position_is_balanced() {
         let table = AtaxxTable {
             family: "ataxx".into(),
@@ -274,6 +434,7 @@ mod tests {
             edge: 1,
             tempo: 0,
             tempo_filled: 0,
+            ..AtaxxTable::material_only()
         };
         let mut e = AtaxxEval::new(&table);
         let pos = Ataxx::default();

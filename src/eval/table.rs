@@ -303,6 +303,40 @@ pub struct AtaxxTable {
     /// the tempo grows as the board fills.
     #[serde(default)]
     pub tempo_filled: i64,
+    // A square table, one value per class of squares under the board's eight symmetries
+    // (the square's file and rank folded towards a1, then the smaller of the two taken as
+    // the rank: a1, b1, c1, d1, b2, c2, d2, c3, d3, d4). Zero by default: a table without
+    // them scores as before. Tiktaxx and most UAI Ataxx engines have such a table.
+    /// Per stone on a square of class `a1` (see [`AtaxxTable::squares`]).
+    #[serde(default)]
+    pub square_a1: i64,
+    /// Per stone on a square of class `b1` (see [`AtaxxTable::squares`]).
+    #[serde(default)]
+    pub square_b1: i64,
+    /// Per stone on a square of class `c1` (see [`AtaxxTable::squares`]).
+    #[serde(default)]
+    pub square_c1: i64,
+    /// Per stone on a square of class `d1` (see [`AtaxxTable::squares`]).
+    #[serde(default)]
+    pub square_d1: i64,
+    /// Per stone on a square of class `b2` (see [`AtaxxTable::squares`]).
+    #[serde(default)]
+    pub square_b2: i64,
+    /// Per stone on a square of class `c2` (see [`AtaxxTable::squares`]).
+    #[serde(default)]
+    pub square_c2: i64,
+    /// Per stone on a square of class `d2` (see [`AtaxxTable::squares`]).
+    #[serde(default)]
+    pub square_d2: i64,
+    /// Per stone on a square of class `c3` (see [`AtaxxTable::squares`]).
+    #[serde(default)]
+    pub square_c3: i64,
+    /// Per stone on a square of class `d3` (see [`AtaxxTable::squares`]).
+    #[serde(default)]
+    pub square_d3: i64,
+    /// Per stone on a square of class `d4` (see [`AtaxxTable::squares`]).
+    #[serde(default)]
+    pub square_d4: i64,
 }
 
 impl AtaxxTable {
@@ -319,7 +353,47 @@ impl AtaxxTable {
             edge: 0,
             tempo: 0,
             tempo_filled: 0,
+            square_a1: 0,
+            square_b1: 0,
+            square_c1: 0,
+            square_d1: 0,
+            square_b2: 0,
+            square_c2: 0,
+            square_d2: 0,
+            square_c3: 0,
+            square_d3: 0,
+            square_d4: 0,
         }
+    }
+
+    /// The names of the square classes, in [`AtaxxTable::squares`] order.
+    pub const SQUARE_KEYS: [&'static str; 10] = [
+        "square_a1",
+        "square_b1",
+        "square_c1",
+        "square_d1",
+        "square_b2",
+        "square_c2",
+        "square_d2",
+        "square_c3",
+        "square_d3",
+        "square_d4",
+    ];
+
+    /// The square table's ten values, in [`AtaxxTable::SQUARE_KEYS`] order.
+    pub fn squares(&self) -> [i64; 10] {
+        [
+            self.square_a1,
+            self.square_b1,
+            self.square_c1,
+            self.square_d1,
+            self.square_b2,
+            self.square_c2,
+            self.square_d2,
+            self.square_c3,
+            self.square_d3,
+            self.square_d4,
+        ]
     }
 }
 

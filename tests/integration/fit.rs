@@ -343,24 +343,46 @@ fn bad_input_is_one_line_with_file_and_line_exit_2() {
 }
 
 #[test]
-fn the_shipped_fit_config_runs() {
+fn the_shipped_fit_configs_run() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("shipped");
-    let path = format!("{}/configs/fit-gomoku.toml", env!("CARGO_MANIFEST_DIR"));
-    let printed = fit(
-        &[
-            &path,
-            "--selfplay-pairs",
-            "2",
-            "--epochs",
-            "1",
-            "--verify-pairs",
-            "0",
-        ],
-        &out,
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with("fit-") && n.ends_with(".toml"))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "fit-ataxx.toml",
+            "fit-gomoku-modern.toml",
+            "fit-gomoku.toml"
+        ]
     );
-    assert!(printed.contains("table.sleep_three"), "{printed}");
-    let r = report(&out);
-    assert_eq!(r.game, "gomoku");
-    assert!(r.params.iter().any(|p| p.name == "table.defence"));
+    for name in &names {
+        let out = tmp.path().join(name);
+        let path = root.join(name);
+        let printed = fit(
+            &[
+                path.to_str().unwrap(),
+                "--selfplay-pairs",
+                "2",
+                "--epochs",
+                "1",
+                "--verify-pairs",
+                "0",
+            ],
+            &out,
+        );
+        let r = report(&out);
+        if name.contains("ataxx") {
+            assert!(printed.contains("table.square_d4"), "{printed}");
+            assert_eq!(r.game, "ataxx");
+        } else {
+            assert!(printed.contains("table.sleep_three"), "{printed}");
+            assert_eq!(r.game, "gomoku");
+            assert!(r.params.iter().any(|p| p.name == "table.defence"));
+        }
+    }
 }

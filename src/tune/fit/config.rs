@@ -124,11 +124,20 @@ job_config! {
         /// Fraction of games held out for validation.
         #[serde(default = "default_validation")]
         pub validation: f64,
+        /// Ataxx: positions where the side to move can gain more than this many stones
+        /// of material difference in one move are skipped as not quiet (default
+        /// [`DEFAULT_QUIET_GAIN`]; 0 keeps only positions without a capture, 99 keeps
+        /// every position).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub quiet_gain: Option<u32>,
         /// Self-play games to generate first.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub selfplay: Option<SelfplayConfig>,
     }
 }
+
+/// The Ataxx `quiet_gain` when a config has none.
+pub const DEFAULT_QUIET_GAIN: u32 = 8;
 
 fn default_epochs() -> u64 {
     20
@@ -373,7 +382,7 @@ fn all_names(engine: &EngineConfig) -> Vec<String> {
             names.push("table.defence".into());
             names
         }
-        Some(Table::Ataxx(_)) => super::features::ATAXX_TERMS
+        Some(Table::Ataxx(_)) => super::features::ATAXX_TERMS[..super::features::ATAXX_ALL]
             .iter()
             .map(|t| format!("table.{t}"))
             .collect(),

@@ -20,7 +20,7 @@
 use crate::{
     eval::{
         AtaxxTable, MnkTable,
-        ataxx::{largest_rectangle, mobility},
+        ataxx::{SQUARE_CLASSES, largest_rectangle, mobility},
         mnk::MnkEval,
         patterns::{PATTERN_COUNT, Pattern},
         table::MnkEvaluation,
@@ -50,11 +50,12 @@ pub mod mnk_slot {
 }
 
 /// The Ataxx terms in [`AtaxxEval::side_terms`]'s order, then the side to move's
-/// tempo terms ([`AtaxxEval::tempo`]).
+/// tempo terms ([`AtaxxEval::tempo`]), then the square table
+/// ([`AtaxxTable::SQUARE_KEYS`]).
 ///
 /// [`AtaxxEval::side_terms`]: crate::eval::ataxx::AtaxxEval::side_terms
 /// [`AtaxxEval::tempo`]: crate::eval::ataxx::AtaxxEval::tempo
-pub const ATAXX_TERMS: [&str; 8] = [
+pub const ATAXX_TERMS: [&str; 18] = [
     "material",
     "rectangle",
     "mobility",
@@ -63,7 +64,22 @@ pub const ATAXX_TERMS: [&str; 8] = [
     "edge",
     "tempo",
     "tempo_filled",
+    "square_a1",
+    "square_b1",
+    "square_c1",
+    "square_d1",
+    "square_b2",
+    "square_c2",
+    "square_d2",
+    "square_c3",
+    "square_d3",
+    "square_d4",
 ];
+
+/// How many of [`ATAXX_TERMS`] `params = "all"` fits: every term but the square table,
+/// whose ten classes add up to the material and overlap the corner and edge terms (fit
+/// squares by name, with the terms they overlap left out).
+pub const ATAXX_ALL: usize = 8;
 
 // The evaluator's masks (private there): corners and edges of the 7x7 board.
 const CORNERS: u64 = 1 | 1 << 6 | 1 << 42 | 1 << 48;
@@ -81,8 +97,9 @@ pub type LinesFeatures = [[u16; PATTERN_COUNT + 1]; 2];
 pub type PointCell = [u8; 5];
 
 /// Features of an Ataxx position: per term, the side to move's count minus the
-/// opponent's; the tempo terms are the side to move's alone (1 and the filled squares).
-pub type AtaxxFeatures = [i16; 8];
+/// opponent's; the tempo terms are the side to move's alone (1 and the filled squares);
+/// then per square class, the side to move's stones on it minus the opponent's.
+pub type AtaxxFeatures = [i16; 18];
 
 /// The ring of a cell: 0 on the edge, one more per step towards the centre.
 pub fn ring(config: &crate::game::MnkConfig, cell: usize) -> u16 {
@@ -164,9 +181,14 @@ pub fn ataxx_features(pos: &Ataxx) -> AtaxxFeatures {
     };
     let (a, b) = (terms(me), terms(me.other()));
     let filled = 49 - pos.empty().count_ones() as i16;
+    let (mine, theirs) = (pos.stones(me), pos.stones(me.other()));
     std::array::from_fn(|i| match i {
         6 => 1,
         7 => filled,
+        8.. => {
+            let mask = SQUARE_CLASSES[i - 8];
+            (mine & mask).count_ones() as i16 - (theirs & mask).count_ones() as i16
+        }
         _ => (a[i] - b[i]) as i16,
     })
 }
@@ -192,8 +214,8 @@ pub fn mnk_weights(table: &MnkTable) -> [f64; mnk_slot::COUNT] {
 }
 
 /// The Ataxx weight vector of `table`, in [`ATAXX_TERMS`] order.
-pub fn ataxx_weights(table: &AtaxxTable) -> [f64; 8] {
-    [
+pub fn ataxx_weights(table: &AtaxxTable) -> [f64; 18] {
+    let head = [
         table.material,
         table.rectangle,
         table.mobility,
@@ -202,8 +224,9 @@ pub fn ataxx_weights(table: &AtaxxTable) -> [f64; 8] {
         table.edge,
         table.tempo,
         table.tempo_filled,
-    ]
-    .map(|v| v as f64)
+    ];
+    let squares = table.squares();
+    std::array::from_fn(|i| if i < 8 { head[i] } else { squares[i - 8] } as f64)
 }
 
 /// The slot a `table.*` parameter fills, for a table of this evaluation mode, or why
@@ -477,6 +500,16 @@ mod tests {
                 edge: r(-10, 10),
                 tempo: r(-100, 400),
                 tempo_filled: r(-5, 10),
+                square_a1: r(-20, 20),
+                square_b1: r(-20, 20),
+                square_c1: r(-20, 20),
+                square_d1: r(-20, 20),
+                square_b2: r(-20, 20),
+                square_c2: r(-20, 20),
+                square_d2: r(-20, 20),
+                square_c3: r(-20, 20),
+                square_d3: r(-20, 20),
+                square_d4: r(-20, 20),
             };
             let w = ataxx_weights(&table);
             let mut eval = AtaxxEval::new(&table);
@@ -536,6 +569,7 @@ mod tests {
                 .contains("[points]")
         );
         assert_eq!(ataxx_slot_of("table.frontier"), Ok(3));
+        assert_eq!(ataxx_slot_of("table.square_d4"), Ok(17));
         assert!(ataxx_slot_of("table.open_three").is_err());
     }
 }

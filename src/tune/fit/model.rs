@@ -613,9 +613,9 @@ mod tests {
         }
         let ataxx = ataxx_data(400, 3);
         for _ in 0..4 {
-            let w: Vec<f64> = (0..8).map(|_| rng.random_range(-50.0..150.0)).collect();
+            let w: Vec<f64> = (0..18).map(|_| rng.random_range(-50.0..150.0)).collect();
             let k = 1.0 / ataxx.mean_abs_eval(&w);
-            check_gradient(&ataxx, &w, k, &(0..8).collect::<Vec<_>>());
+            check_gradient(&ataxx, &w, k, &(0..18).collect::<Vec<_>>());
         }
     }
 
@@ -684,11 +684,23 @@ mod tests {
             .collect();
         recover(mnk_data(false, 3000, 9), &planted, &free, Loss::Mse);
         recover(mnk_data(false, 3000, 10), &planted, &free, Loss::Log);
-        let ataxx = [100.0, 3.0, 4.0, -6.0, 12.0, 3.0, 200.0, 6.0];
+        let mut ataxx = [0.0; 18];
+        ataxx[..8].copy_from_slice(&[100.0, 3.0, 4.0, -6.0, 12.0, 3.0, 200.0, 6.0]);
         recover(
             ataxx_data(3000, 12),
             &ataxx,
             &[0, 1, 2, 3, 4, 5, 6, 7],
+            Loss::Mse,
+        );
+        // The inner square classes with material and the corner, the edge term at 0:
+        // every square class adds up to the material, so with the edge (or the edge
+        // classes) also free the weights would not be determined.
+        ataxx[5] = 0.0;
+        ataxx[12..].copy_from_slice(&[8.0, -4.0, 5.0, 10.0, -6.0, 12.0]);
+        recover(
+            ataxx_data(3000, 13),
+            &ataxx,
+            &[0, 2, 3, 4, 6, 7, 12, 13, 14, 15, 16, 17],
             Loss::Mse,
         );
     }

@@ -4,9 +4,12 @@
 //!
 //! - **opening**: fewer than `skip_plies` plies on the board (the opening's stones
 //!   count), where the evaluation says little about a result the opening decided;
-//! - **not quiet**: the evaluator's [`Evaluator::forcing`] sees a forced win for the side
-//!   to move (a five or an open four to make), or a four it must answer: a static score
-//!   cannot see what the next plies decide (an open three to stop is kept);
+//! - **not quiet**: in m,n,k games, the evaluator's [`Evaluator::forcing`] sees a forced
+//!   win for the side to move (a five or an open four to make), or a four it must
+//!   answer: a static score cannot see what the next plies decide (an open three to stop
+//!   is kept). In Ataxx, the side to move has a move that gains more than `quiet_gain`
+//!   stones of material difference (a single gains 1 and 2 per capture, a jump 2 per
+//!   capture): the score swings by that much at the next ply;
 //! - **decisive**: the mover's search reported a forced result (`win in 5 plies`) at
 //!   this move or an earlier one: the rest of the game is a mating sequence;
 //! - whole games that ended by a forfeit or fault (`illegal-move`, `time-forfeit`,
@@ -28,7 +31,10 @@ use super::{
 };
 use crate::{
     eval::{Evaluator, Forcing, MnkTable, mnk::MnkEval, table::MnkEvaluation},
-    game::{Ataxx, Game, GameSpec, Mnk, MnkConfig, Side},
+    game::{
+        Ataxx, Game, GameSpec, Mnk, MnkConfig, Side,
+        ataxx::{dilate, jump_targets, squares},
+    },
     search::score::plies_to_end,
     tournament::{
         record::{GameRecord, GameResult, scan_records},
@@ -45,6 +51,9 @@ pub struct Selection {
     pub validation: f64,
     /// Seed of the split.
     pub seed: u64,
+    /// Ataxx: positions where the side to move can gain more than this many stones of
+    /// material difference in one move are not quiet (`None`: every position is).
+    pub quiet_gain: Option<u32>,
 }
 
 /// Positions used and skipped, and why.
@@ -209,15 +218,38 @@ fn game_samples<G: Game>(
     Ok(GameSamples { data, counts })
 }
 
+/// The most material difference the side to move can gain in one Ataxx move: a single
+/// adds a stone and each capture turns one over (2 each), a jump only turns them over.
+pub fn best_gain(pos: &Ataxx) -> u32 {
+    let me = pos.side_to_move();
+    let (own, empty) = (pos.stones(me), pos.empty());
+    let near = dilate(own) & empty;
+    let mut best = 0;
+    for to in squares(empty) {
+        let captures = pos.captures_at(to);
+        let gain = if near & (1 << to) != 0 {
+            1 + 2 * captures
+        } else if jump_targets(to) & own != 0 {
+            // The squares a jump reaches are the squares it comes from.
+            2 * captures
+        } else {
+            0
+        };
+        best = best.max(gain);
+    }
+    best
+}
+
 /// `mv` just played (Some) or a fresh position (None): keep the evaluator in step, and
 /// judge the position when asked for a verdict (the replay calls with `None` before
 /// each move).
 fn mnk_judge<'a>(
-    eval: &'a mut MnkEval,
+    eval: &'a std::cell::RefCell<MnkEval>,
     sel: &'a Selection,
 ) -> impl FnMut(&Mnk, Option<<Mnk as Game>::Move>) -> Verdict + 'a {
     let mut fresh = true;
     move |pos, mv| {
+        let mut eval = eval.borrow_mut();
         match mv {
             Some(mv) => {
                 eval.played(pos, mv);
@@ -256,14 +288,14 @@ fn one_game(
         } => {
             let mut eval = MnkEval::new(config, table, *radius);
             eval.set_tracking(true);
-            // The judge and the features both read the evaluator: the judge owns it and
-            // the features read a second one reset per sample (cheap next to a replay).
-            let mut reader = MnkEval::new(config, table, *radius);
-            reader.set_tracking(true);
+            // The judge keeps the evaluator in step with the replay (incrementally, as a
+            // search does), and the features read that same evaluator: the position is
+            // never rebuilt from scratch per sample.
+            let eval = std::cell::RefCell::new(eval);
             let points = table.evaluation == MnkEvaluation::Points;
             let radius = *radius;
-            game_samples::<Mnk>(record, config, mnk_judge(&mut eval, sel), |pos, data| {
-                reader.reset(pos);
+            game_samples::<Mnk>(record, config, mnk_judge(&eval, sel), |pos, data| {
+                let reader = eval.borrow();
                 let one = if points {
                     let [a, b] = points_features(&reader, pos, radius);
                     let bounds = vec![[0, a.len() as u32, (a.len() + b.len()) as u32]];
@@ -284,10 +316,14 @@ fn one_game(
             record,
             &(),
             |pos, mv| {
-                if mv.is_some() || pos.plies() >= sel.skip_plies {
+                if mv.is_some() {
                     Verdict::Use
-                } else {
+                } else if pos.plies() < sel.skip_plies {
                     Verdict::Opening
+                } else if sel.quiet_gain.is_some_and(|g| best_gain(pos) > g) {
+                    Verdict::NotQuiet
+                } else {
+                    Verdict::Use
                 }
             },
             |pos, data| {
@@ -418,7 +454,92 @@ mod tests {
         skip_plies: 2,
         validation: 0.0,
         seed: 1,
+        quiet_gain: None,
     };
+
+    /// The best gain by trying every legal move and counting.
+    fn best_gain_by_play(pos: &Ataxx) -> u32 {
+        let me = pos.side_to_move();
+        let diff =
+            |p: &Ataxx| p.stones(me).count_ones() as i32 - p.stones(me.other()).count_ones() as i32;
+        let mut moves = Vec::new();
+        pos.legal_moves(&mut moves);
+        moves
+            .iter()
+            .map(|&mv| {
+                let mut next = *pos;
+                next.play(mv);
+                (diff(&next) - diff(pos)).max(0) as u32
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn ataxx_positions_with_a_big_capture_are_not_quiet() {
+        // Each position of this game, judged by the best gain of its side to move.
+        let moves = ["b6", "f6", "c6", "e6", "d6"];
+        let start = Ataxx::default().fen();
+        let mut r = record(&start, &moves, GameResult::FirstWins, "max-plies");
+        r.variant = Some(GameSpec::Ataxx);
+        let gains: Vec<u32> = {
+            let mut pos = Ataxx::default();
+            moves
+                .iter()
+                .map(|m| {
+                    let g = best_gain(&pos);
+                    pos.play(pos.parse_move(m).unwrap());
+                    g
+                })
+                .collect()
+        };
+        let sel = Selection {
+            skip_plies: 0,
+            ..SEL
+        };
+        let all = one_game(&r, &FeatureSource::Ataxx, &sel).unwrap().counts;
+        assert_eq!((all.train, all.not_quiet), (5, 0));
+        for limit in 0..6 {
+            let sel = Selection {
+                quiet_gain: Some(limit),
+                ..sel
+            };
+            let c = one_game(&r, &FeatureSource::Ataxx, &sel).unwrap().counts;
+            let loud = gains.iter().filter(|&&g| g > limit).count() as u64;
+            assert_eq!(
+                (c.train, c.not_quiet),
+                (5 - loud, loud),
+                "{limit} {gains:?}"
+            );
+        }
+        // Every position here has a single to play (a gain of at least 1), and the
+        // later ones captures.
+        assert!(
+            gains.iter().all(|&g| g >= 1) && gains.iter().any(|&g| g >= 3),
+            "{gains:?}"
+        );
+    }
+
+    #[test]
+    fn ataxx_gain_equals_playing_every_move() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let mut moves = Vec::new();
+        let mut checked = 0;
+        for _ in 0..60 {
+            let mut pos = Ataxx::default();
+            for _ in 0..rng.random_range(1..100) {
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() || pos.outcome().is_some() {
+                    break;
+                }
+                assert_eq!(best_gain(&pos), best_gain_by_play(&pos), "{}", pos.fen());
+                checked += 1;
+                pos.play(moves[rng.random_range(0..moves.len())]);
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
 
     #[test]
     fn positions_are_labelled_from_the_side_to_move_and_skipped_for_cause() {

@@ -392,6 +392,11 @@ pub fn run(
         skip_plies: fit.config.skip_plies,
         validation: fit.config.validation,
         seed: fit.config.seed,
+        quiet_gain: Some(
+            fit.config
+                .quiet_gain
+                .unwrap_or(super::config::DEFAULT_QUIET_GAIN),
+        ),
     };
     let data = pool
         .install(|| read_positions(&folders, fit.game, &source, &selection))
