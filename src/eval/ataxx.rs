@@ -5,10 +5,7 @@
 //! singles before jumps.
 
 use super::{Evaluator, MoveKey, OrderFlags, clamp_eval, table::AtaxxTable};
-use crate::game::{
-    Ataxx, AtaxxMove, Game, Side,
-    ataxx::{dilate, jump_targets, squares},
-};
+use crate::game::{Ataxx, AtaxxMove, Game, Side, ataxx::dilate};
 
 const CORNERS: u64 = 1 | 1 << 6 | 1 << 42 | 1 << 48;
 const RANK_1: u64 = 0x7F;
@@ -132,7 +129,7 @@ const JUMP_SHIFTS: [(i32, u64); 16] = {
                 let mut keep = 0u64;
                 let mut sq = 0;
                 while sq < 49 {
-                    let (f, r) = ((sq % 7) as i32, (sq / 7) as i32);
+                    let (f, r) = (sq % 7, sq / 7);
                     if f + dx >= 0 && f + dx < 7 && r + dy >= 0 && r + dy < 7 {
                         keep |= 1 << sq;
                     }
@@ -272,6 +269,7 @@ impl Evaluator<Ataxx> for AtaxxEval {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::ataxx::{jump_targets, squares};
 
     /// Seed 004's method: the largest rectangle under each rank's histogram.
     fn rectangle_by_stack(bb: u64) -> u32 {
