@@ -382,7 +382,7 @@ fn all_names(engine: &EngineConfig) -> Vec<String> {
             names.push("table.defence".into());
             names
         }
-        Some(Table::Ataxx(_)) => super::features::ATAXX_TERMS[..super::features::ATAXX_ALL]
+        Some(Table::Ataxx(_)) => super::features::ATAXX_TERMS
             .iter()
             .map(|t| format!("table.{t}"))
             .collect(),

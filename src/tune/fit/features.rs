@@ -50,12 +50,11 @@ pub mod mnk_slot {
 }
 
 /// The Ataxx terms in [`AtaxxEval::side_terms`]'s order, then the side to move's
-/// tempo terms ([`AtaxxEval::tempo`]), then the square table
-/// ([`AtaxxTable::SQUARE_KEYS`]).
+/// tempo terms ([`AtaxxEval::tempo`]).
 ///
 /// [`AtaxxEval::side_terms`]: crate::eval::ataxx::AtaxxEval::side_terms
 /// [`AtaxxEval::tempo`]: crate::eval::ataxx::AtaxxEval::tempo
-pub const ATAXX_TERMS: [&str; 18] = [
+pub const ATAXX_TERMS: [&str; 8] = [
     "material",
     "rectangle",
     "mobility",
@@ -64,22 +63,12 @@ pub const ATAXX_TERMS: [&str; 18] = [
     "edge",
     "tempo",
     "tempo_filled",
-    "square_a1",
-    "square_b1",
-    "square_c1",
-    "square_d1",
-    "square_b2",
-    "square_c2",
-    "square_d2",
-    "square_c3",
-    "square_d3",
-    "square_d4",
 ];
 
-/// How many of [`ATAXX_TERMS`] `params = "all"` fits: every term but the square table,
-/// whose ten classes add up to the material and overlap the corner and edge terms (fit
-/// squares by name, with the terms they overlap left out).
-pub const ATAXX_ALL: usize = 8;
+/// Slots of the weight vector: [`ATAXX_TERMS`], then the square table's ten classes
+/// ([`AtaxxTable::SQUARE_KEYS`], which `params = "all"` leaves out: they add up to the
+/// material and overlap the corner and edge terms; fit them by name).
+pub const ATAXX_SLOTS: usize = ATAXX_TERMS.len() + AtaxxTable::SQUARE_KEYS.len();
 
 // The evaluator's masks (private there): corners and edges of the 7x7 board.
 const CORNERS: u64 = 1 | 1 << 6 | 1 << 42 | 1 << 48;
@@ -99,7 +88,7 @@ pub type PointCell = [u8; 5];
 /// Features of an Ataxx position: per term, the side to move's count minus the
 /// opponent's; the tempo terms are the side to move's alone (1 and the filled squares);
 /// then per square class, the side to move's stones on it minus the opponent's.
-pub type AtaxxFeatures = [i16; 18];
+pub type AtaxxFeatures = [i16; ATAXX_SLOTS];
 
 /// The ring of a cell: 0 on the edge, one more per step towards the centre.
 pub fn ring(config: &crate::game::MnkConfig, cell: usize) -> u16 {
@@ -214,7 +203,7 @@ pub fn mnk_weights(table: &MnkTable) -> [f64; mnk_slot::COUNT] {
 }
 
 /// The Ataxx weight vector of `table`, in [`ATAXX_TERMS`] order.
-pub fn ataxx_weights(table: &AtaxxTable) -> [f64; 18] {
+pub fn ataxx_weights(table: &AtaxxTable) -> [f64; ATAXX_SLOTS] {
     let head = [
         table.material,
         table.rectangle,
@@ -289,9 +278,14 @@ pub fn mnk_slot_of(table: &MnkTable, name: &str) -> Result<usize, String> {
 /// The slot of an Ataxx `table.*` parameter.
 pub fn ataxx_slot_of(name: &str) -> Result<usize, String> {
     let key = name.strip_prefix("table.").unwrap_or(name);
-    ATAXX_TERMS
-        .iter()
-        .position(|t| *t == key)
+    let head = ATAXX_TERMS.iter().position(|t| *t == key);
+    let square = || {
+        AtaxxTable::SQUARE_KEYS
+            .iter()
+            .position(|t| *t == key)
+            .map(|i| ATAXX_TERMS.len() + i)
+    };
+    head.or_else(square)
         .ok_or_else(|| "is not a weight of an Ataxx table".to_string())
 }
 
