@@ -112,6 +112,15 @@ fn level_bits(counts: u32) -> u8 {
         | u8::from(counts & 0x0F00_0000 != 0) << 3
 }
 
+/// The combinations packed counts make, one bit each: two fours, a four and an open
+/// three, two open threes ([`MnkTable::cell_weights`]'s order).
+#[inline]
+fn combo_bits(counts: u32) -> u8 {
+    let fours = (counts >> 16) & 0xFF;
+    let threes = (counts >> 24) & 0xF;
+    u8::from(fours >= 2) | u8::from(fours >= 1 && threes >= 1) << 1 | u8::from(threes >= 2) << 2
+}
+
 /// What a stone of one side would make on an empty cell, over its four lines.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PointInfo {
@@ -168,6 +177,11 @@ pub struct MnkEval {
     double_four: i64,
     four_three: i64,
     double_three: i64,
+    /// The `lines` score's weights per combination cell ([`MnkTable::cell_weights`]).
+    cell_weights: [i64; 3],
+    /// Whether the `lines` score reads combination cells (a cell weight is not 0): only
+    /// then are `combos` kept.
+    cells_on: bool,
     /// `defence` in 1/256ths.
     defence_q8: i64,
     /// Candidate radius (0: every empty cell).
@@ -188,6 +202,9 @@ pub struct MnkEval {
     track: bool,
     /// Per side and [`level`], the empty cells whose point reaches it.
     threats: [[CellSet; level::COUNT]; 2],
+    /// Per side, the empty cells where a stone would make each combination (tracking
+    /// and `cells_on` only; [`combo_bits`]' order).
+    combos: [[CellSet; 3]; 2],
     /// Empty cells within `radius` of a stone (the candidates when `radius` > 0).
     near_empty: CellSet,
     /// Positions known to have no VCF for the side to move within some number of fours.
@@ -245,6 +262,9 @@ impl MnkEval {
             double_four: table.double_four,
             four_three: table.four_three,
             double_three: table.double_three,
+            cell_weights: table.cell_weights(),
+            cells_on: table.evaluation == MnkEvaluation::Lines
+                && table.cell_weights().iter().any(|&w| w != 0),
             defence_q8: (table.defence * 256.0).round() as i64,
             radius,
             links: Arc::new(links),
@@ -256,6 +276,7 @@ impl MnkEval {
             stones: 0,
             track: true,
             threats: [[CellSet::EMPTY; level::COUNT]; 2],
+            combos: [[CellSet::EMPTY; 3]; 2],
             near_empty: CellSet::EMPTY,
             vcf_memo: super::memo::Memo::default(),
             vcf_near: None,
@@ -285,6 +306,7 @@ impl MnkEval {
         self.near = vec![0; cells];
         self.stones = 0;
         self.threats = [[CellSet::EMPTY; level::COUNT]; 2];
+        self.combos = [[CellSet::EMPTY; 3]; 2];
         self.near_empty = CellSet::EMPTY;
         if self.track {
             for c in 0..cells {
@@ -325,6 +347,14 @@ impl MnkEval {
             for lvl in 0..level::COUNT {
                 if bits & (1 << lvl) != 0 {
                     self.threats[side][lvl].set(c, on);
+                }
+            }
+            if self.cells_on {
+                let bits = combo_bits(self.cells[c].counts[side]);
+                for (k, set) in self.combos[side].iter_mut().enumerate() {
+                    if bits & (1 << k) != 0 {
+                        set.set(c, on);
+                    }
                 }
             }
         }
@@ -380,6 +410,14 @@ impl MnkEval {
                 for (lvl, mask) in LEVEL_MASKS.iter().enumerate() {
                     if changed & (1 << lvl) != 0 {
                         self.threats[side][lvl].set(n, after & mask != 0);
+                    }
+                }
+                if self.cells_on {
+                    let (b, a) = (combo_bits(before), combo_bits(after));
+                    for (k, set) in self.combos[side].iter_mut().enumerate() {
+                        if (a ^ b) & (1 << k) != 0 {
+                            set.set(n, a & (1 << k) != 0);
+                        }
                     }
                 }
             }
@@ -568,6 +606,53 @@ impl MnkEval {
         self.renju
     }
 
+    /// Per combination ([`MnkTable::cell_weights`]' order), the empty cells where a stone
+    /// of `side` would make it, without black's forbidden points under renju: kept when
+    /// tracking and the table has cell weights, else counted from the keys.
+    pub fn combo_counts(&self, side: usize) -> [u32; 3] {
+        let forbidden = |c: usize| side == 0 && self.black_forbidden(c);
+        if self.track && self.cells_on {
+            return std::array::from_fn(|k| {
+                let set = &self.combos[side][k];
+                if self.renju && side == 0 {
+                    set.iter().filter(|&c| !forbidden(c)).count() as u32
+                } else {
+                    set.len()
+                }
+            });
+        }
+        let mut n = [0; 3];
+        for c in 0..self.config.cells() {
+            if self.board[c] != EMPTY {
+                continue;
+            }
+            let mut counts = 0;
+            for key in &self.cells[c].keys {
+                counts += COUNTS[self.patterns.pattern(*key, side) as usize];
+            }
+            let bits = combo_bits(counts);
+            if bits != 0 && !forbidden(c) {
+                for (k, v) in n.iter_mut().enumerate() {
+                    *v += u32::from(bits >> k & 1);
+                }
+            }
+        }
+        n
+    }
+
+    /// The `lines` score of `side`: its stones' line weights and centre bonus, plus its
+    /// combination cells times the table's cell weights.
+    #[inline]
+    fn lines_sum(&self, side: usize) -> i64 {
+        let mut sum = self.sums[side];
+        if self.cells_on {
+            for (w, n) in self.cell_weights.iter().zip(self.combo_counts(side)) {
+                sum += w * i64::from(n);
+            }
+        }
+        sum
+    }
+
     /// [`MnkEval::threat_cells`] without black's forbidden points under renju: the
     /// threats a side can really make (a five point is never forbidden).
     #[inline]
@@ -597,6 +682,7 @@ impl MnkEval {
         }
         let mut near_empty = CellSet::EMPTY;
         let mut threats = [[CellSet::EMPTY; level::COUNT]; 2];
+        let mut combos = [[CellSet::EMPTY; 3]; 2];
         for c in 0..self.config.cells() {
             if self.board[c] != EMPTY {
                 continue;
@@ -628,6 +714,13 @@ impl MnkEval {
                 for (lvl, set) in sets.iter_mut().enumerate() {
                     set.set(c, want.at_level(lvl));
                 }
+                if self.cells_on {
+                    let (f, t) = (want.fours, want.open_threes);
+                    let on = [f >= 2, f >= 1 && t >= 1, t >= 2];
+                    for (set, on) in combos[side].iter_mut().zip(on) {
+                        set.set(c, on);
+                    }
+                }
             }
         }
         if self.radius > 0 && near_empty != self.near_empty {
@@ -635,6 +728,9 @@ impl MnkEval {
         }
         if threats != self.threats {
             return Err("a threat set differs from a scan".into());
+        }
+        if combos != self.combos {
+            return Err("a combination set differs from a scan".into());
         }
         Ok(())
     }
@@ -701,6 +797,7 @@ impl Evaluator<Mnk> for MnkEval {
     fn evaluate(&mut self, pos: &Mnk) -> i32 {
         let me = pos.side_to_move().index();
         let sums = match self.mode {
+            MnkEvaluation::Lines if self.cells_on => [self.lines_sum(0), self.lines_sum(1)],
             MnkEvaluation::Lines => self.sums,
             MnkEvaluation::Points => self.best_points(),
         };

@@ -174,6 +174,19 @@ pub struct MnkTable {
     /// Point bonus when one move makes two open threes.
     #[serde(default)]
     pub double_three: i64,
+    /// Position score (`lines` only), per empty cell where one stone of a side would make
+    /// two fours: what the line weights cannot see, since no stone is there yet. 0 by
+    /// default (the seed tables' scores are unchanged).
+    #[serde(default)]
+    pub cell_double_four: i64,
+    /// Position score (`lines` only), per empty cell where one stone would make a four
+    /// and an open three.
+    #[serde(default)]
+    pub cell_four_three: i64,
+    /// Position score (`lines` only), per empty cell where one stone would make two open
+    /// threes.
+    #[serde(default)]
+    pub cell_double_three: i64,
     /// Weight of a stone in a winning line (position score; the same names below).
     #[serde(default)]
     pub five: i64,
@@ -231,7 +244,33 @@ impl MnkTable {
                 self.defence
             ));
         }
+        if self.evaluation == MnkEvaluation::Points {
+            for (key, v) in Self::CELL_KEYS.iter().zip(self.cell_weights()) {
+                if v != 0 {
+                    return Err(format!(
+                        "key `{key}`: a `points` evaluation never reads it (its points add \
+                         double_four, four_three and double_three instead); use it with \
+                         evaluation = \"lines\""
+                    ));
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// The keys of the per-cell combination terms of the `lines` score, in
+    /// [`MnkTable::cell_weights`] order.
+    pub const CELL_KEYS: [&'static str; 3] =
+        ["cell_double_four", "cell_four_three", "cell_double_three"];
+
+    /// The per-cell combination weights of the `lines` score: [two fours, a four and an
+    /// open three, two open threes].
+    pub fn cell_weights(&self) -> [i64; 3] {
+        [
+            self.cell_double_four,
+            self.cell_four_three,
+            self.cell_double_three,
+        ]
     }
 
     /// The weights of stone patterns in the position score.

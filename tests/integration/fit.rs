@@ -356,6 +356,7 @@ fn the_shipped_fit_configs_run() {
         names,
         [
             "fit-ataxx.toml",
+            "fit-gomoku-cells.toml",
             "fit-gomoku-modern.toml",
             "fit-gomoku.toml"
         ]
@@ -379,6 +380,17 @@ fn the_shipped_fit_configs_run() {
         if name.contains("ataxx") {
             assert!(printed.contains("table.square_d4"), "{printed}");
             assert_eq!(r.game, "ataxx");
+        } else if name.contains("cells") {
+            let names: Vec<&str> = r.params.iter().map(|p| p.name.as_str()).collect();
+            assert_eq!(
+                names,
+                [
+                    "table.cell_double_four",
+                    "table.cell_four_three",
+                    "table.cell_double_three"
+                ]
+            );
+            assert_eq!(r.game, "gomoku");
         } else {
             assert!(printed.contains("table.sleep_three"), "{printed}");
             assert_eq!(r.game, "gomoku");

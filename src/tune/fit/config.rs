@@ -378,6 +378,9 @@ fn all_names(engine: &EngineConfig) -> Vec<String> {
                     names.push(format!("table.{c}"));
                 }
             }
+            // The combination cells of a `lines` score are left out: 0 unless a table
+            // gives them, they are fitted by name (configs/fit-gomoku-cells.toml), so
+            // `all` fits what it fitted before they existed.
             names.push("table.centre".into());
             names.push("table.defence".into());
             names

@@ -45,8 +45,11 @@ pub mod mnk_slot {
     pub const DOUBLE_THREE: usize = CENTRE + 3;
     /// The opponent-weighting factor.
     pub const DEFENCE: usize = CENTRE + 4;
+    /// `lines` score per cell where a stone makes two fours, then per four-three cell
+    /// and per double-three cell ([`MnkTable::cell_weights`](crate::eval::MnkTable)).
+    pub const CELL_DOUBLE_FOUR: usize = CENTRE + 5;
     /// Length of the vector.
-    pub const COUNT: usize = CENTRE + 5;
+    pub const COUNT: usize = CENTRE + 8;
 }
 
 /// The Ataxx terms in [`AtaxxEval::side_terms`]'s order, then the side to move's
@@ -79,8 +82,12 @@ const FILE_G: u64 = FILE_A << 6;
 const EDGES: u64 = (RANK_1 | RANK_7 | FILE_A | FILE_G) & !CORNERS;
 
 /// Features of a `lines` position: per side (side to move first), the count of each
-/// pattern in 0..14 and, at 14, the rings of its stones summed.
-pub type LinesFeatures = [[u16; PATTERN_COUNT + 1]; 2];
+/// pattern in 0..14, at 14 the rings of its stones summed, and at 15..18 its
+/// combination cells ([`MnkEval::combo_counts`]).
+pub type LinesFeatures = [[u16; LINES_WIDTH]; 2];
+
+/// Length of a side's row of [`LinesFeatures`].
+pub const LINES_WIDTH: usize = PATTERN_COUNT + 4;
 
 /// One candidate cell of a `points` position: its four point patterns and its ring.
 pub type PointCell = [u8; 5];
@@ -100,7 +107,7 @@ pub fn ring(config: &crate::game::MnkConfig, cell: usize) -> u16 {
 /// `lines` features of `pos`, read from `eval` (which must be in step with `pos`).
 pub fn lines_features(eval: &MnkEval, pos: &Mnk) -> LinesFeatures {
     let me = pos.side_to_move().index();
-    let mut f = [[0u16; PATTERN_COUNT + 1]; 2];
+    let mut f = [[0u16; LINES_WIDTH]; 2];
     for (c, &stone) in pos.cells().iter().enumerate() {
         if stone == EMPTY {
             continue;
@@ -111,6 +118,12 @@ pub fn lines_features(eval: &MnkEval, pos: &Mnk) -> LinesFeatures {
             row[eval.pattern_at(c, dir, side) as usize] += 1;
         }
         row[PATTERN_COUNT] += ring(pos.mnk(), c);
+    }
+    for side in 0..2 {
+        let row = &mut f[usize::from(side != me)];
+        for (k, n) in eval.combo_counts(side).into_iter().enumerate() {
+            row[PATTERN_COUNT + 1 + k] = n as u16;
+        }
     }
     f
 }
@@ -199,6 +212,11 @@ pub fn mnk_weights(table: &MnkTable) -> [f64; mnk_slot::COUNT] {
     w[mnk_slot::FOUR_THREE] = table.four_three as f64;
     w[mnk_slot::DOUBLE_THREE] = table.double_three as f64;
     w[mnk_slot::DEFENCE] = table.defence;
+    if table.evaluation == MnkEvaluation::Lines {
+        for (k, v) in table.cell_weights().into_iter().enumerate() {
+            w[mnk_slot::CELL_DOUBLE_FOUR + k] = v as f64;
+        }
+    }
     w
 }
 
@@ -229,6 +247,16 @@ pub fn mnk_slot_of(table: &MnkTable, name: &str) -> Result<usize, String> {
     };
     if let Some(slot) = fixed {
         return Ok(slot);
+    }
+    if let Some(k) = MnkTable::CELL_KEYS.iter().position(|c| *c == key) {
+        return match table.evaluation {
+            MnkEvaluation::Lines => Ok(mnk_slot::CELL_DOUBLE_FOUR + k),
+            MnkEvaluation::Points => Err(
+                "is a `lines` score weight: a `points` evaluation never reads it (fit \
+                 table.double_four, four_three or double_three)"
+                    .into(),
+            ),
+        };
     }
     let pattern = |k: &str| {
         Pattern::ALL
@@ -367,6 +395,11 @@ mod tests {
         t.double_four = rng.random_range(0..200_000);
         t.four_three = rng.random_range(0..200_000);
         t.double_three = rng.random_range(0..20_000);
+        if mode == MnkEvaluation::Lines {
+            t.cell_double_four = rng.random_range(-1000..50_000);
+            t.cell_four_three = rng.random_range(-1000..50_000);
+            t.cell_double_three = rng.random_range(-1000..10_000);
+        }
         t.five = w.five;
         t.open_four = w.open_four;
         t.rush_four = w.rush_four;
@@ -427,9 +460,11 @@ mod tests {
         let variants = [
             MnkConfig::gomoku(),
             MnkConfig::gomoku_exact(),
+            MnkConfig::renju(),
             MnkConfig::new(9, 7, 4, crate::game::MnkRule::Freestyle).unwrap(),
         ];
         let mut checked = 0;
+        let mut with_combos = 0;
         for config in variants {
             for mode in [MnkEvaluation::Lines, MnkEvaluation::Points] {
                 for radius in [0, 2] {
@@ -442,13 +477,20 @@ mod tests {
                         let got = match mode {
                             MnkEvaluation::Lines => {
                                 let f = lines_features(&eval, &pos);
+                                if f.iter().any(|row| row[PATTERN_COUNT + 1..] != [0; 3]) {
+                                    with_combos += 1;
+                                }
                                 let side = |row: &[u16]| -> i64 {
-                                    (0..=PATTERN_COUNT)
+                                    (0..LINES_WIDTH)
                                         .map(|j| {
-                                            let slot = if j == PATTERN_COUNT {
-                                                mnk_slot::CENTRE
-                                            } else {
-                                                j
+                                            let slot = match j {
+                                                PATTERN_COUNT => mnk_slot::CENTRE,
+                                                j if j > PATTERN_COUNT => {
+                                                    mnk_slot::CELL_DOUBLE_FOUR + j
+                                                        - PATTERN_COUNT
+                                                        - 1
+                                                }
+                                                j => j,
                                             };
                                             w[slot] as i64 * i64::from(row[j])
                                         })
@@ -474,6 +516,10 @@ mod tests {
             }
         }
         assert!(checked > 500, "only {checked} positions checked");
+        assert!(
+            with_combos > 20,
+            "only {with_combos} positions had a combination cell"
+        );
     }
 
     #[test]

@@ -12,7 +12,9 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::features::{AtaxxFeatures, LinesFeatures, PointCell, mnk_slot, point_score};
+use super::features::{
+    AtaxxFeatures, LINES_WIDTH, LinesFeatures, PointCell, mnk_slot, point_score,
+};
 use crate::eval::patterns::PATTERN_COUNT;
 
 /// Positions per chunk of a parallel sum (fixed: the order of additions depends on it).
@@ -151,22 +153,20 @@ impl Dataset {
             Features::Empty => 0.0,
             Features::Lines(x) => {
                 let f = &x[i];
-                let slot = |j: usize| {
-                    if j == PATTERN_COUNT {
-                        mnk_slot::CENTRE
-                    } else {
-                        j
-                    }
+                let slot = |j: usize| match j {
+                    PATTERN_COUNT => mnk_slot::CENTRE,
+                    j if j > PATTERN_COUNT => mnk_slot::CELL_DOUBLE_FOUR + j - PATTERN_COUNT - 1,
+                    j => j,
                 };
                 let side = |row: &[u16]| -> f64 {
-                    (1..=PATTERN_COUNT)
+                    (1..LINES_WIDTH)
                         .map(|j| w[slot(j)] * f64::from(row[j]))
                         .sum()
                 };
                 let (ours, theirs) = (side(&f[0]), side(&f[1]));
                 let d = w[mnk_slot::DEFENCE];
                 if factor != 0.0 {
-                    for j in 1..=PATTERN_COUNT {
+                    for j in 1..LINES_WIDTH {
                         grad[slot(j)] += factor * (d * f64::from(f[0][j]) - f64::from(f[1][j]));
                     }
                     grad[mnk_slot::DEFENCE] += factor * ours;
