@@ -200,6 +200,8 @@ pub(crate) struct Hint {
     pub tactical: bool,
     /// The evaluator's estimate of what the move gains (see [`MoveKey::gain`]).
     pub gain: i32,
+    /// The table's move or a killer: never reduced, even with `lmr_tactical`.
+    pub kept: bool,
 }
 
 impl Hint {
@@ -207,6 +209,7 @@ impl Hint {
     pub const KEEP: Hint = Hint {
         tactical: true,
         gain: 0,
+        kept: true,
     };
 }
 

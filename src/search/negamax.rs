@@ -309,8 +309,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 )
             } else {
                 // Late-move reduction for quiet moves late in the order.
+                let reducible = quiet || (p.lmr_tactical == 1 && !hint.kept);
                 let r = if s.lmr
-                    && quiet
+                    && reducible
                     && depth >= p.lmr_min_depth as i32
                     && searched >= p.lmr_min_moves as usize
                 {

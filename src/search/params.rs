@@ -25,6 +25,11 @@ pub struct SearchParams {
     pub lmr_base: u32,
     /// LMR: the divisor of the log-log term, in hundredths.
     pub lmr_divisor: u32,
+    /// LMR: 1 = tactical moves late in the order (gomoku: one that makes a four or an open
+    /// three, or stops the opponent's five or open four; Ataxx: three captures or more)
+    /// are reduced as quiet ones are, never the table's move or a killer (late-move
+    /// pruning and futility still leave them alone); 0 = never reduced.
+    pub lmr_tactical: u32,
     /// Reverse futility: deepest remaining depth.
     pub rfp_depth: u32,
     /// Reverse futility: margin per ply, hundredths of a unit.
@@ -74,6 +79,7 @@ impl Default for SearchParams {
             lmr_min_moves: 2,
             lmr_base: 50,
             lmr_divisor: 200,
+            lmr_tactical: 0,
             rfp_depth: 4,
             rfp_margin: 100,
             razor_depth: 3,
@@ -132,6 +138,12 @@ impl SearchParams {
         if self.lmp_base == 0 && self.lmp_scale == 0 {
             return Err("search.lmp_base and search.lmp_scale cannot both be 0".into());
         }
+        if self.lmr_tactical > 1 {
+            return Err(format!(
+                "search.lmr_tactical = {} must be 0 (tactical moves are never reduced) or 1",
+                self.lmr_tactical
+            ));
+        }
         if self.vcf_near > 1 {
             return Err(format!(
                 "search.vcf_near = {} must be 0 (any four) or 1 (fours on the lines through the previous one)",
@@ -168,5 +180,33 @@ mod tests {
         let p = SearchParams::default();
         assert_eq!(p.lmp_count(1), 4);
         assert_eq!(p.lmp_count(3), 12);
+    }
+
+    #[test]
+    fn switch_like_numbers_refuse_other_values() {
+        for (p, key) in [
+            (
+                SearchParams {
+                    lmr_tactical: 2,
+                    ..SearchParams::default()
+                },
+                "search.lmr_tactical = 2",
+            ),
+            (
+                SearchParams {
+                    vcf_near: 3,
+                    ..SearchParams::default()
+                },
+                "search.vcf_near = 3",
+            ),
+        ] {
+            let e = p.validate().unwrap_err();
+            assert!(e.starts_with(key), "{e}");
+        }
+        let on = SearchParams {
+            lmr_tactical: 1,
+            ..SearchParams::default()
+        };
+        assert_eq!(on.validate(), Ok(()));
     }
 }

@@ -251,6 +251,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                     let hint = Hint {
                         tactical: ek.tactical || killer > 0,
                         gain: ek.gain,
+                        kept: killer > 0,
                     };
                     (
                         ordering::sort_key(ek.class, killer, ek.score, history, i),
