@@ -16,12 +16,13 @@ use std::{
 };
 
 use arena::{
+    report::rate,
     tournament::{Event, GameRecord},
     tune::{JobOptions, job::VerificationReport},
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{EXIT_INTERRUPTED, Interrupted, again_with, rules::rate};
+use super::{EXIT_INTERRUPTED, Interrupted, again_with};
 
 /// The options every long job takes.
 #[derive(clap::Args, Clone, Debug)]

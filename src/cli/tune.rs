@@ -10,6 +10,7 @@ use std::{
 use anyhow::{Result, bail};
 use arena::{
     config::ConfigFile,
+    report::rate,
     tournament::{Ending, Event, RunError, RunOutcome},
     tune::{
         self, Tune, TuneEnding, TuneError, TuneEvent,
@@ -20,10 +21,7 @@ use arena::{
 };
 use clap::Args;
 
-use super::{
-    job::{Job, JobArgs, StepLog, fmt_value, interrupted, print_table, print_verification},
-    rules::rate,
-};
+use super::job::{Job, JobArgs, StepLog, fmt_value, interrupted, print_table, print_verification};
 
 /// Tune engine parameters with SPSA (checkpointed; --resume continues), then verify.
 #[derive(Args, Debug)]
