@@ -7,7 +7,6 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 use arena::{
-    report::rate,
     tournament::{
         Ending, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf, summary,
         validate::{RunShape, read_checked},
@@ -15,7 +14,7 @@ use arena::{
 };
 use clap::Args;
 
-use super::job::{Job, JobArgs, interrupted};
+use super::job::{Job, JobArgs, at_least_one, done_in, interrupted, set_from};
 
 /// Play a tournament (or continue one with --resume) and print the standings.
 #[derive(Args, Debug)]
@@ -148,18 +147,9 @@ fn parse_shard(s: &str) -> Result<Shard, String> {
 
 pub fn run(args: RunArgs) -> Result<()> {
     let mut t = Tournament::load(&args.config)?;
-    if let Some(r) = args.rounds {
-        if r == 0 {
-            bail!("--rounds: must be at least 1");
-        }
-        t.config.rounds = r;
-    }
-    if let Some(s) = args.seed {
-        t.config.seed = s;
-    }
-    if let Some(m) = args.max_plies {
-        t.config.adjudication.max_plies = m;
-    }
+    set_from(&mut t.config.rounds, at_least_one("--rounds", args.rounds)?);
+    set_from(&mut t.config.seed, args.seed);
+    set_from(&mut t.config.adjudication.max_plies, args.max_plies);
     overrides(&mut t, &args.rating)?;
     let shard = choose_shard(&args)?;
     play(
@@ -247,13 +237,8 @@ pub(crate) fn play(t: &Tournament, args: Play) -> Result<()> {
     print_summary(&mut out, &outcome.summary)?;
     writeln!(
         out,
-        "\n{} games this run in {:.1} s ({}); results in {}",
-        outcome.played,
-        outcome.elapsed.as_secs_f64(),
-        rate(
-            outcome.played as f64 / outcome.elapsed.as_secs_f64().max(1e-9),
-            "games/s"
-        ),
+        "\n{}; results in {}",
+        done_in(outcome.played, "games this run", outcome.elapsed, "games/s"),
         outcome.out_dir.display()
     )?;
     if !args.no_report {
