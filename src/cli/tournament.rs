@@ -6,11 +6,9 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
-use arena::{
-    tournament::{
-        Ending, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf, summary,
-        validate::{RunShape, read_checked},
-    },
+use arena::tournament::{
+    Ending, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf, summary,
+    validate::{RunShape, read_checked},
 };
 use clap::Args;
 

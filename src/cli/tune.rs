@@ -327,7 +327,12 @@ fn print_tune(out: &mut impl Write, r: &TuneReport, outcome: &TuneOutcome) -> io
     writeln!(
         out,
         "{}; {:.0} pairs/h over the whole run",
-        done_in(outcome.played, "pairs this session", outcome.elapsed, "pairs/s"),
+        done_in(
+            outcome.played,
+            "pairs this session",
+            outcome.elapsed,
+            "pairs/s"
+        ),
         r.pairs_per_hour,
     )?;
     writeln!(out, "tune in {}", outcome.out_dir.display())

@@ -404,9 +404,9 @@ mod fault_tests {
 
 #[cfg(test)]
 mod pair_tests {
-    use super::*;
     use std::path::Path;
 
+    use super::*;
     use crate::tournament::openings::Shipped;
 
     /// Two tic-tac-toe engines, `rounds` pairs.
