@@ -11,12 +11,13 @@ use arena::{
     config,
     engine::{Engine, EngineConfig, EngineGame, bench, builtin},
     game::Game,
+    report::rate,
     search::{Limits, score},
     with_game,
 };
 use clap::Args;
 
-use super::rules::{PositionArgs, rate};
+use super::rules::PositionArgs;
 
 /// Search one position and print each iteration, like a UCI engine's info lines.
 #[derive(Args, Debug)]

@@ -14,7 +14,7 @@ use arena::{
 use clap::Args;
 
 use super::{
-    job::{Job, JobArgs, fmt_value, interrupted, print_table},
+    job::{Job, JobArgs, at_least_one, interrupted, live_values, print_table, set_from, value_row},
     tune::{lift, verify_and_finish},
 };
 
@@ -137,12 +137,7 @@ fn load(args: &FitArgs) -> Result<Fit> {
         }
         (None, None) => bail!("give a fit config, or --engine ENGINE.toml --games DIR..."),
     };
-    if let Some(n) = args.epochs {
-        if n == 0 {
-            bail!("--epochs: must be at least 1");
-        }
-        f.config.epochs = n;
-    }
+    set_from(&mut f.config.epochs, at_least_one("--epochs", args.epochs)?);
     if let Some(n) = args.selfplay_pairs {
         match f.config.selfplay.as_mut() {
             _ if n == 0 => bail!("--selfplay-pairs: must be at least 1"),
@@ -222,25 +217,13 @@ pub fn fit(args: FitArgs) -> Result<()> {
             values,
         } => {
             epochs.set_position(row.epoch);
-            let shown: Vec<String> = f
-                .params
-                .iter()
-                .zip(values.iter())
-                .take(6)
-                .map(|(p, v)| {
-                    format!(
-                        "{} {}",
-                        p.name.strip_prefix("table.").unwrap_or(&p.name),
-                        fmt_value(*v, p.integer)
-                    )
-                })
-                .collect();
+            let params = f.params.iter().map(|p| (p.name.as_str(), p.integer));
             let line = format!(
                 "epoch {}/{total}: train {:.6}  validation {:.6}  {}",
                 row.epoch,
                 row.train,
                 row.validation,
-                shown.join("  ")
+                live_values(params.take(6), values)
             );
             epochs.set_message(line.clone());
             if job.log {
@@ -259,10 +242,7 @@ pub fn fit(args: FitArgs) -> Result<()> {
     if outcome.ending == FitEnding::Interrupted {
         return interrupted(&mut out);
     }
-    verify_and_finish(&mut out, &job, |sink| {
-        let verified = arena::tune::verify(&f, &options, args.verify_pairs, sink)?;
-        Ok(verified.map(|(run, report)| (run, report.verification)))
-    })
+    verify_and_finish(&mut out, &job, &f, args.verify_pairs)
 }
 
 fn print_fit(out: &mut impl Write, r: &FitReport) -> io::Result<()> {
@@ -281,10 +261,7 @@ fn print_fit(out: &mut impl Write, r: &FitReport) -> io::Result<()> {
     let rows: Vec<Vec<String>> = r
         .params
         .iter()
-        .map(|p| {
-            let v = |x: f64| fmt_value(x, p.integer);
-            vec![p.name.clone(), v(p.start), v(p.value), v(p.min), v(p.max)]
-        })
+        .map(|p| value_row(&p.name, p.integer, &[p.start, p.value, p.min, p.max]))
         .collect();
     writeln!(out)?;
     print_table(out, &["parameter", "start", "fitted", "min", "max"], &rows)?;

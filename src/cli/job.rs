@@ -16,12 +16,13 @@ use std::{
 };
 
 use arena::{
+    report::rate,
     tournament::{Event, GameRecord},
     tune::{JobOptions, job::VerificationReport},
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{EXIT_INTERRUPTED, Interrupted, again_with, rules::rate};
+use super::{EXIT_INTERRUPTED, Interrupted, again_with};
 
 /// The options every long job takes.
 #[derive(clap::Args, Clone, Debug)]
@@ -466,6 +467,59 @@ pub(crate) fn fmt_value(v: f64, integer: bool) -> String {
     } else {
         format!("{v:.4}")
     }
+}
+
+/// `count` things (`what`: "games this run") done in `elapsed`, with the rate in `unit`:
+/// `20 games this run in 0.4 s (52.36 games/s)`.
+pub(crate) fn done_in(count: u64, what: &str, elapsed: Duration, unit: &str) -> String {
+    let secs = elapsed.as_secs_f64();
+    format!(
+        "{count} {what} in {secs:.1} s ({})",
+        rate(count as f64 / secs.max(1e-9), unit)
+    )
+}
+
+/// Puts a flag's value in `slot` when the flag was given.
+pub(crate) fn set_from<T>(slot: &mut T, flag: Option<T>) {
+    if let Some(v) = flag {
+        *slot = v;
+    }
+}
+
+/// The value of a count flag (`--rounds`, `--pairs`, `--epochs`), refused when it is 0.
+pub(crate) fn at_least_one<T: Copy + Default + PartialEq>(
+    flag: &str,
+    value: Option<T>,
+) -> anyhow::Result<Option<T>> {
+    match value {
+        Some(v) if v == T::default() => anyhow::bail!("{flag}: must be at least 1"),
+        v => Ok(v),
+    }
+}
+
+/// A parameter's row in a table of parameters: its name, then `values` (start, tuned or
+/// fitted, min, max) as tables show them.
+pub(crate) fn value_row(name: &str, integer: bool, values: &[f64]) -> Vec<String> {
+    std::iter::once(name.to_string())
+        .chain(values.iter().map(|&v| fmt_value(v, integer)))
+        .collect()
+}
+
+/// Parameter values for a live view: `open_three 7512  defence 1.31` (names without
+/// `table.`), from (name, whole numbers only) pairs and the values in their order.
+pub(crate) fn live_values<'a>(
+    params: impl IntoIterator<Item = (&'a str, bool)>,
+    values: &[f64],
+) -> String {
+    params
+        .into_iter()
+        .zip(values)
+        .map(|((name, integer), v)| {
+            let short = name.strip_prefix("table.").unwrap_or(name);
+            format!("{short} {}", fmt_value(*v, integer))
+        })
+        .collect::<Vec<_>>()
+        .join("  ")
 }
 
 /// A table for the terminal: the first column left-aligned, the others right-aligned,

@@ -8,6 +8,7 @@ use std::{
 use anyhow::{Context, Result, bail};
 use arena::{
     game::{Game, GameSpec, perft_divide},
+    report::rate,
     with_game,
 };
 use clap::Args;
@@ -143,20 +144,6 @@ fn describe<G: Game>(pos: &G) -> String {
     } else {
         format!("'{text}'")
     }
-}
-
-/// `1.23 G leaves/s`-style rate.
-pub fn rate(per_second: f64, unit: &str) -> String {
-    let (v, prefix) = if per_second >= 1e9 {
-        (per_second / 1e9, "G")
-    } else if per_second >= 1e6 {
-        (per_second / 1e6, "M")
-    } else if per_second >= 1e3 {
-        (per_second / 1e3, "k")
-    } else {
-        (per_second, "")
-    };
-    format!("{v:.2} {prefix}{unit}")
 }
 
 pub fn show(args: ShowArgs) -> Result<()> {

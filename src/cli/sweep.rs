@@ -17,7 +17,7 @@ use arena::{
 use clap::Args;
 
 use super::{
-    job::JobArgs,
+    job::{JobArgs, at_least_one, set_from},
     tournament::{Play, play},
 };
 
@@ -77,12 +77,7 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         let (_, value) =
             parse_assignment(&format!("{key}={v}")).map_err(|e| anyhow::anyhow!("--over: {e}"))?;
         let mut t = base.clone();
-        if let Some(r) = args.rounds {
-            if r == 0 {
-                bail!("--rounds: must be at least 1");
-            }
-            t.config.rounds = r;
-        }
+        set_from(&mut t.config.rounds, at_least_one("--rounds", args.rounds)?);
         let mut taken = false;
         for spec in &mut t.engines {
             if !has_parameter(spec, key) {

@@ -6,20 +6,13 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
-use arena::{
-    stats::EloEstimate,
-    tournament::{
-        Ending, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf,
-        summary::{self, ranked},
-        validate::{RunShape, read_checked},
-    },
+use arena::tournament::{
+    Ending, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf, summary,
+    validate::{RunShape, read_checked},
 };
 use clap::Args;
 
-use super::{
-    job::{Job, JobArgs, interrupted},
-    rules::rate,
-};
+use super::job::{Job, JobArgs, at_least_one, done_in, interrupted, set_from};
 
 /// Play a tournament (or continue one with --resume) and print the standings.
 #[derive(Args, Debug)]
@@ -152,18 +145,9 @@ fn parse_shard(s: &str) -> Result<Shard, String> {
 
 pub fn run(args: RunArgs) -> Result<()> {
     let mut t = Tournament::load(&args.config)?;
-    if let Some(r) = args.rounds {
-        if r == 0 {
-            bail!("--rounds: must be at least 1");
-        }
-        t.config.rounds = r;
-    }
-    if let Some(s) = args.seed {
-        t.config.seed = s;
-    }
-    if let Some(m) = args.max_plies {
-        t.config.adjudication.max_plies = m;
-    }
+    set_from(&mut t.config.rounds, at_least_one("--rounds", args.rounds)?);
+    set_from(&mut t.config.seed, args.seed);
+    set_from(&mut t.config.adjudication.max_plies, args.max_plies);
     overrides(&mut t, &args.rating)?;
     let shard = choose_shard(&args)?;
     play(
@@ -251,13 +235,8 @@ pub(crate) fn play(t: &Tournament, args: Play) -> Result<()> {
     print_summary(&mut out, &outcome.summary)?;
     writeln!(
         out,
-        "\n{} games this run in {:.1} s ({}); results in {}",
-        outcome.played,
-        outcome.elapsed.as_secs_f64(),
-        rate(
-            outcome.played as f64 / outcome.elapsed.as_secs_f64().max(1e-9),
-            "games/s"
-        ),
+        "\n{}; results in {}",
+        done_in(outcome.played, "games this run", outcome.elapsed, "games/s"),
         outcome.out_dir.display()
     )?;
     if !args.no_report {
@@ -465,259 +444,7 @@ fn run_date(dir: &Path) -> Option<String> {
     ok.then(|| day.replace('-', "."))
 }
 
-fn fmt_elo(v: Option<f64>) -> String {
-    match v {
-        Some(x) if x.is_finite() => format!("{x:+.1}"),
-        Some(x) if x > 0.0 => "+inf".into(),
-        Some(_) => "-inf".into(),
-        None => "-".into(),
-    }
-}
-
-fn fmt_err(v: Option<f64>) -> String {
-    match v {
-        Some(x) if x.is_finite() => format!("{x:.1}"),
-        Some(_) => "inf".into(),
-        None => "-".into(),
-    }
-}
-
-/// The standings like fastchess prints them: ratings, then every pairing.
+/// Prints the standings (rendered by the report layer, like report.md).
 pub fn print_summary(out: &mut impl Write, s: &Summary) -> io::Result<()> {
-    writeln!(
-        out,
-        "{}: {} ({} of {} games{})",
-        s.name,
-        s.game,
-        s.games,
-        s.scheduled_games,
-        if s.reproducible {
-            ""
-        } else {
-            ", time-limited: not reproducible"
-        }
-    )?;
-    print_differences(out, s)?;
-    print_head_to_head(out, s)?;
-    let width = s
-        .engines
-        .iter()
-        .map(|e| e.name.len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    if !s.ratings_relative_to.is_empty() {
-        writeln!(
-            out,
-            "\nratings relative to {} (95 % intervals, +/- half their width):",
-            s.ratings_relative_to
-        )?;
-    }
-    writeln!(
-        out,
-        "{}{:>4}  {:<width$}  {:>8} {:>7}  {:>6}  {:>6}  {:>13}  {:>11} {:>11} {:>6} {:>10}  {:>6}",
-        if s.ratings_relative_to.is_empty() {
-            "\n"
-        } else {
-            ""
-        },
-        "rank",
-        "engine",
-        "Elo",
-        "±",
-        "games",
-        "score",
-        "W-D-L",
-        "nodes/move",
-        "median",
-        "depth",
-        "nodes/s",
-        "plies"
-    )?;
-    for (i, e) in ranked(s).into_iter().enumerate() {
-        // An engine that reported no figures (an outside engine that prints none) shows
-        // "n/a", not 0.
-        let (nodes, depth) = (e.reports_nodes(), e.reports_depth());
-        let shown = |reported: bool, text: String| if reported { text } else { "n/a".into() };
-        writeln!(
-            out,
-            "{:>4}  {:<width$}  {:>8} {:>7}  {:>6}  {:>5.1}%  {:>13}  {:>11} {:>11} {:>6} {:>10}  {:>6.1}",
-            i + 1,
-            e.name,
-            fmt_elo(e.elo),
-            fmt_err(e.elo_error),
-            e.games,
-            100.0 * e.score,
-            format!("{}-{}-{}", e.wdl.wins, e.wdl.draws, e.wdl.losses),
-            shown(nodes, format!("{:.0}", e.nodes_mean)),
-            shown(nodes, format!("{:.0}", e.nodes_median)),
-            shown(depth, format!("{:.2}", e.depth_mean)),
-            shown(nodes, rate(e.nps, "")),
-            e.game_length
-        )?;
-    }
-    if let Some(note) = &s.ratings_note {
-        writeln!(out, "ratings: {note}")?;
-    }
-    let tiny: Vec<&str> = s
-        .engines
-        .iter()
-        .filter(|e| e.moves > 0 && e.nodes_mean < 1000.0)
-        .map(|e| e.name.as_str())
-        .collect();
-    if !tiny.is_empty() {
-        writeln!(
-            out,
-            "nodes/s: {} search under 1000 nodes a move; their rates are mostly timer \
-             overhead, not speed",
-            tiny.join(", ")
-        )?;
-    }
-    writeln!(
-        out,
-        "\npairings (first engine's view; Elo from game pairs, 95 % intervals):"
-    )?;
-    for p in &s.pairings {
-        let est: Option<&EloEstimate> = p.estimate.as_ref();
-        writeln!(
-            out,
-            "  {} vs {}: {} games +{} ={} -{}  penta [{}]  Elo {} [{}, {}]  nElo {} ± {}  LOS {}  draws {}  first player {}  split {}",
-            p.names[0],
-            p.names[1],
-            p.wdl.games(),
-            p.wdl.wins,
-            p.wdl.draws,
-            p.wdl.losses,
-            p.penta
-                .counts
-                .iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            fmt_elo(est.map(|e| e.elo)),
-            fmt_elo(est.map(|e| e.elo_low)),
-            fmt_elo(est.map(|e| e.elo_high)),
-            fmt_elo(est.map(|e| e.nelo)),
-            fmt_err(est.map(|e| e.nelo_error)),
-            est.map_or("-".into(), |e| format!("{:.1}%", 100.0 * e.los)),
-            est.filter(|e| e.draw_ratio.is_finite())
-                .map_or("-".into(), |e| format!("{:.1}%", 100.0 * e.draw_ratio)),
-            fmt_first_player(p.first_player.as_ref(), p.first_player_score),
-            p.pair_shares.split_share().map_or("-".into(), |_| format!(
-                "{}/{}",
-                p.pair_shares.split, p.pair_shares.pairs
-            )),
-        )?;
-    }
-    if let Some(fp) = &s.first_player {
-        writeln!(
-            out,
-            "first player (black, who moves first from the empty board or the start \
-             position): {} over {} games; {}",
-            fmt_first_player(Some(fp), None),
-            fp.games,
-            s.pair_shares.describe()
-        )?;
-    }
-    if let Some(sprt) = &s.sprt {
-        writeln!(
-            out,
-            "\nSPRT [{}, {}] ({:?}, alpha {}, beta {}) after {} pairs: {}",
-            sprt.config.elo0,
-            sprt.config.elo1,
-            sprt.config.model,
-            sprt.config.alpha,
-            sprt.config.beta,
-            sprt.pairs,
-            sprt.config.decide(sprt.llr).describe(sprt.llr, sprt.bounds)
-        )?;
-        if let Some(d) = &sprt.debiased {
-            writeln!(
-                out,
-                "SPRT-debiased Elo {:+.1} [{:+.1}, {:+.1}] (fishtest's median-unbiased estimate; \
-                 the plain Elo of a stopped test leans towards the bound it crossed)",
-                d.elo, d.low, d.high
-            )?;
-        }
-    }
-    if !s.reasons.is_empty() {
-        let reasons: Vec<String> = s.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        writeln!(out, "endings: {}", reasons.join(", "))?;
-    }
-    print_faults(out, s)?;
-    for warning in &s.warnings {
-        writeln!(out, "warning: {warning}")?;
-    }
-    Ok(())
-}
-
-fn fmt_first_player(fp: Option<&arena::stats::ScoreInterval>, bare: Option<f64>) -> String {
-    arena::stats::ScoreInterval::text(fp, bare, "%")
-}
-
-/// What differs between the engines (their resolved configs), one line a setting.
-fn print_differences(out: &mut impl Write, s: &Summary) -> io::Result<()> {
-    if s.engines.len() < 2 {
-        return Ok(());
-    }
-    if s.differences.is_empty() {
-        return writeln!(out, "the engines differ in nothing but their names");
-    }
-    let names: Vec<&str> = s.engines.iter().map(|e| e.name.as_str()).collect();
-    writeln!(
-        out,
-        "what differs between the engines ({}):",
-        names.join(" | ")
-    )?;
-    for d in &s.differences {
-        writeln!(out, "  {}", d.describe())?;
-    }
-    Ok(())
-}
-
-/// With two engines the answer is the head-to-head, not two ratings against their mean.
-fn print_head_to_head(out: &mut impl Write, s: &Summary) -> io::Result<()> {
-    let [p] = &s.pairings[..] else {
-        return Ok(());
-    };
-    let Some(e) = &p.estimate else {
-        return Ok(());
-    };
-    writeln!(
-        out,
-        "\nhead-to-head: {} vs {}: Elo {} [{}, {}] (95 %), nElo {} ± {}, LOS {:.1} %, {} games",
-        p.names[0],
-        p.names[1],
-        fmt_elo(Some(e.elo)),
-        fmt_elo(Some(e.elo_low)),
-        fmt_elo(Some(e.elo_high)),
-        fmt_elo(Some(e.nelo)),
-        fmt_err(Some(e.nelo_error)),
-        100.0 * e.los,
-        p.wdl.games()
-    )
-}
-
-/// Games lost to engine faults, one line per engine, when there are any (the details
-/// are in the records' reasons and in `logs/`).
-fn print_faults(out: &mut impl Write, s: &Summary) -> io::Result<()> {
-    if s.faults.is_empty() {
-        return Ok(());
-    }
-    let kinds: std::collections::BTreeSet<&String> =
-        s.faults.values().flat_map(|m| m.keys()).collect();
-    let width = s.faults.keys().map(|n| n.len()).max().unwrap_or(6).max(6);
-    write!(out, "\nfaults (games lost):\n  {:<width$}", "engine")?;
-    for k in &kinds {
-        write!(out, "  {k:>12}")?;
-    }
-    writeln!(out)?;
-    for (engine, counts) in &s.faults {
-        write!(out, "  {engine:<width$}")?;
-        for k in &kinds {
-            write!(out, "  {:>12}", counts.get(*k).copied().unwrap_or(0))?;
-        }
-        writeln!(out)?;
-    }
-    Ok(())
+    out.write_all(arena::report::summary_text(s).as_bytes())
 }

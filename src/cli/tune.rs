@@ -10,19 +10,19 @@ use std::{
 use anyhow::{Result, bail};
 use arena::{
     config::ConfigFile,
-    tournament::{Ending, Event, RunError, RunOutcome},
+    tournament::{Ending, RunError},
     tune::{
-        self, Tune, TuneEnding, TuneError, TuneEvent,
-        job::VerificationReport,
+        self, Tune, TuneEnding, TuneEvent,
+        job::Verifiable,
         output::{ParamReport, TuneReport},
         runner::TuneOutcome,
     },
 };
 use clap::Args;
 
-use super::{
-    job::{Job, JobArgs, StepLog, fmt_value, interrupted, print_table, print_verification},
-    rules::rate,
+use super::job::{
+    Job, JobArgs, StepLog, at_least_one, done_in, interrupted, print_table, print_verification,
+    set_from, value_row,
 };
 
 /// Tune engine parameters with SPSA (checkpointed; --resume continues), then verify.
@@ -87,28 +87,14 @@ pub(super) fn lift(e: tune::TuneError) -> anyhow::Error {
 
 /// Parameter values for the live view: `open_three 7512  defence 1.31`.
 fn live_values(tune: &Tune, values: &[f64]) -> String {
-    tune.params
-        .iter()
-        .zip(values)
-        .map(|(p, v)| {
-            let short = p.name.strip_prefix("table.").unwrap_or(&p.name);
-            format!("{short} {}", fmt_value(*v, p.integer))
-        })
-        .collect::<Vec<_>>()
-        .join("  ")
+    let params = tune.params.iter().map(|p| (p.name.as_str(), p.integer));
+    super::job::live_values(params, values)
 }
 
 pub fn tune(args: TuneArgs) -> Result<()> {
     let mut t = Tune::load(&args.config)?;
-    if let Some(n) = args.pairs {
-        if n == 0 {
-            bail!("--pairs: must be at least 1");
-        }
-        t.config.pairs = n;
-    }
-    if let Some(s) = args.seed {
-        t.config.seed = s;
-    }
+    set_from(&mut t.config.pairs, at_least_one("--pairs", args.pairs)?);
+    set_from(&mut t.config.seed, args.seed);
     let job = Job::new(
         &args.job,
         &t.config.name,
@@ -196,10 +182,7 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         )?;
         return Ok(());
     }
-    verify_and_finish(&mut out, &job, |sink| {
-        let verified = tune::verify(&t, &options, args.verify_pairs, sink)?;
-        Ok(verified.map(|(run, report)| (run, report.verification)))
-    })
+    verify_and_finish(&mut out, &job, &t, args.verify_pairs)
 }
 
 /// The worker to play as: `--worker ID`, or the scheduler's index with `--workers`.
@@ -254,18 +237,17 @@ fn drop_worker_flags(args: &mut Vec<String>) {
     }
 }
 
-/// The end of a job with a verification match (tune, fit): the match (`verify` plays
-/// it, with progress), the report (once, after the match), the match's standings and
-/// its verdict, the resume hint if it was stopped, and where the results are.
-pub(super) fn verify_and_finish(
+/// The end of a job with a verification match (tune, fit): the match of the finished
+/// `target` (with progress), the report (once, after the match), the match's standings
+/// and its verdict, the resume hint if it was stopped, and where the results are.
+pub(super) fn verify_and_finish<J: Verifiable>(
     out: &mut impl Write,
     job: &Job,
-    verify: impl FnOnce(
-        &mut dyn FnMut(&Event<'_>),
-    ) -> Result<Option<(RunOutcome, Option<VerificationReport>)>, TuneError>,
+    target: &J,
+    pairs: Option<u32>,
 ) -> Result<()> {
     let mut games = job.games("verification");
-    let verified = verify(&mut |e| games.event(e));
+    let verified = tune::verify(target, &job.options(), pairs, &mut |e| games.event(e));
     games.finish();
     let verified = verified.map_err(lift)?;
     Job::report(&job.out, None);
@@ -277,9 +259,7 @@ pub(super) fn verify_and_finish(
         Some((run, report)) => {
             writeln!(out)?;
             super::tournament::print_summary(out, &run.summary)?;
-            if let Some(v) = &report {
-                print_verification(out, v)?;
-            }
+            print_verification(out, &report)?;
             if run.ending == Ending::Interrupted {
                 return interrupted(out);
             }
@@ -312,18 +292,14 @@ fn print_tune(out: &mut impl Write, r: &TuneReport, outcome: &TuneOutcome) -> io
                 integer,
                 ..
             } = p;
-            let v = |x: f64| fmt_value(x, *integer);
-            vec![
-                name.clone(),
-                v(*start),
-                v(*value),
-                v(*min),
-                v(*max),
+            let mut row = value_row(name, *integer, &[*start, *value, *min, *max]);
+            row.extend([
                 format!("{c_k:.3}"),
                 format!("{c_end:.3}"),
                 format!("{r_k:.2e}"),
                 r_end.to_string(),
-            ]
+            ]);
+            row
         })
         .collect();
     writeln!(out)?;
@@ -350,11 +326,11 @@ fn print_tune(out: &mut impl Write, r: &TuneReport, outcome: &TuneOutcome) -> io
     )?;
     writeln!(
         out,
-        "{} pairs this session in {:.1} s ({}); {:.0} pairs/h over the whole run",
-        outcome.played,
-        outcome.elapsed.as_secs_f64(),
-        rate(
-            outcome.played as f64 / outcome.elapsed.as_secs_f64().max(1e-9),
+        "{}; {:.0} pairs/h over the whole run",
+        done_in(
+            outcome.played,
+            "pairs this session",
+            outcome.elapsed,
             "pairs/s"
         ),
         r.pairs_per_hour,

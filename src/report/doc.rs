@@ -5,7 +5,10 @@
 use super::{
     Environment,
     load::Tour,
-    text::{elo, err, pct, si},
+    text::{
+        ENGINE_FIGURES, elo, elo_interval, err, first_player, na, nelo, pct, penta, si,
+        split_pairs, wdl,
+    },
     tuning::Tune,
     viewer::Viewer,
 };
@@ -239,11 +242,6 @@ pub(crate) fn tuning(tune: &Tune, verification: Option<&Tour>, env: &Environment
     doc
 }
 
-/// `text`, or "n/a" when the figure was never reported.
-fn na(reported: bool, text: String) -> String {
-    if reported { text } else { "n/a".into() }
-}
-
 fn num(v: f64) -> String {
     trim(v).to_string()
 }
@@ -271,16 +269,14 @@ fn headline(t: &Tour) -> String {
         let p = &s.pairings[0];
         if let Some(e) = &p.estimate {
             line.push_str(&format!(
-                " Head-to-head, {} against {}: {} Elo, 95 % interval [{}, {}], LOS {}, +{} ={} -{}.",
+                " Head-to-head, {} against {}: {} Elo, 95 % interval [{}, {}], LOS {}, {}.",
                 p.names[0],
                 p.names[1],
                 elo(Some(e.elo)),
                 elo(Some(e.elo_low)),
                 elo(Some(e.elo_high)),
                 pct(Some(e.los)),
-                p.wdl.wins,
-                p.wdl.draws,
-                p.wdl.losses
+                wdl(&p.wdl)
             ));
         }
     } else if let Some(&best) = t.order.first() {
@@ -374,25 +370,9 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
             ]
         })
         .collect();
-    doc.table(
-        &[
-            "rank",
-            "engine",
-            "setup",
-            "Elo",
-            "±95 %",
-            "games",
-            "score",
-            "W-D-L",
-            "nodes/move",
-            "median",
-            "depth",
-            "nodes/s",
-            "plies",
-        ],
-        3,
-        rows,
-    );
+    let mut head = vec!["rank", "engine", "setup", "Elo", "±95 %"];
+    head.extend(ENGINE_FIGURES);
+    doc.table(&head, 3, rows);
     if let Some(note) = &s.ratings_note {
         doc.para(format!("Ratings: {note}."));
     }
@@ -407,30 +387,14 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
             vec![
                 t.pairing_label(i),
                 p.wdl.games().to_string(),
-                format!("+{} ={} -{}", p.wdl.wins, p.wdl.draws, p.wdl.losses),
-                p.penta
-                    .counts
-                    .iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                format!(
-                    "{} [{}, {}]",
-                    elo(e.map(|e| e.elo)),
-                    elo(e.map(|e| e.elo_low)),
-                    elo(e.map(|e| e.elo_high))
-                ),
-                format!(
-                    "{} ± {}",
-                    elo(e.map(|e| e.nelo)),
-                    err(e.map(|e| e.nelo_error))
-                ),
+                wdl(&p.wdl),
+                penta(&p.penta, " "),
+                elo_interval(e),
+                nelo(e),
                 pct(e.map(|e| e.los)),
                 pct(e.map(|e| e.draw_ratio)),
-                first_player(p.first_player.as_ref(), p.first_player_score),
-                p.pair_shares.split_share().map_or("-".into(), |_| {
-                    format!("{} of {}", p.pair_shares.split, p.pair_shares.pairs)
-                }),
+                first_player(p.first_player.as_ref(), p.first_player_score, " %"),
+                split_pairs(&p.pair_shares, " of "),
                 format!("{:.1}", p.game_length),
             ]
         })
@@ -463,7 +427,7 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
     if let Some(fp) = &s.first_player {
         doc.para(format!(
             "Over all games the first player scored {} ({} games); {}.",
-            first_player(Some(fp), None),
+            first_player(Some(fp), None, " %"),
             fp.games,
             s.pair_shares.describe()
         ));
@@ -612,8 +576,4 @@ fn environment(doc: &mut Doc, env: &Environment, t: Option<&Tour>) {
         "The run recorded no environment (environment.json): this is the machine that \
          wrote the report, on the date it did."
     });
-}
-
-fn first_player(fp: Option<&crate::stats::ScoreInterval>, bare: Option<f64>) -> String {
-    crate::stats::ScoreInterval::text(fp, bare, " %")
 }

@@ -3,7 +3,8 @@
 //! and the verification match in `verification/`) and writes `report.html` (one
 //! self-contained file: plots inline as SVG, tables, the exact config, the environment),
 //! `report.md` (the same tables, plots linked as `plots/*.svg`) and `plots/*.svg` +
-//! `plots/*.png`.
+//! `plots/*.png`. The console summary ([`summary_text`]) is a third rendering of the same
+//! summary, with the figures it shares with `report.md` written by the same functions.
 //!
 //! This layer knows the results' file formats and nothing of how games are played: it
 //! never runs an engine and never recomputes a rating. Every file is written through a
@@ -11,6 +12,7 @@
 //! never touches the results themselves.
 
 mod charts;
+mod console;
 mod doc;
 mod env;
 mod html;
@@ -27,7 +29,7 @@ use std::{
 };
 
 use self::{charts::Rendered, load::Tour, tuning::Tune};
-pub use self::{charts::ScalingSeries, env::Environment};
+pub use self::{charts::ScalingSeries, console::summary_text, env::Environment, text::rate};
 pub use crate::stats::branching::effective_branching_factor;
 
 /// The plot of a sweep (`arena sweep`) as SVG: each pairing's Elo with its 95 % interval

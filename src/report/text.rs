@@ -1,6 +1,14 @@
-//! Escaping and number formatting shared by the HTML and Markdown writers. Every string a
-//! user controls (engine names, parameter names, config text) goes through [`html`] or
-//! [`md`] before it reaches a page.
+//! Escaping and number formatting shared by the HTML and Markdown writers and the console
+//! summary. Every string a user controls (engine names, parameter names, config text)
+//! goes through [`html`] or [`md`] before it reaches a page. Where the console and
+//! report.md show the same figure (a pairing's Elo and interval, nElo, W/D/L, the
+//! pentanomial counts, the first player's score, the split pairs), one function here
+//! writes it for both; the two differ only in the separators they pass.
+
+use crate::{
+    stats::{EloEstimate, Penta, ScoreInterval, Wdl},
+    tournament::summary::PairShares,
+};
 
 /// Escapes text for HTML (element content and quoted attribute values).
 pub(crate) fn html(s: &str) -> String {
@@ -62,10 +70,100 @@ pub(crate) fn err(v: Option<f64>) -> String {
 
 /// A fraction as a percentage with one decimal: `56.2 %`, or `-`.
 pub(crate) fn pct(v: Option<f64>) -> String {
+    percent(v, " %")
+}
+
+/// A fraction as a percentage with one decimal and `unit` after it (`" %"` in reports,
+/// `"%"` on the console): `56.2 %`, or `-` when there is none or it is not finite.
+pub(crate) fn percent(v: Option<f64>, unit: &str) -> String {
     match v {
-        Some(x) if x.is_finite() => format!("{:.1} %", 100.0 * x),
+        Some(x) if x.is_finite() => format!("{:.1}{unit}", 100.0 * x),
         _ => "-".into(),
     }
+}
+
+/// An Elo with its 95 % interval: `+12.3 [-1.0, +25.6]`, dashes without an estimate.
+pub(crate) fn elo_interval(e: Option<&EloEstimate>) -> String {
+    format!(
+        "{} [{}, {}]",
+        elo(e.map(|e| e.elo)),
+        elo(e.map(|e| e.elo_low)),
+        elo(e.map(|e| e.elo_high))
+    )
+}
+
+/// nElo with its 95 % half-width: `+20.1 ± 9.8`, dashes without an estimate.
+pub(crate) fn nelo(e: Option<&EloEstimate>) -> String {
+    format!(
+        "{} ± {}",
+        elo(e.map(|e| e.nelo)),
+        err(e.map(|e| e.nelo_error))
+    )
+}
+
+/// Games won, drawn and lost: `+3 =4 -1`.
+pub(crate) fn wdl(w: &Wdl) -> String {
+    format!("+{} ={} -{}", w.wins, w.draws, w.losses)
+}
+
+/// The pentanomial counts, LL to WW, joined by `sep`: `0, 2, 5, 3, 1`.
+pub(crate) fn penta(p: &Penta, sep: &str) -> String {
+    p.counts
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// The first player's score with its 95 % interval (`unit` as in [`percent`]); see
+/// [`ScoreInterval::text`].
+pub(crate) fn first_player(fp: Option<&ScoreInterval>, bare: Option<f64>, unit: &str) -> String {
+    ScoreInterval::text(fp, bare, unit)
+}
+
+/// Split pairs of the complete pairs, `sep` between the counts (`3/10`, `3 of 10`); `-`
+/// without complete pairs.
+pub(crate) fn split_pairs(shares: &PairShares, sep: &str) -> String {
+    shares.split_share().map_or("-".into(), |_| {
+        format!("{}{sep}{}", shares.split, shares.pairs)
+    })
+}
+
+/// The headings of an engine's figures in the standings, after its rank, name and
+/// rating: the console's and the report's tables have them alike.
+pub(crate) const ENGINE_FIGURES: [&str; 8] = [
+    "games",
+    "score",
+    "W-D-L",
+    "nodes/move",
+    "median",
+    "depth",
+    "nodes/s",
+    "plies",
+];
+
+/// `text`, or "n/a" when the figure was never reported (an outside engine that prints no
+/// node counts or depths).
+pub(crate) fn na(reported: bool, text: String) -> String {
+    if reported { text } else { "n/a".into() }
+}
+
+/// A rate with an SI prefix, two decimals and `unit`: `1.23 Mnodes/s`, `950.00 games/s`.
+pub fn rate(per_second: f64, unit: &str) -> String {
+    let (v, prefix) = scaled(per_second, per_second, &PREFIXES[1..]);
+    format!("{v:.2} {prefix}{unit}")
+}
+
+/// The SI prefixes [`rate`] and [`si`] use, largest first.
+const PREFIXES: [(f64, &str); 4] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+
+/// `v` divided by the largest of `prefixes` that `magnitude` reaches, with its prefix;
+/// `v` itself and no prefix below them all.
+fn scaled(v: f64, magnitude: f64, prefixes: &[(f64, &'static str)]) -> (f64, &'static str) {
+    prefixes
+        .iter()
+        .find(|(at, _)| magnitude >= *at)
+        .map_or((v, ""), |&(at, prefix)| (v / at, prefix))
 }
 
 /// A count with an SI suffix and three significant digits: `950`, `1.23k`, `45.6M`.
@@ -73,18 +171,7 @@ pub(crate) fn si(v: f64) -> String {
     if !v.is_finite() {
         return "-".into();
     }
-    let a = v.abs();
-    let (scaled, suffix) = if a >= 1e12 {
-        (v / 1e12, "T")
-    } else if a >= 1e9 {
-        (v / 1e9, "G")
-    } else if a >= 1e6 {
-        (v / 1e6, "M")
-    } else if a >= 1e3 {
-        (v / 1e3, "k")
-    } else {
-        (v, "")
-    };
+    let (scaled, suffix) = scaled(v, v.abs(), &PREFIXES);
     let s = scaled.abs();
     let digits = if suffix.is_empty() || s >= 100.0 {
         0
@@ -133,6 +220,35 @@ mod tests {
         assert_eq!(si(45_600_000.0), "45.6M");
         assert_eq!(si(123_456.0), "123k");
         assert_eq!(si(0.0), "0");
+    }
+
+    /// The figures the console and report.md share: one layout, their own separators.
+    #[test]
+    fn shared_figures() {
+        assert_eq!(wdl(&Wdl::new(3, 4, 1)), "+3 =4 -1");
+        let p = Penta {
+            counts: [1, 0, 5, 2, 12],
+            ..Penta::default()
+        };
+        assert_eq!(penta(&p, ", "), "1, 0, 5, 2, 12");
+        assert_eq!(penta(&p, " "), "1 0 5 2 12");
+        assert_eq!(elo_interval(None), "- [-, -]");
+        assert_eq!(nelo(None), "- ± -");
+        let e = Wdl::new(6, 2, 2).estimate().unwrap();
+        assert!(elo_interval(Some(&e)).starts_with(&format!("{} [", elo(Some(e.elo)))));
+        assert_eq!(percent(Some(0.5614), "%"), "56.1%");
+        assert_eq!(percent(Some(f64::NAN), "%"), "-");
+        let none = PairShares::default();
+        assert_eq!(split_pairs(&none, "/"), "-");
+        let some = PairShares {
+            pairs: 10,
+            split: 3,
+            drawn: 1,
+        };
+        assert_eq!(split_pairs(&some, "/"), "3/10");
+        assert_eq!(split_pairs(&some, " of "), "3 of 10");
+        assert_eq!(rate(1234.0, "games/s"), "1.23 kgames/s");
+        assert_eq!(na(false, "12".into()), "n/a");
     }
 
     #[test]

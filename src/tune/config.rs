@@ -164,6 +164,8 @@ macro_rules! job_config {
             ) -> crate::tune::job::MatchPlan<'a> {
                 crate::tune::job::MatchPlan {
                     name: &self.name,
+                    seed: self.seed,
+                    verification: self.verification.as_ref(),
                     game,
                     jobs: self.jobs,
                     openings: &self.openings,
@@ -476,13 +478,35 @@ pub(crate) fn resolve_engine(
             .validate(game)
             .map_err(|m| at(key_line("engine"), format!("key `engine`: {m}")))?,
     }
+    apply_set(
+        &mut engine,
+        r.set,
+        source,
+        text,
+        key_line("set"),
+        "key `set`",
+    )?;
+    Ok((engine_path, engine, game))
+}
+
+/// Sets the named parameters of a config's `set` table on `engine` (all or none); the
+/// error names the line of the key the engine refused (else the line `fallback`) and
+/// starts with `what` (`key `set``, `[verification] set`). Tune and fit configs read
+/// every `set` table through this.
+pub(crate) fn apply_set(
+    engine: &mut EngineSpec,
+    set: &toml::Table,
+    source: &str,
+    text: &str,
+    fallback: Option<usize>,
+    what: &str,
+) -> Result<(), ConfigError> {
     engine
-        .set_all(r.set.iter().map(|(k, v)| (k, v.clone())))
+        .set_all(set.iter().map(|(k, v)| (k, v.clone())))
         .map_err(|e| {
             let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
-            at(line.or(key_line("set")), format!("key `set`: {e}"))
-        })?;
-    Ok((engine_path, engine, game))
+            ConfigError::at(source, line.or(fallback), format!("{what}: {e}"))
+        })
 }
 
 /// Checks a `[verification]` section against the engine and the `[openings]` section:
@@ -497,16 +521,14 @@ pub(crate) fn check_verification_and_openings(
 ) -> Result<(), ConfigError> {
     let at = |line, message| ConfigError::at(source, line, message);
     if let Some(v) = verification {
-        let mut probe = engine.clone();
-        probe
-            .set_all(v.set.iter().map(|(k, v)| (k, v.clone())))
-            .map_err(|e| {
-                let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
-                at(
-                    line.or(config::line_of(text, "[verification]")),
-                    format!("[verification] set: {e}"),
-                )
-            })?;
+        apply_set(
+            &mut engine.clone(),
+            &v.set,
+            source,
+            text,
+            config::line_of(text, "[verification]"),
+            "[verification] set",
+        )?;
         if let Some(sprt) = &v.sprt {
             sprt.validate().map_err(|e| {
                 at(

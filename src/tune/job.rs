@@ -74,11 +74,16 @@ pub fn worker_count(jobs: usize, config_jobs: u32, most: usize) -> usize {
     .clamp(1, most.max(1))
 }
 
-/// What a job's matches share with the job: its name, game, openings and adjudication.
+/// What a job's matches share with the job: its name, game, openings and adjudication,
+/// and for its verification match its seed and `[verification]`.
 #[derive(Clone, Debug)]
 pub struct MatchPlan<'a> {
     /// The job's run name (a match is named `<name>-<what>`).
     pub name: &'a str,
+    /// The job's master seed (the verification's default is one more).
+    pub seed: u64,
+    /// The job's `[verification]`.
+    pub verification: Option<&'a VerificationConfig>,
     /// The game.
     pub game: GameSpec,
     /// The job's `jobs` (0: all cores).
@@ -172,10 +177,8 @@ pub trait Verifiable {
     type Report;
     /// What holds the folder while the match plays (`arena tune (verification)`).
     const WHAT: &'static str;
-    /// What the match shares with the job.
+    /// What the match shares with the job (its seed and `[verification]` too).
     fn plan(&self) -> MatchPlan<'_>;
-    /// The job's seed (the match's default is one more) and its `[verification]`.
-    fn verification(&self) -> (u64, Option<&VerificationConfig>);
     /// The finished job's engines in `out`: its result first, then the base; an error
     /// when the folder's job is not finished, or not this one.
     fn engines(&self, out: &Path) -> Result<[EngineSpec; 2], TuneError>;
@@ -190,26 +193,28 @@ pub trait Verifiable {
 /// Plays the verification match of the finished `job` in `options.out_dir`: its result
 /// against the base engine, `pairs` game pairs (default: the `[verification]` section's),
 /// through the tournament runner into `<out>/verification/`, and records it in the job's
-/// report. None when there is nothing to play (no section, or 0 pairs).
+/// report; returns the match's outcome and what the report says of it. None when there
+/// is nothing to play (no section, or 0 pairs).
 pub fn verify<J: Verifiable>(
     job: &J,
     options: &JobOptions,
     pairs: Option<u32>,
     sink: &mut dyn FnMut(&tournament::Event<'_>),
-) -> Result<Option<(RunOutcome, J::Report)>, TuneError> {
-    let (seed, section) = job.verification();
+) -> Result<Option<(RunOutcome, VerificationReport)>, TuneError> {
+    let plan = job.plan();
+    let (seed, section) = (plan.seed, plan.verification);
     if pairs.unwrap_or(section.map_or(0, |v| v.pairs)) == 0 {
         return Ok(None);
     }
     let out = &options.out_dir;
     let _lock = crate::tournament::lock::lock_exclusive(out, J::WHAT)?;
     let engines = job.engines(out)?;
-    let plan = job.plan();
     let played = play_verification(&plan, seed, section, pairs, engines, options, sink)?;
     let Some((outcome, report)) = played else {
         return Ok(None);
     };
-    Ok(Some((outcome, job.record(out, report)?)))
+    job.record(out, report.clone())?;
+    Ok(Some((outcome, report)))
 }
 
 /// Plays a verification match: `engines` (each given the `[verification]` section's

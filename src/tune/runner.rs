@@ -26,7 +26,7 @@ use std::{
 
 use super::{
     TuneError,
-    config::{Tune, VerificationConfig},
+    config::Tune,
     job::{
         CONFIG_FILE, JobFolder, JobOptions, MatchPlan, STATE_FILE, Verifiable, VerificationReport,
         damaged, first_difference, worker_count, write_atomic,
@@ -535,16 +535,22 @@ impl Tuner<'_> {
             return Ok(());
         };
         if c.state.batches_done > self.state.batches_done {
-            self.state = c.state;
-            let batch_of = self.batch_of();
-            self.reader.drop_before(self.state.batches_done, batch_of);
-            let values = self.spsa.values(&self.state);
-            sink(&TuneEvent::Batch {
-                state: &self.state,
-                values: &values,
-            });
+            self.advance(c.state, sink);
         }
         Ok(())
+    }
+
+    /// Moves on to `state`, a checkpoint newer than the one known: the journal lines of
+    /// the batches before it are dropped, and the sink is told.
+    fn advance(&mut self, state: State, sink: &mut dyn FnMut(&TuneEvent<'_>)) {
+        self.state = state;
+        let batch_of = self.batch_of();
+        self.reader.drop_before(self.state.batches_done, batch_of);
+        let values = self.spsa.values(&self.state);
+        sink(&TuneEvent::Batch {
+            state: &self.state,
+            values: &values,
+        });
     }
 
     /// Up to `most` pairs of `batch` that nobody has recorded or is playing, claimed
@@ -639,14 +645,7 @@ impl Tuner<'_> {
         let mut next = Checkpoint::new(self.tune, state, elapsed_s);
         next.applied_at = Some(now);
         write_all(self.out, self.tune, self.spsa, &next, None)?;
-        self.state = next.state;
-        let batch_of = self.batch_of();
-        self.reader.drop_before(self.state.batches_done, batch_of);
-        let values = self.spsa.values(&self.state);
-        sink(&TuneEvent::Batch {
-            state: &self.state,
-            values: &values,
-        });
+        self.advance(next.state, sink);
         Ok(())
     }
 }
@@ -750,10 +749,6 @@ impl Verifiable for Tune {
 
     fn plan(&self) -> MatchPlan<'_> {
         self.config.plan(self.game, &self.path)
-    }
-
-    fn verification(&self) -> (u64, Option<&VerificationConfig>) {
-        (self.config.seed, self.config.verification.as_ref())
     }
 
     fn engines(&self, out: &Path) -> Result<[EngineSpec; 2], TuneError> {

@@ -39,7 +39,7 @@ use crate::{
     game::GameSpec,
     protocol::EngineSpec,
     tune::config::{
-        check_verification_and_openings, job_config, number, param_line, resolved_job,
+        apply_set, check_verification_and_openings, job_config, number, param_line, resolved_job,
         top_level_line,
     },
 };
@@ -268,14 +268,9 @@ impl ConfigFile for Fit {
             if s.pairs == 0 {
                 return Err(at(line, "[selfplay] pairs: must be at least 1".into()));
             }
-            let mut probe = engine.clone();
-            probe
-                .set_all(s.set.iter().map(|(k, v)| (k, v.clone())))
-                .map_err(|e| {
-                    let l = e.key.as_deref().and_then(|k| config::line_of(text, k));
-                    at(l.or(line), format!("[selfplay] set: {e}"))
-                })?;
-            if probe.search.is_timed() {
+            let mut probe = EngineSpec::Builtin(engine.clone());
+            apply_set(&mut probe, &s.set, source, text, line, "[selfplay] set")?;
+            if probe.builtin().is_some_and(|c| c.search.is_timed()) {
                 return Err(at(
                     line,
                     "[selfplay]: the games must be limited by depth or nodes (a time limit \

@@ -32,7 +32,6 @@ use crate::{
     tournament::{self, runner::Ending},
     tune::{
         TuneError,
-        config::VerificationConfig,
         job::{
             JobFolder, JobOptions, MatchPlan, Verifiable, damaged, first_difference, read_json,
             worker_count, write_atomic, write_report,
@@ -642,10 +641,6 @@ impl Verifiable for Fit {
 
     fn plan(&self) -> MatchPlan<'_> {
         self.config.plan(self.game, &self.path)
-    }
-
-    fn verification(&self) -> (u64, Option<&VerificationConfig>) {
-        (self.config.seed, self.config.verification.as_ref())
     }
 
     fn engines(&self, out: &Path) -> Result<[EngineSpec; 2], TuneError> {
