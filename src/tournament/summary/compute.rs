@@ -12,6 +12,7 @@ use crate::{
     stats::{Anchor, GameScore, PairResult, Penta, SprtDecision, Wdl, fit_ratings},
     tournament::{
         Tournament,
+        config::OpeningKind,
         differences::{confound_warning, differences},
         record::{GameRecord, GameResult},
         schedule::Schedule,
@@ -310,7 +311,8 @@ pub fn summarize(
     let differences = differences(&t.engines);
     let mut warnings = replay_warning(replayed_pairs, complete_pairs);
     warnings.extend(confound_warning(&differences));
-    warnings.extend(split_warning(&t.config.game, &pair_shares));
+    let balanced = t.config.openings.kind == OpeningKind::Balanced;
+    warnings.extend(split_warning(&t.config.game, &pair_shares, balanced));
     for p in &pairings {
         for caveat in p.estimate.iter().flat_map(|e| e.caveats()) {
             warnings.push(format!("{} vs {}: {caveat}", p.names[0], p.names[1]));
@@ -521,8 +523,13 @@ mod pair_tests {
             split: 14,
             drawn: 0,
         };
-        let w = split_warning(&gomoku, &shares).unwrap();
+        let w = split_warning(&gomoku, &shares, false).unwrap();
         assert!(w.contains("kind = \"balanced\""), "{w}");
         assert!(w.contains(Shipped::of(&gomoku).unwrap().path), "{w}");
+        // Already on that set: it says so and points to a set made for these engines.
+        let w = split_warning(&gomoku, &shares, true).unwrap();
+        assert!(w.contains("already the shipped balanced openings"), "{w}");
+        assert!(!w.contains("use the shipped"), "{w}");
+        assert!(w.contains("arena openings gomoku --balance"), "{w}");
     }
 }

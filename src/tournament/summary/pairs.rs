@@ -58,11 +58,25 @@ pub const SPLIT_WARNING_PAIRS: u64 = 10;
 
 /// The warning when most complete pairs split 1-1 (more than half, over at least
 /// [`SPLIT_WARNING_PAIRS`] pairs): the openings decide the games, not the engines.
-pub fn split_warning(game: &crate::game::GameSpec, shares: &PairShares) -> Option<String> {
+/// `balanced`: the games already played the shipped balanced set, so the remedy is a set
+/// balanced for these engines, not that one.
+pub fn split_warning(
+    game: &crate::game::GameSpec,
+    shares: &PairShares,
+    balanced: bool,
+) -> Option<String> {
     if shares.pairs < SPLIT_WARNING_PAIRS || shares.split * 2 <= shares.pairs {
         return None;
     }
-    let remedy = match crate::tournament::openings::Shipped::of(game) {
+    let shipped = crate::tournament::openings::Shipped::of(game);
+    let remedy = match shipped {
+        Some(set) if balanced => format!(
+            "these were already the shipped balanced openings ({}), balanced for another \
+             engine or limit: make a set balanced for these engines with `arena openings \
+             {game} --balance ENGINE.toml --margin N` and play it with [openings] kind = \
+             \"file\"",
+            set.path
+        ),
         Some(set) => format!(
             "use the shipped balanced openings ([openings] kind = \"balanced\", {}; the \
              default of `arena match`) or make your own with `arena openings {game} \
