@@ -33,8 +33,9 @@ Results go to results/<name>/ (default name: match-A-vs-B) exactly as for 'arena
 games.jsonl, run.toml (the exact config: the match can be resumed, rated and exported \
 like any run), summary.json, standings.csv, pairings.csv and the report.
 
-Openings: gomoku and Ataxx play the balanced openings that ship with arena \
-(configs/openings/gomoku-balanced.txt, configs/openings/ataxx-6ply-balanced.txt: \
+Openings: gomoku, renju and Ataxx play the balanced openings that ship with arena \
+(configs/openings/gomoku-balanced.txt, configs/openings/renju-balanced.txt, \
+configs/openings/ataxx-6ply-balanced.txt: \
 [openings] kind = \"balanced\" in run.toml); other games (tic-tac-toe, gomoku-exact, \
 mnk:W,H,K) have none and play random 2-ply openings, as before. --plies N plays random \
 N-ply openings instead, --openings FILE a file.

@@ -44,8 +44,8 @@ fn openings_of(dir: &Path) -> Vec<(u64, String)> {
         .collect()
 }
 
-/// README: `arena match` plays the shipped balanced openings of gomoku; `run.toml` says
-/// `kind = "balanced"`; `--plies N` gives random ones.
+/// README: `arena match` plays the shipped balanced openings of gomoku (and of renju and
+/// Ataxx); `run.toml` says `kind = "balanced"`; `--plies N` gives random ones.
 #[test]
 fn match_plays_the_shipped_balanced_openings_by_default() {
     let tmp = tempfile::tempdir().unwrap();
@@ -94,6 +94,41 @@ fn match_plays_the_shipped_balanced_openings_by_default() {
     let set = SHIPPED.iter().find(|s| s.game == "ataxx").unwrap();
     let first = set.text.lines().find(|l| !l.starts_with('#')).unwrap();
     assert_eq!(openings_of(&out)[0].1, first);
+    // Renju has its own set: a renju match of a gomoku engine plays it.
+    let gomoku = engine("gomoku-seed003-threat");
+    let out = tmp.path().join("renju");
+    let o = arena()
+        .args([
+            "match",
+            &gomoku,
+            &gomoku,
+            "--game",
+            "renju",
+            "--depth",
+            "1",
+            "--rounds",
+            "2",
+            "--max-plies",
+            "12",
+            "--quiet",
+            "--no-report",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
+    assert!(run.contains("kind = \"balanced\""), "{run}");
+    let set = SHIPPED.iter().find(|s| s.game == "renju").unwrap();
+    let list = arena::tournament::openings::read_file::<arena::game::Mnk>(
+        &root().join(set.path),
+        &arena::game::MnkConfig::renju(),
+    )
+    .unwrap();
+    for (pair, opening) in &openings_of(&out) {
+        assert_eq!(*opening, list[*pair as usize].position, "renju pair {pair}");
+    }
     let random = tmp.path().join("r");
     gomoku_match(&random, &["--rounds", "1", "--plies", "4"]);
     let run = std::fs::read_to_string(random.join("run.toml")).unwrap();

@@ -29,6 +29,11 @@ pub const SHIPPED: &[Shipped] = &[
         text: include_str!("../../../configs/openings/gomoku-balanced.txt"),
     },
     Shipped {
+        game: "renju",
+        path: "configs/openings/renju-balanced.txt",
+        text: include_str!("../../../configs/openings/renju-balanced.txt"),
+    },
+    Shipped {
         game: "ataxx",
         path: "configs/openings/ataxx-6ply-balanced.txt",
         text: include_str!("../../../configs/openings/ataxx-6ply-balanced.txt"),
