@@ -148,7 +148,12 @@ impl OpeningsConfig {
                 "kind = \"balanced\": no balanced openings ship for {game} (only for {}); \
                  make some with `arena openings {game} --balance ENGINE.toml --margin N` \
                  and use kind = \"file\"",
-                have.join(" and ")
+                match have.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => {
+                        format!("{} and {last}", rest.join(", "))
+                    }
+                    _ => have.join(""),
+                }
             ));
         }
         None

@@ -562,7 +562,9 @@ mod tests {
         assert!(e.contains("transform = true is for m,n,k-games"), "{e}");
         let e = bad("kind = \"balanced\"", "tictactoe");
         assert!(
-            e.contains("no balanced openings ship for tictactoe (only for gomoku and ataxx)"),
+            e.contains(
+                "no balanced openings ship for tictactoe (only for gomoku, renju and ataxx)"
+            ),
             "{e}"
         );
     }
