@@ -116,8 +116,12 @@ fn level_bits(counts: u32) -> u8 {
 /// three, two open threes ([`MnkTable::cell_weights`]'s order).
 #[inline]
 fn combo_bits(counts: u32) -> u8 {
-    let fours = (counts >> 16) & 0xFF;
-    let threes = (counts >> 24) & 0xF;
+    combos_of((counts >> 16) & 0xFF, (counts >> 24) & 0xF)
+}
+
+/// [`combo_bits`] from a point's fours and open threes.
+#[inline]
+fn combos_of(fours: u32, threes: u32) -> u8 {
     u8::from(fours >= 2) | u8::from(fours >= 1 && threes >= 1) << 1 | u8::from(threes >= 2) << 2
 }
 
@@ -626,11 +630,8 @@ impl MnkEval {
             if self.board[c] != EMPTY {
                 continue;
             }
-            let mut counts = 0;
-            for key in &self.cells[c].keys {
-                counts += COUNTS[self.patterns.pattern(*key, side) as usize];
-            }
-            let bits = combo_bits(counts);
+            let p = self.point_from_scratch(c, side);
+            let bits = combos_of(p.fours.into(), p.open_threes.into());
             if bits != 0 && !forbidden(c) {
                 for (k, v) in n.iter_mut().enumerate() {
                     *v += u32::from(bits >> k & 1);
@@ -715,10 +716,9 @@ impl MnkEval {
                     set.set(c, want.at_level(lvl));
                 }
                 if self.cells_on {
-                    let (f, t) = (want.fours, want.open_threes);
-                    let on = [f >= 2, f >= 1 && t >= 1, t >= 2];
-                    for (set, on) in combos[side].iter_mut().zip(on) {
-                        set.set(c, on);
+                    let bits = combos_of(want.fours.into(), want.open_threes.into());
+                    for (k, set) in combos[side].iter_mut().enumerate() {
+                        set.set(c, bits & (1 << k) != 0);
                     }
                 }
             }

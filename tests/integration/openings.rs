@@ -66,60 +66,42 @@ fn match_plays_the_shipped_balanced_openings_by_default() {
     for (pair, opening) in &played {
         assert_eq!(*opening, list[*pair as usize].position, "pair {pair}");
     }
-    // From another folder, for Ataxx too: the sets are built into the binary.
+    // From another folder, for Ataxx and renju too: the sets are built into the binary.
+    let quick = |name: &str, args: &[&str]| {
+        let out = tmp.path().join(name);
+        let o = arena()
+            .current_dir(tmp.path())
+            .arg("match")
+            .args(args)
+            .args(["--depth", "1", "--quiet", "--no-report", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
+        assert!(run.contains("kind = \"balanced\""), "{run}");
+        out
+    };
     let ataxx = engine("ataxx-seed004");
-    let out = tmp.path().join("x");
-    let o = arena()
-        .current_dir(tmp.path())
-        .args([
-            "match",
-            &ataxx,
-            &ataxx,
-            "--depth",
-            "1",
-            "--rounds",
-            "1",
-            "--max-plies",
-            "4",
-            "--quiet",
-            "--no-report",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
-    assert!(run.contains("kind = \"balanced\""), "{run}");
+    let out = quick("x", &[&ataxx, &ataxx, "--rounds", "1", "--max-plies", "4"]);
     let set = SHIPPED.iter().find(|s| s.game == "ataxx").unwrap();
     let first = set.text.lines().find(|l| !l.starts_with('#')).unwrap();
     assert_eq!(openings_of(&out)[0].1, first);
     // Renju has its own set: a renju match of a gomoku engine plays it.
     let gomoku = engine("gomoku-seed003-threat");
-    let out = tmp.path().join("renju");
-    let o = arena()
-        .args([
-            "match",
+    let out = quick(
+        "renju",
+        &[
             &gomoku,
             &gomoku,
             "--game",
             "renju",
-            "--depth",
-            "1",
             "--rounds",
             "2",
             "--max-plies",
             "12",
-            "--quiet",
-            "--no-report",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
-    assert!(run.contains("kind = \"balanced\""), "{run}");
+        ],
+    );
     let set = SHIPPED.iter().find(|s| s.game == "renju").unwrap();
     let list = arena::tournament::openings::read_file::<arena::game::Mnk>(
         &root().join(set.path),
