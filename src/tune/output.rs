@@ -353,6 +353,8 @@ pub fn trajectory_line(row: &TrajectoryRow) -> String {
 pub struct TrajectoryWriter {
     file: fs::File,
     path: PathBuf,
+    /// The file's length after this writer's last write.
+    len: u64,
 }
 
 impl TrajectoryWriter {
@@ -410,7 +412,21 @@ impl TrajectoryWriter {
                 path: path.display().to_string(),
                 source,
             })?;
-        Ok((TrajectoryWriter { file, path }, note))
+        let len = keep.len() as u64;
+        Ok((TrajectoryWriter { file, path, len }, note))
+    }
+
+    /// Whether the file at the path is still the one this writer appends to, as it left
+    /// it. Another worker may have written since (a worker killed after its row and
+    /// before its checkpoint leaves a row that the next one cuts off, by writing the file
+    /// anew): appending through an old handle would then write to a file nobody reads,
+    /// or after a row that is not the checkpoint's. Under the update lock, a writer that
+    /// is not current is dropped and the file opened again.
+    pub fn is_current(&self) -> bool {
+        let (Ok(on_disk), Ok(ours)) = (fs::metadata(&self.path), self.file.metadata()) else {
+            return false;
+        };
+        on_disk.len() == self.len && ours.len() == self.len && same_file(&on_disk, &ours)
     }
 
     /// Appends θ after a batch and waits for the disk.
@@ -419,14 +435,27 @@ impl TrajectoryWriter {
             path: self.path.display().to_string(),
             source,
         };
-        self.file
-            .write_all(trajectory_line(row).as_bytes())
-            .map_err(io)?;
+        let line = trajectory_line(row);
+        self.file.write_all(line.as_bytes()).map_err(io)?;
+        self.len += line.len() as u64;
         self.file.sync_data().map_err(|source| TuneError::Io {
             path: self.path.display().to_string(),
             source,
         })
     }
+}
+
+/// Whether two metadata are of one file (on systems without file ids: never, so a
+/// cached writer is always opened again).
+#[cfg(unix)]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
+    false
 }
 
 /// `text` up to and including the row of `pairs` (None if the header differs or that
@@ -709,6 +738,42 @@ mod tests {
         assert_eq!(cut_to(text, header, 32), None, "a torn row is not a row");
         assert_eq!(cut_to(text, header, 12), None);
         assert_eq!(cut_to(text, "pairs,y\n", 8), None);
+    }
+
+    #[test]
+    fn a_writer_is_current_only_while_nobody_else_wrote_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let param = crate::tune::spsa::Param {
+            name: "table.x".into(),
+            min: 0.0,
+            max: 2.0,
+            start: 1.0,
+            c_end: 0.1,
+            r_end: crate::tune::spsa::Param::DEFAULT_R_END,
+            integer: false,
+        };
+        let spsa = Spsa::new(vec![param], crate::tune::spsa::Settings::new(16, 2, 1)).unwrap();
+        let start = spsa.start_state();
+        let (mut a, note) = TrajectoryWriter::open(tmp.path(), &spsa, &start).unwrap();
+        assert!(note.is_none() && a.is_current());
+        let mut state = start.clone();
+        let jobs = spsa.next_batch(&state);
+        let won = crate::tune::spsa::PairOutcome {
+            plus: [crate::stats::GameScore::Win, crate::stats::GameScore::Draw],
+        };
+        let row = spsa.apply(&mut state, &jobs, &vec![won; jobs.len()]);
+        a.append(&row).unwrap();
+        assert!(a.is_current(), "its own row keeps it current");
+        // Another worker appends a row and dies before its checkpoint: the next one to
+        // open cuts the row off and writes the file anew.
+        let (mut b, _) = TrajectoryWriter::open(tmp.path(), &spsa, &state).unwrap();
+        b.append(&row).unwrap();
+        assert!(!a.is_current(), "a row by someone else");
+        let (c, _) = TrajectoryWriter::open(tmp.path(), &spsa, &state).unwrap();
+        assert!(!a.is_current() && !b.is_current(), "the file written anew");
+        assert!(c.is_current());
+        let text = fs::read_to_string(tmp.path().join(TRAJECTORY_FILE)).unwrap();
+        assert_eq!(text.lines().count(), 3, "header, start and one row: {text}");
     }
 
     #[test]

@@ -631,7 +631,7 @@ impl Tuner<'_> {
         let row = self.spsa.apply(&mut state, &jobs, &outcomes);
         // The row reaches the disk before the checkpoint that counts it.
         let writer = match self.trajectory.take() {
-            Some((writer, at)) if at == b => writer,
+            Some((writer, at)) if at == b && writer.is_current() => writer,
             _ => TrajectoryWriter::open(self.out, self.spsa, &checkpoint.state)?.0,
         };
         let mut writer = writer;
