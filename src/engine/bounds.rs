@@ -107,7 +107,7 @@ fn range(config: &EngineConfig, name: &str) -> Option<(f64, f64)> {
         "params.rfp_margin" | "params.razor_margin" | "params.futility_margin" => {
             (0.0, 1_000_000.0)
         }
-        "params.vcf_near" => (0.0, 1.0),
+        "params.vcf_near" | "params.lmr_tactical" => (0.0, 1.0),
         "params.vcf_moves" | "params.vcf_root_moves" | "params.vct_moves" => (0.0, 100.0),
         "params.vcf_nodes" | "params.vcf_root_nodes" | "params.vct_nodes" => (0.0, 100_000_000.0),
         _ => return None,
@@ -193,6 +193,16 @@ mod tests {
                 .name,
             "search.params.lmr_divisor"
         );
+        // Every number a gomoku engine has is tunable and servable (a number without a
+        // range could be set in a config but neither tuned nor sent as an option).
+        let tunable: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
+        let missing: Vec<String> = gomoku
+            .numeric_params()
+            .into_iter()
+            .map(|(name, _, _)| name)
+            .filter(|n| !tunable.contains(&n.as_str()))
+            .collect();
+        assert!(missing.is_empty(), "numbers without a range: {missing:?}");
         let mut wide = gomoku.clone();
         wide.search.params.lmp_scale = 4_000_000_000;
         let e = wide.check_ranges().unwrap_err();
