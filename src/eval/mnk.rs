@@ -52,6 +52,18 @@ struct CellState {
     sums: [i64; 2],
 }
 
+/// What [`MnkEval::place`] is about to change besides the cells it links to: what
+/// [`MnkEval::remove`] puts back at once instead of working it out again.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    /// The cell the stone went on.
+    cell: u16,
+    sums: [i64; 2],
+    threats: [[CellSet; level::COUNT]; 2],
+    combos: [[CellSet; 3]; 2],
+    near_empty: CellSet,
+}
+
 /// A per-pattern table padded to 256 entries (indexed by a raw pattern byte).
 fn widen(by_pattern: [i64; PATTERN_COUNT]) -> [i64; 256] {
     let mut w = [0; 256];
@@ -211,6 +223,13 @@ pub struct MnkEval {
     combos: [[CellSet; 3]; 2],
     /// Empty cells within `radius` of a stone (the candidates when `radius` > 0).
     near_empty: CellSet,
+    /// Per stone placed since the last reset, what its placing changed (a stack):
+    /// taking the stone off restores it, which gives the same state as working it out
+    /// again from the keys, at a fraction of the cost.
+    frames: Vec<Frame>,
+    /// The states of the cells each placed stone linked to, before it (a stack, the
+    /// links' order).
+    saved_cells: Vec<CellState>,
     /// Positions known to have no VCF for the side to move within some number of fours.
     pub(super) vcf_memo: super::memo::Memo,
     /// During a [`ThreatKind::VcfNear`] search: the moves it started with.
@@ -282,6 +301,8 @@ impl MnkEval {
             threats: [[CellSet::EMPTY; level::COUNT]; 2],
             combos: [[CellSet::EMPTY; 3]; 2],
             near_empty: CellSet::EMPTY,
+            frames: Vec::new(),
+            saved_cells: Vec::new(),
             vcf_memo: super::memo::Memo::default(),
             vcf_near: None,
             renju: config.rule() == MnkRule::Renju,
@@ -312,6 +333,8 @@ impl MnkEval {
         self.threats = [[CellSet::EMPTY; level::COUNT]; 2];
         self.combos = [[CellSet::EMPTY; 3]; 2];
         self.near_empty = CellSet::EMPTY;
+        self.frames.clear();
+        self.saved_cells.clear();
         if self.track {
             for c in 0..cells {
                 let st = &mut self.cells[c];
@@ -447,6 +470,16 @@ impl MnkEval {
     #[inline]
     pub(super) fn place(&mut self, c: usize, side: usize) {
         let bits = side as u32 + 1;
+        self.frames.push(Frame {
+            cell: c as u16,
+            sums: self.sums,
+            threats: self.threats,
+            combos: self.combos,
+            near_empty: self.near_empty,
+        });
+        let links = Arc::clone(&self.links);
+        self.saved_cells
+            .extend(links[c].iter().map(|l| self.cells[usize::from(l.cell)]));
         // The cell leaves the threat sets before the keys around it change.
         self.set_threats(c, false);
         self.board[c] = bits as u8;
@@ -471,34 +504,34 @@ impl MnkEval {
         self.near_empty.remove(c);
     }
 
-    /// Takes the stone off cell `c`.
+    /// Takes the stone off cell `c`, the last one placed: puts back what placing it
+    /// changed.
     #[inline]
     pub(super) fn remove(&mut self, c: usize) {
-        let side = usize::from(self.board[c] - 1);
-        self.sums[side] -= self.stone_value(c, side);
-        self.board[c] = EMPTY;
-        for i in 0..self.links[c].len() {
-            let link = self.links[c][i];
-            let n = usize::from(link.cell);
-            let dir = usize::from(link.dir);
-            let key = self.cells[n].keys[dir] & !(3 << link.shift);
-            self.key_changed(n, dir, key);
+        let frame = self.frames.pop().expect("a stone to take off");
+        assert_eq!(
+            usize::from(frame.cell),
+            c,
+            "stones are taken off in the reverse order they were placed"
+        );
+        let links = &self.links[c];
+        let start = self.saved_cells.len() - links.len();
+        // In reverse, so a cell linked twice ends with its first saved state.
+        for (link, saved) in links.iter().zip(&self.saved_cells[start..]).rev() {
+            self.cells[usize::from(link.cell)] = *saved;
         }
+        self.saved_cells.truncate(start);
+        self.sums = frame.sums;
+        self.threats = frame.threats;
+        self.combos = frame.combos;
+        self.near_empty = frame.near_empty;
+        self.board[c] = EMPTY;
         self.stones -= 1;
         if self.radius > 0 {
             for &n in &self.near_cells[c] {
-                let n = usize::from(n);
-                self.near[n] -= 1;
-                if self.near[n] == 0 {
-                    self.near_empty.remove(n);
-                }
-            }
-            if self.near[c] > 0 {
-                self.near_empty.insert(c);
+                self.near[usize::from(n)] -= 1;
             }
         }
-        // Its point was kept up to date while it was occupied.
-        self.set_threats(c, true);
     }
 
     /// What a stone of `side` would make on the empty cell `c`.
