@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use super::spsa::{Param, Settings};
 use crate::{
-    config::{self, ConfigError, ConfigFile},
+    config::{self, ConfigError},
     engine::EngineConfig,
     game::GameSpec,
     protocol::{EngineSpec, Protocol, client::uai::UaiOption, external::ExternalEngine},
@@ -156,27 +156,106 @@ macro_rules! job_config {
                 crate::tune::config::resolve_engine(source, base, text, r)
             }
 
-            /// What the job's matches share with it, for `game` and the config at `path`.
+            /// What the job's matches share with it, for the resolved `job`.
             pub fn plan<'a>(
                 &'a self,
-                game: crate::game::GameSpec,
-                path: &'a std::path::Path,
+                job: &'a crate::tune::config::JobBase,
             ) -> crate::tune::job::MatchPlan<'a> {
                 crate::tune::job::MatchPlan {
                     name: &self.name,
                     seed: self.seed,
                     verification: self.verification.as_ref(),
-                    game,
+                    game: job.game,
                     jobs: self.jobs,
                     openings: &self.openings,
                     adjudication: &self.adjudication,
-                    path,
+                    path: &job.path,
                 }
             }
         }
     };
 }
 pub(crate) use job_config;
+
+/// What every resolved job (tune, fit) holds besides its config, base engine and
+/// parameters: the game, the base engine's file and where the config came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobBase {
+    /// The game.
+    pub game: GameSpec,
+    /// The base engine's config file.
+    pub engine_path: PathBuf,
+    /// Where the config came from (relative paths start there).
+    pub path: PathBuf,
+}
+
+impl JobBase {
+    /// A path in the config, resolved against the config's folder.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        config::resolve(&self.path, path)
+    }
+}
+
+/// A job's config as far as every job reads it (see [`job_file`]): the job's own
+/// `resolve_own` goes on from here.
+pub(crate) struct JobRead<'a> {
+    /// Where the config came from, for errors (its file, or `the command line`).
+    pub source: &'a str,
+    /// The config's TOML, for line numbers (empty when it was made from flags).
+    pub text: &'a str,
+    /// The base engine, `set` applied, playing `job.game`.
+    pub engine: EngineSpec,
+    /// The game, the base engine's file and the config's path.
+    pub job: JobBase,
+}
+
+impl JobRead<'_> {
+    /// An error at `line` of the config.
+    pub fn at(&self, line: Option<usize>, message: String) -> ConfigError {
+        ConfigError::at(self.source, line, message)
+    }
+
+    /// The line of the top-level `key` in the config.
+    pub fn key_line(&self, key: &str) -> Option<usize> {
+        top_level_line(self.text, key)
+    }
+}
+
+/// Implements [`crate::config::ConfigFile`] for a job `$job` (tune, fit) written as
+/// `$written` (a [`job_config`]): checks the run name, loads the base engine, checks its
+/// game and applies `set` as for every job (`$what` says in errors what the job does
+/// with the engine: "the tune plays"), then leaves the job's own keys to
+/// `$job::resolve_own(config, JobRead)`.
+macro_rules! job_file {
+    ($job:ident, $written:ident, $kind:ident, $what:literal) => {
+        impl crate::config::ConfigFile for $job {
+            const KIND: crate::config::Kind = crate::config::Kind::$kind;
+            type Written = $written;
+
+            fn resolve(
+                source: &str,
+                base: &std::path::Path,
+                text: &str,
+                config: $written,
+            ) -> Result<$job, crate::config::ConfigError> {
+                let (engine_path, engine, game) = config.resolve_base(source, base, text, $what)?;
+                let job = crate::tune::config::JobBase {
+                    game,
+                    engine_path,
+                    path: base.to_path_buf(),
+                };
+                let read = crate::tune::config::JobRead {
+                    source,
+                    text,
+                    engine,
+                    job,
+                };
+                $job::resolve_own(config, read)
+            }
+        }
+    };
+}
+pub(crate) use job_file;
 
 job_config! {
     /// A tuning config as written.
@@ -223,33 +302,20 @@ fn default_gamma() -> f64 {
 pub struct Tune {
     /// The config as written (`pairs` possibly overridden).
     pub config: TuneConfig,
-    /// The game.
-    pub game: GameSpec,
-    /// The base engine, `set` applied, playing `game`: a built-in engine or an outside
-    /// program (tuned through its options).
+    /// The base engine, `set` applied, playing `job.game`: a built-in engine or an
+    /// outside program (tuned through its options).
     pub base: EngineSpec,
-    /// The base engine's config file.
-    pub engine_path: PathBuf,
     /// The parameters, with their start values and defaults filled in.
     pub params: Vec<Param>,
-    /// Where the config came from (relative paths start there).
-    pub path: PathBuf,
+    /// The game, the base engine's file and where the config came from.
+    pub job: JobBase,
 }
 
-impl ConfigFile for Tune {
-    const KIND: config::Kind = config::Kind::Tune;
-    type Written = TuneConfig;
+job_file!(Tune, TuneConfig, Tune, "the tune plays");
 
-    fn resolve(
-        source: &str,
-        base: &Path,
-        text: &str,
-        config: TuneConfig,
-    ) -> Result<Tune, ConfigError> {
-        let at = |line, message| ConfigError::at(source, line, message);
-        let key_line = |key: &str| top_level_line(text, key);
-        let (engine_path, engine, game) =
-            config.resolve_base(source, base, text, "the tune plays")?;
+impl Tune {
+    /// Resolves the keys of a tuning config that are its own (see [`job_file`]).
+    fn resolve_own(config: TuneConfig, read: JobRead<'_>) -> Result<Tune, ConfigError> {
         let settings_error = Settings {
             pairs: config.pairs,
             batch: config.batch,
@@ -264,10 +330,10 @@ impl ConfigFile for Tune {
                 .strip_prefix("key `")
                 .and_then(|r| r.split('`').next())
                 .unwrap_or("pairs");
-            return Err(at(key_line(key), e));
+            return Err(read.at(read.key_line(key), e));
         }
         if config.params.is_empty() {
-            return Err(at(
+            return Err(read.at(
                 None,
                 "no [[params]]: name at least one parameter to tune".into(),
             ));
@@ -275,14 +341,14 @@ impl ConfigFile for Tune {
         let mut listed: Option<Vec<UaiOption>> = None;
         let mut params = Vec::new();
         for (i, entry) in config.params.iter().enumerate() {
-            let line = |key: &str| param_line(text, i, key);
+            let line = |key: &str| param_line(read.text, i, key);
             let err = |key: &str, message: String| {
-                at(
+                read.at(
                     line(key),
                     format!("params[{}] `{}`: {message}", i + 1, entry.name),
                 )
             };
-            let (min, max, start, integer) = match &engine {
+            let (min, max, start, integer) = match &read.engine {
                 EngineSpec::Builtin(e) => builtin_param(e, entry),
                 EngineSpec::External(e) => outside_param(e, entry, &mut listed),
             }
@@ -319,7 +385,7 @@ impl ConfigFile for Tune {
             }
             // The engine must accept both ends of the range (a table may bound a value).
             for (key, v) in [("min", param.min), ("max", param.max)] {
-                let mut probe = engine.clone();
+                let mut probe = read.engine.clone();
                 probe
                     .set_all([(param.name.as_str(), number(v, integer))])
                     .map_err(|e| {
@@ -332,20 +398,18 @@ impl ConfigFile for Tune {
             params.push(param);
         }
         check_verification_and_openings(
-            source,
-            text,
-            &engine,
-            game,
+            read.source,
+            read.text,
+            &read.engine,
+            read.job.game,
             config.verification.as_ref(),
             &config.openings,
         )?;
         Ok(Tune {
             config,
-            game,
-            base: engine,
-            engine_path,
+            base: read.engine,
             params,
-            path: base.to_path_buf(),
+            job: read.job,
         })
     }
 }
@@ -381,13 +445,8 @@ impl Tune {
     /// they change no tuning result.)
     pub fn resolved_toml(&self) -> String {
         let params = self.params.iter().map(config::to_table).collect();
-        let tree = resolved_job(&self.config, &[], self.game, &self.base, params);
+        let tree = resolved_job(&self.config, &[], self.job.game, &self.base, params);
         toml::to_string(&tree).expect("a resolved tune serialises")
-    }
-
-    /// A path in the config, resolved against the config's folder.
-    pub fn resolve(&self, path: &str) -> PathBuf {
-        config::resolve(&self.path, path)
     }
 }
 
@@ -757,10 +816,7 @@ pub(crate) fn param_line(text: &str, index: usize, key: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn root() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/tune-test.toml")
-    }
+    use crate::config::{ConfigFile, tests::*};
 
     const GOOD: &str = "name = \"t\"\n\
                         engine = \"engines/gomoku-seed003-threat.toml\"\n\
@@ -780,8 +836,11 @@ mod tests {
 
     #[test]
     fn a_good_config_resolves_starts_types_and_defaults() {
-        let t = Tune::parse("t.toml", &root(), GOOD).unwrap();
-        assert_eq!(t.game.to_string(), "gomoku");
+        let t = Tune::parse("t.toml", &in_configs("tune-test.toml"), GOOD).unwrap();
+        // The resolved text decides resume: it changes with what changes the tune,
+        // not with the worker count.
+        check_resolved(&t, Tune::resolved_toml, |t| t.config.pairs = 200);
+        assert_eq!(t.job.game.to_string(), "gomoku");
         assert_eq!(t.base.builtin().unwrap().search.depth, 2);
         assert_eq!(t.params.len(), 2);
         let p = &t.params[0];
@@ -796,8 +855,6 @@ mod tests {
         let e = e.builtin().unwrap();
         assert_eq!(e.get("table.open_three"), Some(toml::Value::Integer(9000)));
         assert_eq!(e.get("table.defence"), Some(toml::Value::Float(1.5)));
-        // The resolved text decides resume: it changes with what changes the tune.
-        crate::config::tests::check_resolved(&t, Tune::resolved_toml, |t| t.config.pairs = 200);
     }
 
     #[test]
@@ -846,6 +903,6 @@ mod tests {
                 "plays gomoku",
             ),
         ];
-        crate::config::tests::check_bad_configs::<Tune>(&root(), GOOD, cases);
+        check_bad_configs::<Tune>(&in_configs("tune-test.toml"), GOOD, cases);
     }
 }
