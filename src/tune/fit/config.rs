@@ -33,13 +33,13 @@ use super::{
     model::Loss,
 };
 use crate::{
-    config::{self, ConfigError},
+    config::{self, ConfigError, top_level_line},
     engine::EngineConfig,
     eval::{Table, patterns::Pattern, table::MnkEvaluation},
     protocol::EngineSpec,
-    tune::config::{
-        JobBase, JobRead, apply_set, check_verification_and_openings, job_config, job_file, number,
-        param_line, resolved_job, top_level_line,
+    tune::{
+        config::{check_verification_and_openings, job_config, number, param_line},
+        job_base::{JobBase, JobRead, apply_set, job_file, resolved_job},
     },
 };
 
