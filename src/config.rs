@@ -539,6 +539,14 @@ pub(crate) mod tests {
 
     use super::*;
 
+    /// The config file `name` in the shipped `configs/` folder, where a test's config
+    /// stands (its relative paths start there; the file itself need not exist).
+    pub(crate) fn in_configs(name: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("configs")
+            .join(name)
+    }
+
     /// A job's resolved text (what a resume must match) changes with `change` and not
     /// with its worker count (`config.jobs`, which changes no result).
     pub(crate) fn check_resolved<T: Clone + JobsField>(

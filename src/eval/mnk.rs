@@ -28,6 +28,11 @@ use crate::game::{
     renju,
 };
 
+mod points;
+
+use points::{COUNTS, KeptSets, combos_of};
+pub use points::{PointInfo, level};
+
 /// One neighbour of a cell along a line: the neighbour, the direction, and where the
 /// cell sits in the neighbour's key.
 #[derive(Clone, Copy, Debug)]
@@ -85,99 +90,6 @@ mod class {
     pub const BLOCK_TWO: i32 = 1;
 }
 
-/// Per pattern, what it adds to a point's counts, packed: fives in bits 0-7, open fours
-/// 8-15, fours 16-23, open threes 24-27, open twos 28-31 (at most 4 lines each).
-const COUNTS: [u32; 256] = {
-    let mut c = [0u32; 256];
-    c[Pattern::Five as usize] = 1;
-    c[Pattern::OpenFour as usize] = (1 << 8) | (1 << 16);
-    c[Pattern::RushFour as usize] = 1 << 16;
-    c[Pattern::OpenThree as usize] = 1 << 24;
-    c[Pattern::OpenTwo as usize] = 1 << 28;
-    c
-};
-
-/// The threat levels kept per side as cell sets ([`MnkEval::threat_cells`]): the empty
-/// cells where a stone of that side would make ...
-pub mod level {
-    /// ... a winning line (a "five point").
-    pub const FIVE: usize = 0;
-    /// ... an open four (two cells then complete a line).
-    pub const OPEN_FOUR: usize = 1;
-    /// ... a four of either kind (at least one cell then completes a line).
-    pub const FOUR: usize = 2;
-    /// ... an open three.
-    pub const THREE: usize = 3;
-    /// Number of levels.
-    pub const COUNT: usize = 4;
-}
-
-/// The field of packed counts that each [`level`] reads.
-const LEVEL_MASKS: [u32; level::COUNT] = [0xFF, 0xFF00, 0xFF_0000, 0x0F00_0000];
-
-/// The [`level`]s packed counts reach, one bit each.
-#[inline]
-fn level_bits(counts: u32) -> u8 {
-    u8::from(counts & 0xFF != 0)
-        | u8::from(counts & 0xFF00 != 0) << 1
-        | u8::from(counts & 0xFF_0000 != 0) << 2
-        | u8::from(counts & 0x0F00_0000 != 0) << 3
-}
-
-/// The combinations packed counts make, one bit each: two fours, a four and an open
-/// three, two open threes ([`MnkTable::cell_weights`]'s order).
-#[inline]
-fn combo_bits(counts: u32) -> u8 {
-    combos_of((counts >> 16) & 0xFF, (counts >> 24) & 0xF)
-}
-
-/// [`combo_bits`] from a point's fours and open threes.
-#[inline]
-fn combos_of(fours: u32, threes: u32) -> u8 {
-    u8::from(fours >= 2) | u8::from(fours >= 1 && threes >= 1) << 1 | u8::from(threes >= 2) << 2
-}
-
-/// What a stone of one side would make on an empty cell, over its four lines.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PointInfo {
-    /// Point score: pattern weights + combination bonuses + centre bonus.
-    pub score: i64,
-    /// Lines where it makes a winning line.
-    pub fives: u8,
-    /// Lines where it makes an open four.
-    pub open_fours: u8,
-    /// Lines where it makes a four of either kind.
-    pub fours: u8,
-    /// Lines where it makes an open three.
-    pub open_threes: u8,
-    /// Lines where it makes an open two.
-    pub open_twos: u8,
-}
-
-impl PointInfo {
-    /// A win next move: a five.
-    pub fn is_win(&self) -> bool {
-        self.fives > 0
-    }
-
-    /// Wins unless the opponent has a faster threat: an open four, two fours, or a four
-    /// and an open three (seed 001's "near kill").
-    pub fn is_decisive(&self) -> bool {
-        self.open_fours > 0 || self.fours >= 2 || (self.fours >= 1 && self.open_threes >= 1)
-    }
-
-    /// Whether the point reaches a [`level`].
-    #[inline]
-    pub fn at_level(&self, level: usize) -> bool {
-        match level {
-            level::FIVE => self.fives > 0,
-            level::OPEN_FOUR => self.open_fours > 0,
-            level::FOUR => self.fours > 0,
-            _ => self.open_threes > 0,
-        }
-    }
-}
-
 /// The evaluator for m,n,k-games built from an [`MnkTable`].
 #[derive(Clone, Debug)]
 pub struct MnkEval {
@@ -196,7 +108,7 @@ pub struct MnkEval {
     /// The `lines` score's weights per combination cell ([`MnkTable::cell_weights`]).
     cell_weights: [i64; 3],
     /// Whether the `lines` score reads combination cells (a cell weight is not 0): only
-    /// then are `combos` kept.
+    /// then are the combination sets kept.
     cells_on: bool,
     /// `defence` in 1/256ths.
     defence_q8: i64,
@@ -216,11 +128,9 @@ pub struct MnkEval {
     /// Whether every cell's point and the threat sets are kept (see
     /// [`MnkEval::set_tracking`]).
     track: bool,
-    /// Per side and [`level`], the empty cells whose point reaches it.
-    threats: [[CellSet; level::COUNT]; 2],
-    /// Per side, the empty cells where a stone would make each combination (tracking
-    /// and `cells_on` only; [`combo_bits`]' order).
-    combos: [[CellSet; 3]; 2],
+    /// Per side, the empty cells whose point reaches each [`level`] and (`cells_on`
+    /// only) those where a stone would make each combination; tracking only.
+    kept: KeptSets,
     /// Empty cells within `radius` of a stone (the candidates when `radius` > 0).
     near_empty: CellSet,
     /// Per stone placed since the last reset, what its placing changed (a stack):
@@ -298,8 +208,7 @@ impl MnkEval {
             near: Vec::new(),
             stones: 0,
             track: true,
-            threats: [[CellSet::EMPTY; level::COUNT]; 2],
-            combos: [[CellSet::EMPTY; 3]; 2],
+            kept: KeptSets::new(false),
             near_empty: CellSet::EMPTY,
             frames: Vec::new(),
             saved_cells: Vec::new(),
@@ -330,8 +239,7 @@ impl MnkEval {
         self.sums = [0; 2];
         self.near = vec![0; cells];
         self.stones = 0;
-        self.threats = [[CellSet::EMPTY; level::COUNT]; 2];
-        self.combos = [[CellSet::EMPTY; 3]; 2];
+        self.kept = KeptSets::new(self.cells_on);
         self.near_empty = CellSet::EMPTY;
         self.frames.clear();
         self.saved_cells.clear();
@@ -370,20 +278,7 @@ impl MnkEval {
             return;
         }
         for side in 0..2 {
-            let bits = level_bits(self.cells[c].counts[side]);
-            for lvl in 0..level::COUNT {
-                if bits & (1 << lvl) != 0 {
-                    self.threats[side][lvl].set(c, on);
-                }
-            }
-            if self.cells_on {
-                let bits = combo_bits(self.cells[c].counts[side]);
-                for (k, set) in self.combos[side].iter_mut().enumerate() {
-                    if bits & (1 << k) != 0 {
-                        set.set(c, on);
-                    }
-                }
-            }
+            self.kept.set(side, c, self.cells[c].counts[side], on);
         }
     }
 
@@ -433,20 +328,7 @@ impl MnkEval {
             let after = before.wrapping_sub(co).wrapping_add(cw);
             st.counts[side] = after;
             if owner == EMPTY {
-                let changed = level_bits(before) ^ level_bits(after);
-                for (lvl, mask) in LEVEL_MASKS.iter().enumerate() {
-                    if changed & (1 << lvl) != 0 {
-                        self.threats[side][lvl].set(n, after & mask != 0);
-                    }
-                }
-                if self.cells_on {
-                    let (b, a) = (combo_bits(before), combo_bits(after));
-                    for (k, set) in self.combos[side].iter_mut().enumerate() {
-                        if (a ^ b) & (1 << k) != 0 {
-                            set.set(n, a & (1 << k) != 0);
-                        }
-                    }
-                }
+                self.kept.counts_changed(side, n, before, after);
             }
         }
     }
@@ -564,14 +446,7 @@ impl MnkEval {
 
     #[inline]
     fn finish_point(&self, mut score: i64, counts: u32) -> PointInfo {
-        let info = PointInfo {
-            score: 0,
-            fives: (counts & 0xFF) as u8,
-            open_fours: ((counts >> 8) & 0xFF) as u8,
-            fours: ((counts >> 16) & 0xFF) as u8,
-            open_threes: ((counts >> 24) & 0xF) as u8,
-            open_twos: (counts >> 28) as u8,
-        };
+        let info = PointInfo::unpack(counts);
         if info.fours >= 2 {
             score += self.double_four;
         }
@@ -616,7 +491,7 @@ impl MnkEval {
     /// `level` (see [`level`]), kept incrementally.
     #[inline]
     pub fn threat_cells(&self, side: usize, level: usize) -> &CellSet {
-        &self.threats[side][level]
+        &self.kept.threats(side)[level]
     }
 
     /// The cells on the four lines through `c` within the pattern radius (those whose
@@ -649,14 +524,10 @@ impl MnkEval {
     pub fn combo_counts(&self, side: usize) -> [u32; 3] {
         let forbidden = |c: usize| side == 0 && self.black_forbidden(c);
         if self.track && self.cells_on {
-            return std::array::from_fn(|k| {
-                let set = &self.combos[side][k];
-                if self.renju && side == 0 {
-                    set.iter().filter(|&c| !forbidden(c)).count() as u32
-                } else {
-                    set.len()
-                }
-            });
+            let renju_black = self.renju && side == 0;
+            return self
+                .kept
+                .combo_counts(side, renju_black.then_some(forbidden));
         }
         let mut n = [0; 3];
         for c in 0..self.config.cells() {
@@ -691,9 +562,9 @@ impl MnkEval {
     /// threats a side can really make (a five point is never forbidden).
     #[inline]
     pub fn real_threat_cells(&self, side: usize, level: usize) -> CellSet {
-        let mut set = self.threats[side][level];
+        let mut set = self.kept.threats(side)[level];
         if self.renju && side == 0 && level != level::FIVE {
-            for c in self.threats[side][level].iter() {
+            for c in self.kept.threats(side)[level].iter() {
                 if self.black_forbidden(c) {
                     set.remove(c);
                 }
@@ -715,8 +586,7 @@ impl MnkEval {
             return Ok(());
         }
         let mut near_empty = CellSet::EMPTY;
-        let mut threats = [[CellSet::EMPTY; level::COUNT]; 2];
-        let mut combos = [[CellSet::EMPTY; 3]; 2];
+        let mut scan = KeptSets::new(self.cells_on);
         for c in 0..self.config.cells() {
             if self.board[c] != EMPTY {
                 continue;
@@ -724,7 +594,7 @@ impl MnkEval {
             if self.radius > 0 && self.near[c] > 0 {
                 near_empty.insert(c);
             }
-            for (side, sets) in threats.iter_mut().enumerate() {
+            for side in 0..2 {
                 let kept = &self.point(c, side);
                 let want = &self.point_from_scratch(c, side);
                 if (
@@ -745,27 +615,17 @@ impl MnkEval {
                         "cell {c} side {side}: kept {kept:?}, fresh {want:?}"
                     ));
                 }
-                for (lvl, set) in sets.iter_mut().enumerate() {
-                    set.set(c, want.at_level(lvl));
-                }
-                if self.cells_on {
-                    let bits = combos_of(want.fours.into(), want.open_threes.into());
-                    for (k, set) in combos[side].iter_mut().enumerate() {
-                        set.set(c, bits & (1 << k) != 0);
-                    }
-                }
+                let levels = (0..level::COUNT)
+                    .filter(|&lvl| want.at_level(lvl))
+                    .fold(0u8, |bits, lvl| bits | 1 << lvl);
+                let combos = combos_of(want.fours.into(), want.open_threes.into());
+                scan.mark(side, c, levels, combos);
             }
         }
         if self.radius > 0 && near_empty != self.near_empty {
             return Err("the candidate set differs from a scan".into());
         }
-        if threats != self.threats {
-            return Err("a threat set differs from a scan".into());
-        }
-        if combos != self.combos {
-            return Err("a combination set differs from a scan".into());
-        }
-        Ok(())
+        self.kept.check(&scan)
     }
 
     /// The candidates before renju's filter (see [`Evaluator::candidates`]).
@@ -954,13 +814,13 @@ impl Evaluator<Mnk> for MnkEval {
         }
         let me = pos.side_to_move().index();
         let op = 1 - me;
-        if let Some(c) = self.threats[me][level::FIVE].first() {
+        if let Some(c) = self.kept.threats(me)[level::FIVE].first() {
             return Forcing::Win {
                 mv: MnkMove(c as u16),
                 plies: 1,
             };
         }
-        let op_fives = &self.threats[op][level::FIVE];
+        let op_fives = &self.kept.threats(op)[level::FIVE];
         match op_fives.len() {
             0 => {}
             1 => return Forcing::Defend { plies: 2 },
@@ -974,8 +834,8 @@ impl Evaluator<Mnk> for MnkEval {
         // Renju: black's open four wins only where black may play it, and only if white
         // has no four to answer with (black's block could be forbidden).
         let open_four = if !self.renju {
-            self.threats[me][level::OPEN_FOUR].first()
-        } else if me == 0 && !self.threats[op][level::FOUR].is_empty() {
+            self.kept.threats(me)[level::OPEN_FOUR].first()
+        } else if me == 0 && !self.kept.threats(op)[level::FOUR].is_empty() {
             None
         } else {
             self.real_threat_cells(me, level::OPEN_FOUR).first()
@@ -989,7 +849,7 @@ impl Evaluator<Mnk> for MnkEval {
         let op_open_four = if self.renju {
             !self.real_threat_cells(op, level::OPEN_FOUR).is_empty()
         } else {
-            !self.threats[op][level::OPEN_FOUR].is_empty()
+            !self.kept.threats(op)[level::OPEN_FOUR].is_empty()
         };
         if op_open_four {
             return Forcing::Defend { plies: 4 };
@@ -999,7 +859,7 @@ impl Evaluator<Mnk> for MnkEval {
 
     fn forced_moves(&mut self, pos: &Mnk, out: &mut Vec<MnkMove>) -> bool {
         let me = pos.side_to_move().index();
-        let op_fives = self.threats[1 - me][level::FIVE];
+        let op_fives = self.kept.threats(1 - me)[level::FIVE];
         if let Some(c) = op_fives.first() {
             out.clear();
             // Renju: a block black may not play is no defence.
@@ -1025,13 +885,13 @@ impl Evaluator<Mnk> for MnkEval {
         }
         let me = pos.side_to_move().index();
         let op = 1 - me;
-        let t = &self.threats;
-        let tactical = t[me][level::FIVE]
-            .or(&t[me][level::FOUR])
-            .or(&t[me][level::THREE])
-            .or(&t[op][level::FIVE])
-            .or(&t[op][level::FOUR])
-            .or(&t[op][level::THREE]);
+        let (t, o) = (self.kept.threats(me), self.kept.threats(op));
+        let tactical = t[level::FIVE]
+            .or(&t[level::FOUR])
+            .or(&t[level::THREE])
+            .or(&o[level::FIVE])
+            .or(&o[level::FOUR])
+            .or(&o[level::THREE]);
         let first = batch == 0;
         out.retain(|m| tactical.contains(m.cell()) == first);
         first
@@ -1051,7 +911,8 @@ impl Evaluator<Mnk> for MnkEval {
             return true;
         }
         let op = pos.side_to_move().other().index();
-        self.threats[op][level::FIVE].is_empty() && self.threats[op][level::OPEN_FOUR].is_empty()
+        self.kept.threats(op)[level::FIVE].is_empty()
+            && self.kept.threats(op)[level::OPEN_FOUR].is_empty()
     }
 
     fn threat_search(

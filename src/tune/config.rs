@@ -26,13 +26,14 @@
 //! # [verification.sprt]           # stop early, as tournaments do
 //! ```
 
-use std::path::{Path, PathBuf};
-
 use serde::{Deserialize, Serialize};
 
-use super::spsa::{Param, Settings};
+use super::{
+    job_base::{JobBase, JobRead, apply_set, job_file, resolved_job},
+    spsa::{Param, Settings},
+};
 use crate::{
-    config::{self, ConfigError, ConfigFile},
+    config::{self, ConfigError},
     engine::EngineConfig,
     game::GameSpec,
     protocol::{EngineSpec, Protocol, client::uai::UaiOption, external::ExternalEngine},
@@ -134,7 +135,7 @@ macro_rules! job_config {
 
         impl $name {
             /// Checks the run name, loads the base engine, checks its game and applies
-            /// `set` (see [`crate::tune::config::resolve_engine`]); `what` says what the
+            /// `set` (see [`crate::tune::job_base::resolve_engine`]); `what` says what the
             /// job does with it ("the tune plays").
             fn resolve_base(
                 &self,
@@ -146,31 +147,30 @@ macro_rules! job_config {
                 (std::path::PathBuf, crate::protocol::EngineSpec, crate::game::GameSpec),
                 crate::config::ConfigError,
             > {
-                let r = crate::tune::config::EngineRef {
+                let r = crate::tune::job_base::EngineRef {
                     name: &self.name,
                     engine: &self.engine,
                     game: self.game,
                     set: &self.set,
                     what,
                 };
-                crate::tune::config::resolve_engine(source, base, text, r)
+                crate::tune::job_base::resolve_engine(source, base, text, r)
             }
 
-            /// What the job's matches share with it, for `game` and the config at `path`.
+            /// What the job's matches share with it, for the resolved `job`.
             pub fn plan<'a>(
                 &'a self,
-                game: crate::game::GameSpec,
-                path: &'a std::path::Path,
+                job: &'a crate::tune::job_base::JobBase,
             ) -> crate::tune::job::MatchPlan<'a> {
                 crate::tune::job::MatchPlan {
                     name: &self.name,
                     seed: self.seed,
                     verification: self.verification.as_ref(),
-                    game,
+                    game: job.game,
                     jobs: self.jobs,
                     openings: &self.openings,
                     adjudication: &self.adjudication,
-                    path,
+                    path: &job.path,
                 }
             }
         }
@@ -223,33 +223,20 @@ fn default_gamma() -> f64 {
 pub struct Tune {
     /// The config as written (`pairs` possibly overridden).
     pub config: TuneConfig,
-    /// The game.
-    pub game: GameSpec,
-    /// The base engine, `set` applied, playing `game`: a built-in engine or an outside
-    /// program (tuned through its options).
+    /// The base engine, `set` applied, playing `job.game`: a built-in engine or an
+    /// outside program (tuned through its options).
     pub base: EngineSpec,
-    /// The base engine's config file.
-    pub engine_path: PathBuf,
     /// The parameters, with their start values and defaults filled in.
     pub params: Vec<Param>,
-    /// Where the config came from (relative paths start there).
-    pub path: PathBuf,
+    /// The game, the base engine's file and where the config came from.
+    pub job: JobBase,
 }
 
-impl ConfigFile for Tune {
-    const KIND: config::Kind = config::Kind::Tune;
-    type Written = TuneConfig;
+job_file!(Tune, TuneConfig, Tune, "the tune plays");
 
-    fn resolve(
-        source: &str,
-        base: &Path,
-        text: &str,
-        config: TuneConfig,
-    ) -> Result<Tune, ConfigError> {
-        let at = |line, message| ConfigError::at(source, line, message);
-        let key_line = |key: &str| top_level_line(text, key);
-        let (engine_path, engine, game) =
-            config.resolve_base(source, base, text, "the tune plays")?;
+impl Tune {
+    /// Resolves the keys of a tuning config that are its own (see [`job_file`]).
+    fn resolve_own(config: TuneConfig, read: JobRead<'_>) -> Result<Tune, ConfigError> {
         let settings_error = Settings {
             pairs: config.pairs,
             batch: config.batch,
@@ -264,10 +251,10 @@ impl ConfigFile for Tune {
                 .strip_prefix("key `")
                 .and_then(|r| r.split('`').next())
                 .unwrap_or("pairs");
-            return Err(at(key_line(key), e));
+            return Err(read.at(read.key_line(key), e));
         }
         if config.params.is_empty() {
-            return Err(at(
+            return Err(read.at(
                 None,
                 "no [[params]]: name at least one parameter to tune".into(),
             ));
@@ -275,14 +262,14 @@ impl ConfigFile for Tune {
         let mut listed: Option<Vec<UaiOption>> = None;
         let mut params = Vec::new();
         for (i, entry) in config.params.iter().enumerate() {
-            let line = |key: &str| param_line(text, i, key);
+            let line = |key: &str| param_line(read.text, i, key);
             let err = |key: &str, message: String| {
-                at(
+                read.at(
                     line(key),
                     format!("params[{}] `{}`: {message}", i + 1, entry.name),
                 )
             };
-            let (min, max, start, integer) = match &engine {
+            let (min, max, start, integer) = match &read.engine {
                 EngineSpec::Builtin(e) => builtin_param(e, entry),
                 EngineSpec::External(e) => outside_param(e, entry, &mut listed),
             }
@@ -319,7 +306,7 @@ impl ConfigFile for Tune {
             }
             // The engine must accept both ends of the range (a table may bound a value).
             for (key, v) in [("min", param.min), ("max", param.max)] {
-                let mut probe = engine.clone();
+                let mut probe = read.engine.clone();
                 probe
                     .set_all([(param.name.as_str(), number(v, integer))])
                     .map_err(|e| {
@@ -332,20 +319,18 @@ impl ConfigFile for Tune {
             params.push(param);
         }
         check_verification_and_openings(
-            source,
-            text,
-            &engine,
-            game,
+            read.source,
+            read.text,
+            &read.engine,
+            read.job.game,
             config.verification.as_ref(),
             &config.openings,
         )?;
         Ok(Tune {
             config,
-            game,
-            base: engine,
-            engine_path,
+            base: read.engine,
             params,
-            path: base.to_path_buf(),
+            job: read.job,
         })
     }
 }
@@ -381,132 +366,9 @@ impl Tune {
     /// they change no tuning result.)
     pub fn resolved_toml(&self) -> String {
         let params = self.params.iter().map(config::to_table).collect();
-        let tree = resolved_job(&self.config, &[], self.game, &self.base, params);
+        let tree = resolved_job(&self.config, &[], self.job.game, &self.base, params);
         toml::to_string(&tree).expect("a resolved tune serialises")
     }
-
-    /// A path in the config, resolved against the config's folder.
-    pub fn resolve(&self, path: &str) -> PathBuf {
-        config::resolve(&self.path, path)
-    }
-}
-
-/// A job's config (`config`, serialised) as the TOML its results depend on: without the
-/// keys that change none of them (the engine file and `set`, which the base engine's
-/// parameters replace; the worker threads; the verification) nor `drop`, with the game,
-/// the base engine's every parameter (`[base]`) and the resolved `params`. Tune and fit
-/// checkpoints are resumed only under the same text.
-pub(crate) fn resolved_job(
-    config: &impl Serialize,
-    drop: &[&str],
-    game: GameSpec,
-    base: &EngineSpec,
-    params: Vec<toml::Table>,
-) -> toml::Table {
-    let mut tree = config::to_table(config);
-    for key in ["engine", "set", "jobs", "verification", "params", "game"]
-        .iter()
-        .chain(drop)
-    {
-        tree.remove(*key);
-    }
-    tree.insert("game".into(), toml::Value::String(game.to_string()));
-    let mut engine = match base {
-        EngineSpec::Builtin(c) => c.params(),
-        EngineSpec::External(e) => e.to_resolved(),
-    };
-    engine.insert("name".into(), toml::Value::String(base.name().to_string()));
-    engine.insert("game".into(), toml::Value::String(game.to_string()));
-    tree.insert("base".into(), toml::Value::Table(engine));
-    tree.insert(
-        "params".into(),
-        toml::Value::Array(params.into_iter().map(toml::Value::Table).collect()),
-    );
-    tree
-}
-
-/// What [`resolve_engine`] reads from a tune or fit config.
-pub(crate) struct EngineRef<'a> {
-    /// The run name (a results folder).
-    pub name: &'a str,
-    /// The engine file, relative to the config.
-    pub engine: &'a str,
-    /// The game, when the config names one.
-    pub game: Option<GameSpec>,
-    /// Named parameters set on the engine.
-    pub set: &'a toml::Table,
-    /// How the error says what the run plays (`the tune plays`).
-    pub what: &'a str,
-}
-
-/// Checks a run name, loads the base engine, checks its game and applies `set`: the
-/// part of reading a config that tune and fit configs share.
-pub(crate) fn resolve_engine(
-    source: &str,
-    base: &Path,
-    text: &str,
-    r: EngineRef<'_>,
-) -> Result<(PathBuf, EngineSpec, GameSpec), ConfigError> {
-    let at = |line, message| ConfigError::at(source, line, message);
-    let key_line = |key: &str| top_level_line(text, key);
-    if r.name.trim().is_empty() || r.name.contains(['/', '\\']) || r.name.starts_with('.') {
-        return Err(at(
-            key_line("name"),
-            format!(
-                "key `name`: '{}' cannot name a results folder (no slashes, no leading dot)",
-                r.name
-            ),
-        ));
-    }
-    let engine_path = config::resolve(base, r.engine);
-    let (mut engine, own_game) = EngineSpec::load(&engine_path)
-        .map_err(|e| at(key_line("engine"), format!("key `engine`: {e}")))?;
-    let game = r.game.unwrap_or(own_game);
-    if own_game.family() != game.family() {
-        return Err(at(
-            key_line("game"),
-            format!(
-                "key `game`: the engine '{}' plays {own_game}, {} {game}",
-                engine.name(),
-                r.what
-            ),
-        ));
-    }
-    match &mut engine {
-        EngineSpec::Builtin(c) => c.game = game,
-        EngineSpec::External(e) => e
-            .validate(game)
-            .map_err(|m| at(key_line("engine"), format!("key `engine`: {m}")))?,
-    }
-    apply_set(
-        &mut engine,
-        r.set,
-        source,
-        text,
-        key_line("set"),
-        "key `set`",
-    )?;
-    Ok((engine_path, engine, game))
-}
-
-/// Sets the named parameters of a config's `set` table on `engine` (all or none); the
-/// error names the line of the key the engine refused (else the line `fallback`) and
-/// starts with `what` (`key `set``, `[verification] set`). Tune and fit configs read
-/// every `set` table through this.
-pub(crate) fn apply_set(
-    engine: &mut EngineSpec,
-    set: &toml::Table,
-    source: &str,
-    text: &str,
-    fallback: Option<usize>,
-    what: &str,
-) -> Result<(), ConfigError> {
-    engine
-        .set_all(set.iter().map(|(k, v)| (k, v.clone())))
-        .map_err(|e| {
-            let line = e.key.as_deref().and_then(|k| config::line_of(text, k));
-            ConfigError::at(source, line.or(fallback), format!("{what}: {e}"))
-        })
 }
 
 /// Checks a `[verification]` section against the engine and the `[openings]` section:
@@ -728,8 +590,6 @@ pub fn number(v: f64, integer: bool) -> toml::Value {
     }
 }
 
-pub(crate) use crate::config::top_level_line;
-
 /// The line of `key` in the `index`-th `[[params]]` table (its header line when the key
 /// is not written there).
 pub(crate) fn param_line(text: &str, index: usize, key: &str) -> Option<usize> {
@@ -757,10 +617,7 @@ pub(crate) fn param_line(text: &str, index: usize, key: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn root() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/tune-test.toml")
-    }
+    use crate::config::{ConfigFile, tests::*};
 
     const GOOD: &str = "name = \"t\"\n\
                         engine = \"engines/gomoku-seed003-threat.toml\"\n\
@@ -780,8 +637,11 @@ mod tests {
 
     #[test]
     fn a_good_config_resolves_starts_types_and_defaults() {
-        let t = Tune::parse("t.toml", &root(), GOOD).unwrap();
-        assert_eq!(t.game.to_string(), "gomoku");
+        let t = Tune::parse("t.toml", &in_configs("tune-test.toml"), GOOD).unwrap();
+        // The resolved text decides resume: it changes with what changes the tune,
+        // not with the worker count.
+        check_resolved(&t, Tune::resolved_toml, |t| t.config.pairs = 200);
+        assert_eq!(t.job.game.to_string(), "gomoku");
         assert_eq!(t.base.builtin().unwrap().search.depth, 2);
         assert_eq!(t.params.len(), 2);
         let p = &t.params[0];
@@ -796,8 +656,6 @@ mod tests {
         let e = e.builtin().unwrap();
         assert_eq!(e.get("table.open_three"), Some(toml::Value::Integer(9000)));
         assert_eq!(e.get("table.defence"), Some(toml::Value::Float(1.5)));
-        // The resolved text decides resume: it changes with what changes the tune.
-        crate::config::tests::check_resolved(&t, Tune::resolved_toml, |t| t.config.pairs = 200);
     }
 
     #[test]
@@ -846,6 +704,6 @@ mod tests {
                 "plays gomoku",
             ),
         ];
-        crate::config::tests::check_bad_configs::<Tune>(&root(), GOOD, cases);
+        check_bad_configs::<Tune>(&in_configs("tune-test.toml"), GOOD, cases);
     }
 }

@@ -11,6 +11,7 @@
 pub mod config;
 pub mod fit;
 pub mod job;
+pub mod job_base;
 pub mod journal;
 pub mod output;
 pub mod runner;

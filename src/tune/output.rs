@@ -288,7 +288,7 @@ impl TuneReport {
         }
         TuneReport {
             name: tune.config.name.clone(),
-            game: tune.game.to_string(),
+            game: tune.job.game.to_string(),
             engine: tune.base.name().to_string(),
             seed: spsa.settings().seed,
             pairs_total: spsa.settings().pairs,
@@ -706,7 +706,7 @@ pub fn write_all(
         .engine_with(&format!("{}-tuned", tune.base.name()), &values)
         .map_err(TuneError::Input)?;
     let text = tuned_engine(
-        &tune.engine_path,
+        &tune.job.engine_path,
         &header,
         &engine,
         &tuned,

@@ -133,7 +133,7 @@ pub fn run(
     worker: Option<&Worker>,
     sink: &mut dyn FnMut(&TuneEvent<'_>),
 ) -> Result<TuneOutcome, TuneError> {
-    with_game!(tune.game, |G, game| run_game::<G>(
+    with_game!(tune.job.game, |G, game| run_game::<G>(
         tune, &game, options, worker, sink
     ))
 }
@@ -148,7 +148,7 @@ fn pair_openings<G: OpeningGame>(
     let source = tune.plan().tournament("openings", 1, seed, Vec::new());
     let book = OpeningBook::<G>::new(&source, game)?;
     book.check_max_plies(game, tune.config.adjudication.max_plies)
-        .map_err(|e| TuneError::Input(format!("{}: {e}", tune.path.display())))?;
+        .map_err(|e| TuneError::Input(format!("{}: {e}", tune.job.path.display())))?;
     Ok(book)
 }
 
@@ -692,7 +692,7 @@ fn play_pair<G: OpeningGame + ExternalGame>(
         // Engine 0 is plus: it moves first in the pair's first game.
         let (black, white) = if g == 0 { (0, 1) } else { (1, 0) };
         let setup = GameSetup {
-            variant: cx.tune.game,
+            variant: cx.tune.job.game,
             scheduled: ScheduledGame {
                 game: index,
                 pair,
@@ -748,7 +748,7 @@ impl Verifiable for Tune {
     const WHAT: &'static str = "arena tune (verification)";
 
     fn plan(&self) -> MatchPlan<'_> {
-        self.config.plan(self.game, &self.path)
+        self.config.plan(&self.job)
     }
 
     fn engines(&self, out: &Path) -> Result<[EngineSpec; 2], TuneError> {

@@ -24,7 +24,7 @@
 //! [verification]                  # as in tune configs
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -33,14 +33,13 @@ use super::{
     model::Loss,
 };
 use crate::{
-    config::{self, ConfigError, ConfigFile},
+    config::{self, ConfigError, top_level_line},
     engine::EngineConfig,
     eval::{Table, patterns::Pattern, table::MnkEvaluation},
-    game::GameSpec,
     protocol::EngineSpec,
-    tune::config::{
-        apply_set, check_verification_and_openings, job_config, number, param_line, resolved_job,
-        top_level_line,
+    tune::{
+        config::{check_verification_and_openings, job_config, number, param_line},
+        job_base::{JobBase, JobRead, apply_set, job_file, resolved_job},
     },
 };
 
@@ -191,46 +190,34 @@ pub fn default_bounds(name: &str, start: f64) -> (f64, f64) {
 pub struct Fit {
     /// The config as written (or made from flags).
     pub config: FitConfig,
-    /// The game.
-    pub game: GameSpec,
     /// The base engine, `set` applied.
     pub base: EngineConfig,
-    /// The base engine's file.
-    pub engine_path: PathBuf,
     /// The parameters.
     pub params: Vec<FitParam>,
     /// The results folders to read, resolved.
     pub games: Vec<PathBuf>,
-    /// Where the config came from (relative paths start there).
-    pub path: PathBuf,
+    /// The game, the base engine's file and where the config came from.
+    pub job: JobBase,
 }
 
-impl ConfigFile for Fit {
-    const KIND: config::Kind = config::Kind::Fit;
-    type Written = FitConfig;
+job_file!(Fit, FitConfig, Fit, "the fit reads");
 
-    fn resolve(
-        source: &str,
-        base: &Path,
-        text: &str,
-        config: FitConfig,
-    ) -> Result<Fit, ConfigError> {
-        let at = |line, message| ConfigError::at(source, line, message);
-        let key_line = |key: &str| top_level_line(text, key);
-        let (engine_path, spec, game) = config.resolve_base(source, base, text, "the fit reads")?;
-        let EngineSpec::Builtin(engine) = spec else {
-            return Err(at(
-                key_line("engine"),
+impl Fit {
+    /// Resolves the keys of a fit config that are its own (see [`job_file`]).
+    fn resolve_own(config: FitConfig, read: JobRead<'_>) -> Result<Fit, ConfigError> {
+        let Some(engine) = read.engine.builtin() else {
+            return Err(read.at(
+                read.key_line("engine"),
                 format!(
                     "key `engine`: '{}' is an outside engine: arena fit fits a built-in \
                      engine's weight table (tune an outside engine's options with arena tune)",
-                    spec.name()
+                    read.engine.name()
                 ),
             ));
         };
         if engine.table.is_none() || engine.table_path.is_none() {
-            return Err(at(
-                key_line("engine"),
+            return Err(read.at(
+                read.key_line("engine"),
                 format!(
                     "key `engine`: '{}' has no weight table file to fit (`table = ...`)",
                     engine.name
@@ -258,20 +245,27 @@ impl ConfigFile for Fit {
         ];
         for (key, ok, why) in checks {
             if !ok {
-                return Err(at(key_line(key), format!("key `{key}`: {why}")));
+                return Err(read.at(read.key_line(key), format!("key `{key}`: {why}")));
             }
         }
-        let params = resolve_params(&engine, &config.params, text)
-            .map_err(|(line, m)| at(line.or(key_line("params")), m))?;
+        let params = resolve_params(engine, &config.params, read.text)
+            .map_err(|(line, m)| read.at(line.or(read.key_line("params")), m))?;
         if let Some(s) = &config.selfplay {
-            let line = config::line_of(text, "[selfplay]");
+            let line = config::line_of(read.text, "[selfplay]");
             if s.pairs == 0 {
-                return Err(at(line, "[selfplay] pairs: must be at least 1".into()));
+                return Err(read.at(line, "[selfplay] pairs: must be at least 1".into()));
             }
             let mut probe = EngineSpec::Builtin(engine.clone());
-            apply_set(&mut probe, &s.set, source, text, line, "[selfplay] set")?;
+            apply_set(
+                &mut probe,
+                &s.set,
+                read.source,
+                read.text,
+                line,
+                "[selfplay] set",
+            )?;
             if probe.builtin().is_some_and(|c| c.search.is_timed()) {
-                return Err(at(
+                return Err(read.at(
                     line,
                     "[selfplay]: the games must be limited by depth or nodes (a time limit \
                      makes them unreproducible, and a resumed fit would differ)"
@@ -280,24 +274,20 @@ impl ConfigFile for Fit {
             }
         }
         check_verification_and_openings(
-            source,
-            text,
+            read.source,
+            read.text,
             &EngineSpec::Builtin(engine.clone()),
-            game,
+            read.job.game,
             config.verification.as_ref(),
             &config.openings,
         )?;
-        let games: Vec<PathBuf> = config
-            .games
-            .iter()
-            .map(|g| config::resolve(base, g))
-            .collect();
+        let games: Vec<PathBuf> = config.games.iter().map(|g| read.job.resolve(g)).collect();
         if let Some(g) = games
             .iter()
             .find(|g| !super::positions::records_file(g).is_file())
         {
-            return Err(at(
-                key_line("games"),
+            return Err(read.at(
+                read.key_line("games"),
                 format!(
                     "key `games`: {} holds no game records (expected a results folder with \
                      games.jsonl)",
@@ -307,12 +297,10 @@ impl ConfigFile for Fit {
         }
         Ok(Fit {
             config,
-            game,
-            base: engine,
-            engine_path,
+            base: engine.clone(),
             params,
             games,
-            path: base.to_path_buf(),
+            job: read.job,
         })
     }
 }
@@ -323,7 +311,7 @@ impl Fit {
     pub fn resolved_toml(&self) -> String {
         let params = self.params.iter().map(config::to_table).collect();
         let base = EngineSpec::Builtin(self.base.clone());
-        let mut tree = resolved_job(&self.config, &["games"], self.game, &base, params);
+        let mut tree = resolved_job(&self.config, &["games"], self.job.game, &base, params);
         tree.insert(
             "games".into(),
             toml::Value::Array(
@@ -346,11 +334,6 @@ impl Fit {
                 .map_err(|e| format!("{} = {v}: {e}", p.name))?;
         }
         Ok(engine)
-    }
-
-    /// A path in the config, resolved against the config's folder.
-    pub fn resolve(&self, path: &str) -> PathBuf {
-        config::resolve(&self.path, path)
     }
 }
 
@@ -495,10 +478,7 @@ fn resolve_params(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn root() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/fit-test.toml")
-    }
+    use crate::config::{ConfigFile, tests::*};
 
     const GOOD: &str = "name = \"f\"\n\
                         engine = \"engines/gomoku-seed003-threat.toml\"\n\
@@ -511,7 +491,10 @@ mod tests {
 
     #[test]
     fn a_good_config_resolves_params_bounds_and_defaults() {
-        let f = Fit::parse("f.toml", &root(), GOOD).unwrap();
+        let f = Fit::parse("f.toml", &in_configs("fit-test.toml"), GOOD).unwrap();
+        // The resolved text decides resume: it changes with what changes the fit,
+        // not with the worker count.
+        check_resolved(&f, Fit::resolved_toml, |f| f.config.epochs = 6);
         assert_eq!(f.params.len(), 2);
         let p = &f.params[0];
         assert_eq!(
@@ -523,7 +506,7 @@ mod tests {
         assert_eq!((f.config.lr, f.config.skip_plies), (0.02, 6));
         let all = Fit::parse(
             "f.toml",
-            &root(),
+            &in_configs("fit-test.toml"),
             &GOOD.replace(
                 "params = [\"table.open_three\", { name = \"table.defence\", min = 0.5, max = 3 }]",
                 "params = \"all\"",
@@ -533,7 +516,6 @@ mod tests {
         let names: Vec<&str> = all.params.iter().map(|p| p.name.as_str()).collect();
         assert!(names.contains(&"table.sleep_two") && names.contains(&"table.defence"));
         assert!(!names.contains(&"table.five"), "{names:?}");
-        crate::config::tests::check_resolved(&f, Fit::resolved_toml, |f| f.config.epochs = 6);
     }
 
     #[test]
@@ -569,6 +551,6 @@ mod tests {
                 "fitted twice",
             ),
         ];
-        crate::config::tests::check_bad_configs::<Fit>(&root(), GOOD, cases);
+        check_bad_configs::<Fit>(&in_configs("fit-test.toml"), GOOD, cases);
     }
 }

@@ -283,7 +283,7 @@ pub struct FitOutcome {
 
 /// The base table's weight vector and how positions become features.
 fn base_weights(fit: &Fit) -> Result<(Vec<f64>, FeatureSource), TuneError> {
-    match (&fit.base.table, fit.game) {
+    match (&fit.base.table, fit.job.game) {
         (Some(Table::Mnk(t)), GameSpec::Mnk(config)) => Ok((
             mnk_weights(t).to_vec(),
             FeatureSource::Mnk {
@@ -297,7 +297,7 @@ fn base_weights(fit: &Fit) -> Result<(Vec<f64>, FeatureSource), TuneError> {
         }
         _ => Err(TuneError::Input(format!(
             "the engine '{}' has no table for {}",
-            fit.base.name, fit.game
+            fit.base.name, fit.job.game
         ))),
     }
 }
@@ -398,7 +398,7 @@ pub fn run(
         ),
     };
     let data = pool
-        .install(|| read_positions(&folders, fit.game, &source, &selection))
+        .install(|| read_positions(&folders, fit.job.game, &source, &selection))
         .map_err(TuneError::Input)?;
     sink(&FitEvent::Positions {
         counts: &data.counts,
@@ -572,7 +572,7 @@ fn write_outputs(
         .engine_with(&format!("{}-fitted", fit.base.name), &values)
         .map_err(TuneError::Input)?;
     let text = tuned_engine(
-        &fit.engine_path,
+        &fit.job.engine_path,
         &header,
         &engine.into(),
         &named,
@@ -583,7 +583,7 @@ fn write_outputs(
     let report = FitReport {
         name: fit.config.name.clone(),
         engine: fit.base.name.clone(),
-        game: fit.game.to_string(),
+        game: fit.job.game.to_string(),
         seed: fit.config.seed,
         loss: loss.as_str().to_string(),
         k,
@@ -640,7 +640,7 @@ impl Verifiable for Fit {
     const WHAT: &'static str = "arena fit (verification)";
 
     fn plan(&self) -> MatchPlan<'_> {
-        self.config.plan(self.game, &self.path)
+        self.config.plan(&self.job)
     }
 
     fn engines(&self, out: &Path) -> Result<[EngineSpec; 2], TuneError> {
