@@ -117,7 +117,7 @@ impl PointInfo {
 /// Per side, the empty cells whose point reaches each [`level`] and, when the `lines`
 /// score reads combination cells, the empty cells where a stone would make each
 /// combination ([`combo_bits`]' order).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct KeptSets {
     /// Per side and [`level`].
     threats: [[CellSet; level::COUNT]; 2],
