@@ -358,9 +358,9 @@ impl MnkEval {
             kept: self.kept,
             near_empty: self.near_empty,
         });
-        let links = Arc::clone(&self.links);
+        let cells = &self.cells;
         self.saved_cells
-            .extend(links[c].iter().map(|l| self.cells[usize::from(l.cell)]));
+            .extend(self.links[c].iter().map(|l| cells[usize::from(l.cell)]));
         // The cell leaves the threat sets before the keys around it change.
         self.set_threats(c, false);
         self.board[c] = bits as u8;
