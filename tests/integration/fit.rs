@@ -358,6 +358,7 @@ fn the_shipped_fit_configs_run() {
             "fit-ataxx.toml",
             "fit-gomoku-cells.toml",
             "fit-gomoku-modern.toml",
+            "fit-gomoku-strong.toml",
             "fit-gomoku.toml"
         ]
     );
