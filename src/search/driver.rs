@@ -87,6 +87,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 break;
             }
             self.depth_cut = false;
+            self.root_depth = depth as i32;
             let score = self.aspiration_search(depth as i32, previous);
             if self.stopped {
                 // A partial iteration is discarded, except that the first one's best root

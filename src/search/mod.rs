@@ -247,6 +247,8 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     /// A leaf was cut by the depth limit (or a pruning rule) in this iteration, so a
     /// deeper iteration might differ.
     depth_cut: bool,
+    /// The depth of the current iteration (what bounds the longer extensions).
+    root_depth: i32,
     /// The evaluator's unit, for margins.
     unit: i32,
     root_scores: Vec<(G::Move, i32)>,
@@ -282,6 +284,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             stopped: false,
             abort: None,
             depth_cut: false,
+            root_depth: 0,
             unit: 100,
             root_scores: Vec::new(),
             root_proven: None,

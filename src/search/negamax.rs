@@ -102,8 +102,14 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 return -win_in(ply + plies as usize);
             }
             Forcing::Defend { plies } => {
-                if s.extensions && plies <= 2 {
-                    // A four must be blocked: the block costs no depth.
+                // A four must be blocked: the block costs no depth. With
+                // `ext_defend_plies = 4` stopping an open three costs none either, but
+                // only within twice the iteration's depth from the root (a long chain
+                // of threes would otherwise search without end).
+                if s.extensions
+                    && plies <= p.ext_defend_plies
+                    && (plies <= 2 || ply < 2 * self.root_depth as usize)
+                {
                     depth += 1;
                 }
                 true

@@ -30,6 +30,10 @@ pub struct SearchParams {
     /// are reduced as quiet ones are, never the table's move or a killer (late-move
     /// pruning and futility still leave them alone); 0 = never reduced.
     pub lmr_tactical: u32,
+    /// Extension (with `extensions`): a node whose side to move must stop a threat that
+    /// wins within this many plies searches one ply deeper (gomoku: 2 = a four, 4 = an
+    /// open three too).
+    pub ext_defend_plies: u32,
     /// Reverse futility: deepest remaining depth.
     pub rfp_depth: u32,
     /// Reverse futility: margin per ply, hundredths of a unit.
@@ -80,6 +84,7 @@ impl Default for SearchParams {
             lmr_base: 50,
             lmr_divisor: 200,
             lmr_tactical: 0,
+            ext_defend_plies: 2,
             rfp_depth: 4,
             rfp_margin: 100,
             razor_depth: 3,
