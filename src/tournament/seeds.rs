@@ -16,6 +16,9 @@ pub enum Stream {
     Shuffle = 3,
     /// The first symmetry of each opening of a file (`transform = true`).
     Transform = 4,
+    /// The games a judge engine plays from a candidate opening (`arena openings
+    /// --play`): by candidate, then by game within the candidate.
+    Judge = 5,
 }
 
 /// The `index`-th seed of `stream` under `master`: word `2 * index` of ChaCha8 keyed by

@@ -15,6 +15,7 @@ mod hardening;
 mod jobs;
 mod messages;
 mod openings;
+mod openings_play;
 mod perft;
 mod protocol;
 mod records;

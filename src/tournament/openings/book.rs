@@ -18,7 +18,7 @@ use crate::{
 };
 
 /// How many times a balanced random opening is drawn before giving up.
-const MAX_ATTEMPTS: usize = 10_000;
+pub(super) const MAX_ATTEMPTS: usize = 10_000;
 
 /// How many distinct random openings a book keeps: rounds past this many get fresh
 /// draws (not checked against earlier ones), so a run of any length holds at most this
@@ -252,7 +252,7 @@ impl<G: OpeningGame> OpeningBook<G> {
         Ok(book)
     }
 
-    fn random(
+    pub(super) fn random(
         game: &G::Config,
         config: &OpeningsConfig,
         judge: Option<EngineConfig>,
@@ -297,6 +297,16 @@ impl<G: OpeningGame> OpeningBook<G> {
                 })
             }
             Source::Random(r) => r.get(round),
+        }
+    }
+
+    /// Random openings: the `index`-th distinct one, or None past the window or when the
+    /// game has no more (where [`get`](OpeningBook::get) would cycle or draw afresh).
+    /// Other books: the opening of round `index`.
+    pub(super) fn distinct_candidate(&self, index: u64) -> Result<Option<Opening>, String> {
+        match &self.source {
+            Source::Random(r) => Ok(r.extended(index)?.list.get(index as usize).cloned()),
+            _ => self.get(index).map(Some),
         }
     }
 

@@ -4,7 +4,8 @@
 //! kept only when a neutral engine scores the position within a margin. `file`: one
 //! opening a line: Gomocup offset lines (`0,0, 1,0, 1,3`: `dx,dy` pairs from the centre)
 //! or pos move lists (`h8i9j7`, `h8 i9 j7`) for m,n,k; FENs or EPD lines for Ataxx.
-//! `balanced`: the set shipped for the game ([`SHIPPED`]). With `transform`, a list's
+//! `balanced`: the set shipped for the game ([`SHIPPED`]). [`play_balanced`] keeps
+//! random openings by the games an engine plays from them (`arena openings --play`). With `transform`, a list's
 //! openings are played in each symmetry of the m,n,k board.
 //!
 //! An [`OpeningBook`] gives the opening of any round on demand, so memory does not grow
@@ -14,6 +15,7 @@
 mod book;
 mod file;
 mod games;
+mod played;
 
 use rand_chacha::ChaCha8Rng;
 
@@ -21,6 +23,10 @@ pub use self::{
     book::{DISTINCT_WINDOW, OpeningBook, generate},
     file::{MAX_OPENING_LINE, MAX_OPENINGS_FILE, SHIPPED, Shipped, listed, read_file},
     games::symmetric_cell,
+    played::{
+        Band, Judged, MAX_CANDIDATES, PlayError, PlayEvent, PlayJudge, PlayProgress,
+        default_margin, judge_seed, play_balanced,
+    },
 };
 use crate::engine::EngineGame;
 
