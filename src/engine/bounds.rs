@@ -108,7 +108,7 @@ fn range(config: &EngineConfig, name: &str) -> Option<(f64, f64)> {
             (0.0, 1_000_000.0)
         }
         "params.vcf_near" | "params.lmr_tactical" => (0.0, 1.0),
-        "params.ext_defend_plies" => (0.0, DEPTH),
+        "params.ext_defend_plies" | "params.ext_ply_factor" => (0.0, DEPTH),
         "params.vcf_moves" | "params.vcf_root_moves" | "params.vct_moves" => (0.0, 100.0),
         "params.vcf_nodes" | "params.vcf_root_nodes" | "params.vct_nodes" => (0.0, 100_000_000.0),
         _ => return None,

@@ -108,7 +108,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 // of threes would otherwise search without end).
                 if s.extensions
                     && plies <= p.ext_defend_plies
-                    && (plies <= 2 || ply < 2 * self.root_depth as usize)
+                    && (plies <= 2 || ply < p.ext_ply_factor as usize * self.root_depth as usize)
                 {
                     depth += 1;
                 }

@@ -34,6 +34,9 @@ pub struct SearchParams {
     /// wins within this many plies searches one ply deeper (gomoku: 2 = a four, 4 = an
     /// open three too).
     pub ext_defend_plies: u32,
+    /// The longer defence extensions (`ext_defend_plies` above 2) stop this many times
+    /// the iteration's depth from the root.
+    pub ext_ply_factor: u32,
     /// Reverse futility: deepest remaining depth.
     pub rfp_depth: u32,
     /// Reverse futility: margin per ply, hundredths of a unit.
@@ -85,6 +88,7 @@ impl Default for SearchParams {
             lmr_divisor: 200,
             lmr_tactical: 0,
             ext_defend_plies: 2,
+            ext_ply_factor: 2,
             rfp_depth: 4,
             rfp_margin: 100,
             razor_depth: 3,
