@@ -9,14 +9,17 @@
 //! page stays well-formed XML, plays the moves. The script never parses markup: names
 //! reach the page through `textContent` only. The rules used here are the game layer's:
 //! moves are checked and turned into board cells in Rust; the script only places
-//! stones, and for Ataxx removes a jump's origin and turns the adjacent stones.
+//! stones, and for Ataxx removes a jump's origin and turns the adjacent stones. Renju
+//! games also carry, per position with black to move, the cells the game layer's
+//! checker finds forbidden for black ([`Mnk::forbidden`]); the script only shows the
+//! crosses pre-drawn there. Nothing of that is in a gomoku or Ataxx page.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
 use crate::{
-    game::{Ataxx, AtaxxMove, Game, GameSpec, Mnk, Side},
+    game::{Ataxx, AtaxxMove, Game, GameSpec, Mnk, MnkMove, MnkRule, Side},
     tournament::{GameRecord, Summary, record::score_text},
 };
 
@@ -35,6 +38,8 @@ pub(crate) struct Viewer {
     pub shown: usize,
     /// Games in the results.
     pub total: usize,
+    /// Renju: the board has forbidden-point marks and the page a legend for them.
+    pub renju: bool,
 }
 
 /// The board geometry and labels the script needs.
@@ -81,6 +86,10 @@ struct ViewGame {
     us: Vec<u64>,
     /// An illegal last answer that lost the game (not on the board), if any.
     bad: Option<String>,
+    /// Renju only (left out otherwise): per position (after the opening, then after
+    /// each move), black's forbidden empty cells when black is to move, else empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    f: Vec<Vec<u16>>,
 }
 
 /// The viewer for `records` of the game `summary.game`, or `None` when the game cannot
@@ -96,6 +105,7 @@ pub(crate) fn build(summary: &Summary, records: &[GameRecord]) -> Option<Viewer>
         GameSpec::Mnk(c) => ("mnk", c.width(), c.height()),
         GameSpec::Ataxx => ("ataxx", 7, 7),
     };
+    let renju = matches!(spec, GameSpec::Mnk(c) if c.rule() == MnkRule::Renju);
     let mut games = Vec::new();
     let mut moves = 0;
     for r in sorted {
@@ -125,9 +135,10 @@ pub(crate) fn build(summary: &Summary, records: &[GameRecord]) -> Option<Viewer>
     let json = serde_json::to_string(&data).expect("viewer data serialises");
     Some(Viewer {
         json: escape_json(&json),
-        board: board_svg(family, width, height),
+        board: board_svg(family, width, height, renju),
         shown,
         total: records.len(),
+        renju,
     })
 }
 
@@ -157,6 +168,7 @@ fn base(r: &GameRecord, start: String, turn: Side, open: usize) -> ViewGame {
         s: Vec::new(),
         us: Vec::new(),
         bad: None,
+        f: Vec::new(),
     }
 }
 
@@ -186,6 +198,10 @@ fn mnk_game(config: &crate::game::MnkConfig, r: &GameRecord) -> Option<ViewGame>
         })
         .collect();
     let mut g = base(r, start, pos.side_to_move(), pos.history().len());
+    let renju = config.rule() == MnkRule::Renju;
+    if renju {
+        g.f.push(forbidden_cells(&pos));
+    }
     for i in 0..r.moves.len() {
         match pos
             .parse_move(&r.moves[i])
@@ -195,6 +211,9 @@ fn mnk_game(config: &crate::game::MnkConfig, r: &GameRecord) -> Option<ViewGame>
             Some(m) => {
                 pos.play(m);
                 push_move(&mut g, r, i, [-1, m.cell() as i32]);
+                if renju {
+                    g.f.push(forbidden_cells(&pos));
+                }
             }
             None => {
                 g.bad = Some(r.moves[i].clone());
@@ -203,6 +222,17 @@ fn mnk_game(config: &crate::game::MnkConfig, r: &GameRecord) -> Option<ViewGame>
         }
     }
     Some(g)
+}
+
+/// The empty cells where black may not play in `pos` (none when white is to move; see
+/// [`Mnk::forbidden`]).
+fn forbidden_cells(pos: &Mnk) -> Vec<u16> {
+    if pos.side_to_move() != Side::First {
+        return Vec::new();
+    }
+    (0..pos.cells().len() as u16)
+        .filter(|&c| pos.forbidden(MnkMove(c)).is_some())
+        .collect()
 }
 
 /// Ataxx square (`rank * 7 + file`, a1 = 0) as a display cell (row from the top).
@@ -252,8 +282,9 @@ fn ataxx_game(r: &GameRecord) -> Option<ViewGame> {
 /// The board: a square per cell (`vq<i>`, Ataxx gaps darkened by the script), a stone
 /// per cell (`vc<i>`, hidden until the script gives it a colour), column letters above
 /// and row labels on the left (m,n,k rows count from the top, Ataxx ranks from the
-/// bottom, as each game's notation does).
-fn board_svg(family: &str, width: usize, height: usize) -> String {
+/// bottom, as each game's notation does). With `renju`, a red cross per cell (`vf<i>`,
+/// hidden until the script shows it on a forbidden point).
+fn board_svg(family: &str, width: usize, height: usize, renju: bool) -> String {
     let cell = (480 / width.max(height)).clamp(24, 72);
     let margin = 24;
     let (w, h) = (margin + cell * width + 8, margin + cell * height + 8);
@@ -301,6 +332,16 @@ fn board_svg(family: &str, width: usize, height: usize) -> String {
                 x0 + cell / 2,
                 y0 + cell / 2
             );
+            if renju {
+                let (a, b) = (cell as f64 * 0.32, cell as f64 * 0.68);
+                let (xa, xb, ya, yb) = (x0 as f64 + a, x0 as f64 + b, y0 as f64 + a, y0 as f64 + b);
+                let _ = write!(
+                    out,
+                    "<path id=\"vf{i}\" d=\"M{xa:.1} {ya:.1}L{xb:.1} {yb:.1}M{xb:.1} {ya:.1}L{xa:.1} \
+                     {yb:.1}\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2.5\" \
+                     stroke-linecap=\"round\" visibility=\"hidden\"/>"
+                );
+            }
         }
     }
     out.push_str("</svg>");
@@ -546,9 +587,38 @@ pub(crate) const SCRIPT: &str = r#"
 })();
 "#;
 
+/// Where the renju pages' script shows the forbidden-point marks: in `draw`, after the
+/// loop over the cells (the gomoku and Ataxx pages keep [`SCRIPT`] as it is).
+const MARKS_AFTER: &str = "      sq.setAttribute('class', sqc);\n    }\n";
+
+/// The renju pages' addition to `draw`: a cross on each of the position's forbidden
+/// points (`f`, from Rust), every other cross hidden.
+const MARKS: &str = "    var fb = game ? game.f[ply] : [];
+    for (var j = 0; j < W * H; j++) {
+      el('vf' + j).setAttribute('visibility', fb.indexOf(j) >= 0 ? 'visible' : 'hidden');
+    }
+";
+
+/// The script for `v`'s page: [`SCRIPT`], and on renju pages [`MARKS`] in `draw`.
+fn script(v: &Viewer) -> String {
+    if v.renju {
+        SCRIPT.replacen(MARKS_AFTER, &format!("{MARKS_AFTER}{MARKS}"), 1)
+    } else {
+        SCRIPT.to_string()
+    }
+}
+
 /// The viewer's markup: filters, game list, controls, board, move table, the data and
 /// the script.
 pub(crate) fn html(v: &Viewer, note: &str) -> String {
+    let legend = if v.renju {
+        // Inline style: the shared style sheet stays as the other pages have it.
+        "<p style=\"font-size: 13px; margin: 4px 0;\"><span style=\"color: #d62728; \
+         font-weight: bold;\">\u{d7}</span> black's forbidden points (renju)</p>"
+    } else {
+        ""
+    };
+    let script = script(v);
     let mut out = String::new();
     let _ = write!(
         out,
@@ -564,13 +634,122 @@ pub(crate) fn html(v: &Viewer, note: &str) -> String {
          <button id=\"viewer-last\" type=\"button\" title=\"end (End)\">&gt;|</button>\
          <input id=\"viewer-ply\" type=\"range\" min=\"0\" max=\"0\" value=\"0\" aria-label=\"move\"/></div>\n\
          <div id=\"viewer-info\"></div>\n\
-         <div class=\"cols\"><div>{}</div>\n\
+         <div class=\"cols\"><div>{}{legend}</div>\n\
          <div id=\"viewer-movebox\" class=\"moves\"><table><thead><tr><th>#</th><th class=\"t\">side</th>\
          <th class=\"t\">engine</th><th class=\"t\">move</th><th>depth</th><th>nodes</th>\
          <th>score</th><th>ms</th></tr></thead><tbody id=\"viewer-moves\"></tbody></table></div></div>\n\
          <script type=\"application/json\" id=\"viewer-data\">{}</script>\n\
-         <script>//<![CDATA[{SCRIPT}//]]></script>\n</div>",
+         <script>//<![CDATA[{script}//]]></script>\n</div>",
         v.board, v.json
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        game::MnkConfig,
+        tournament::record::{GameResult, MoveStat},
+    };
+
+    fn record(config: MnkConfig, opening: &str, moves: &[&str]) -> GameRecord {
+        GameRecord {
+            variant: Some(GameSpec::Mnk(config)),
+            game: 0,
+            pair: 0,
+            round: 0,
+            pairing: 0,
+            black: 0,
+            white: 1,
+            black_name: "a".into(),
+            white_name: "b".into(),
+            opening: opening.into(),
+            first_mover: 0,
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            stats: moves
+                .iter()
+                .map(|_| MoveStat {
+                    depth: 1,
+                    nodes: 1,
+                    time_us: 0,
+                    score: None,
+                    iterations: Vec::new(),
+                })
+                .collect(),
+            result: GameResult::Draw,
+            reason: "max-plies".into(),
+            plies: moves.len() as u32,
+            seed: 1,
+            reproducible: true,
+            duration_ms: 0,
+            played_at: None,
+        }
+    }
+
+    /// Black g8 h8 (a row) and i6 i7 (a column), white in the corners: i8 makes two
+    /// open threes at once, so it is forbidden for black. Cell = row * 15 + column.
+    const OPENING: &str = "g8a1h8a15i6o1i7o15";
+    const I8: u16 = 7 * 15 + 8;
+
+    fn json(config: MnkConfig) -> serde_json::Value {
+        let r = record(config, OPENING, &["c13", "m3", "m13"]);
+        serde_json::to_value(mnk_game(&config, &r).expect("the record reads")).unwrap()
+    }
+
+    #[test]
+    fn renju_positions_carry_blacks_forbidden_points() {
+        let g = json(MnkConfig::renju());
+        let f = g["f"].as_array().expect("renju games carry f");
+        // The start (black to move), then after each of the three moves.
+        assert_eq!(f.len(), 4);
+        let at = |ply: usize| -> Vec<u64> {
+            f[ply]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_u64().unwrap())
+                .collect()
+        };
+        assert!(at(0).contains(&u64::from(I8)), "{:?}", at(0));
+        // White to move after black's c13: no marks.
+        assert!(at(1).is_empty());
+        assert!(at(2).contains(&u64::from(I8)), "{:?}", at(2));
+        assert!(at(3).is_empty());
+        // The marks are exactly what the game layer's checker says.
+        let pos = Mnk::from_text(&MnkConfig::renju(), OPENING).unwrap();
+        assert_eq!(
+            pos.forbidden(MnkMove(I8)),
+            Some(crate::game::renju::Forbidden::DoubleThree)
+        );
+        let want: Vec<u64> = (0..225u16)
+            .filter(|&c| pos.forbidden(MnkMove(c)).is_some())
+            .map(u64::from)
+            .collect();
+        assert_eq!(at(0), want);
+    }
+
+    #[test]
+    fn freestyle_games_carry_no_forbidden_points() {
+        let g = json(MnkConfig::gomoku());
+        assert!(g.get("f").is_none(), "{g}");
+        assert_eq!(g["mv"].as_array().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn only_renju_pages_get_marks_and_the_legend() {
+        let viewer = |renju| Viewer {
+            json: "{}".into(),
+            board: board_svg("mnk", 15, 15, renju),
+            shown: 0,
+            total: 0,
+            renju,
+        };
+        let (plain, renju) = (html(&viewer(false), ""), html(&viewer(true), ""));
+        assert!(!plain.contains("vf0") && !plain.contains("forbidden"));
+        assert!(plain.contains(SCRIPT));
+        assert_eq!(SCRIPT.matches(MARKS_AFTER).count(), 1);
+        assert!(renju.contains("id=\"vf224\"") && renju.contains(MARKS));
+        assert!(renju.contains("\u{d7}</span> black's forbidden points (renju)</p>"));
+    }
 }
