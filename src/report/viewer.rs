@@ -648,43 +648,11 @@ pub(crate) fn html(v: &Viewer, note: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        game::MnkConfig,
-        tournament::record::{GameResult, MoveStat},
-    };
+    use crate::{game::MnkConfig, tournament::record::GameResult};
 
     fn record(config: MnkConfig, opening: &str, moves: &[&str]) -> GameRecord {
-        GameRecord {
-            variant: Some(GameSpec::Mnk(config)),
-            game: 0,
-            pair: 0,
-            round: 0,
-            pairing: 0,
-            black: 0,
-            white: 1,
-            black_name: "a".into(),
-            white_name: "b".into(),
-            opening: opening.into(),
-            first_mover: 0,
-            moves: moves.iter().map(|m| m.to_string()).collect(),
-            stats: moves
-                .iter()
-                .map(|_| MoveStat {
-                    depth: 1,
-                    nodes: 1,
-                    time_us: 0,
-                    score: None,
-                    iterations: Vec::new(),
-                })
-                .collect(),
-            result: GameResult::Draw,
-            reason: "max-plies".into(),
-            plies: moves.len() as u32,
-            seed: 1,
-            reproducible: true,
-            duration_ms: 0,
-            played_at: None,
-        }
+        let variant = Some(GameSpec::Mnk(config));
+        GameRecord::for_tests(variant, opening, moves, None, GameResult::Draw, "max-plies")
     }
 
     /// Black g8 h8 (a row) and i6 i7 (a column), white in the corners: i8 makes two

@@ -491,6 +491,53 @@ pub fn truncate_to(path: &Path, len: u64) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
+impl GameRecord {
+    /// A record for unit tests: game 0 of pairing 0, engine `a` (black, moving first
+    /// after the opening) against `b`, every move reported at depth 1 with 1 node and
+    /// `score`.
+    pub(crate) fn for_tests(
+        variant: Option<GameSpec>,
+        opening: &str,
+        moves: &[&str],
+        score: Option<i32>,
+        result: GameResult,
+        reason: &str,
+    ) -> GameRecord {
+        GameRecord {
+            variant,
+            game: 0,
+            pair: 0,
+            round: 0,
+            pairing: 0,
+            black: 0,
+            white: 1,
+            black_name: "a".into(),
+            white_name: "b".into(),
+            opening: opening.into(),
+            first_mover: 0,
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            stats: moves
+                .iter()
+                .map(|_| MoveStat {
+                    depth: 1,
+                    nodes: 1,
+                    time_us: 0,
+                    score,
+                    iterations: Vec::new(),
+                })
+                .collect(),
+            result,
+            reason: reason.into(),
+            plies: moves.len() as u32,
+            seed: 1,
+            reproducible: true,
+            duration_ms: 0,
+            played_at: None,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::search::score::WIN;

@@ -406,40 +406,10 @@ pub fn records_file(folder: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::record::MoveStat;
 
     fn record(opening: &str, moves: &[&str], result: GameResult, reason: &str) -> GameRecord {
-        GameRecord {
-            variant: Some(GameSpec::Mnk(MnkConfig::gomoku())),
-            game: 0,
-            pair: 0,
-            round: 0,
-            pairing: 0,
-            black: 0,
-            white: 1,
-            black_name: "a".into(),
-            white_name: "b".into(),
-            opening: opening.into(),
-            first_mover: 0,
-            moves: moves.iter().map(|m| m.to_string()).collect(),
-            stats: moves
-                .iter()
-                .map(|_| MoveStat {
-                    depth: 1,
-                    nodes: 1,
-                    time_us: 0,
-                    score: Some(0),
-                    iterations: Vec::new(),
-                })
-                .collect(),
-            result,
-            reason: reason.into(),
-            plies: moves.len() as u32,
-            seed: 1,
-            reproducible: true,
-            duration_ms: 0,
-            played_at: None,
-        }
+        let variant = Some(GameSpec::Mnk(MnkConfig::gomoku()));
+        GameRecord::for_tests(variant, opening, moves, Some(0), result, reason)
     }
 
     fn source() -> FeatureSource {
