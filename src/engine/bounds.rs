@@ -44,8 +44,11 @@ impl Param {
 }
 
 /// Gomoku's parameters that Ataxx engines do not have.
-const MNK_ONLY: [&str; 9] = [
+const MNK_ONLY: [&str; 12] = [
     "search.radius",
+    "search.params.lmp_defend",
+    "search.params.lmp_defend_max",
+    "search.params.order_far",
     "search.threat_prune",
     "search.params.vcf_moves",
     "search.params.vcf_nodes",
@@ -101,7 +104,9 @@ fn range(config: &EngineConfig, name: &str) -> Option<(f64, f64)> {
         // `lmp_scale · d² / 100` stays within 32 bits for every depth up to lmp_depth.
         "params.lmp_depth" => (0.0, 64.0),
         "params.lmp_scale" => (0.0, 100_000.0),
-        "params.lmr_min_moves" | "params.lmp_base" => (0.0, 1000.0),
+        "params.lmr_min_moves" | "params.lmp_base" | "params.lmp_defend_max" => (0.0, 1000.0),
+        "params.lmp_defend" => (0.0, 100_000.0),
+        "params.order_far" => (0.0, side),
         // Hundredths of a ply, hundredths of the evaluator's unit.
         "params.lmr_base" => (0.0, 10_000.0),
         "params.rfp_margin" | "params.razor_margin" | "params.futility_margin" => {

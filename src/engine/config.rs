@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::TimeControl;
 use crate::{
     config::{self, ConfigError},
-    eval::{OrderFlags, Table},
+    eval::{OrderFlags, Table, mnk::Shape},
     game::GameSpec,
     search::{Limits, SearchParams, SearchSettings, time::engine_movetime_limits},
 };
@@ -94,6 +94,9 @@ pub struct SearchConfig {
     /// m,n,k: candidates are empty cells within this distance of a stone (0: all cells;
     /// the empty board's candidate is its centre).
     pub radius: u32,
+    /// m,n,k: `square` (every cell within `radius` of a stone) or `lines` (only those on
+    /// the four lines through a stone: 16 cells at radius 2, not 24).
+    pub shape: Shape,
     /// m,n,k with `threat`: 0 sort only, 1 a winning point alone, 2 also an opponent's
     /// five must be blocked, 3 also open-four points only, 4 also double-three points only
     /// (3 and 4 are seed 000's heuristics and can miss defences).
@@ -152,6 +155,7 @@ impl Default for SearchConfig {
             ordering: vec![OrderingKind::TtMove],
             top_k: 0,
             radius: 2,
+            shape: Shape::Square,
             threat_prune: 2,
             aspiration: 0,
             random_margin: 0,
@@ -230,6 +234,7 @@ impl SearchConfig {
                 threat_prune: self.threat_prune.min(4) as u8,
                 captures: has(OrderingKind::Captures),
                 singles_first: has(OrderingKind::SinglesFirst),
+                far_distance: self.params.order_far.min(255) as u8,
             },
             tt_move: has(OrderingKind::TtMove),
             killers: has(OrderingKind::Killers),

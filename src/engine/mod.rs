@@ -129,7 +129,7 @@ impl EngineGame for Mnk {
                 ));
             }
         };
-        let mut eval = MnkEval::new(config, &table, search.radius as usize);
+        let mut eval = MnkEval::with_shape(config, &table, search.radius as usize, search.shape);
         // Threat sets cost time at every move: keep them only for what reads them.
         eval.set_tracking(search.forced || search.vcf || search.vct);
         Ok(eval)

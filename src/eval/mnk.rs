@@ -76,6 +76,39 @@ fn widen(by_pattern: [i64; PATTERN_COUNT]) -> [i64; 256] {
     w
 }
 
+/// Which empty cells near a stone are candidates (`search.shape`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Shape {
+    /// Every cell of the square within the radius (24 cells at radius 2).
+    #[default]
+    Square,
+    /// Only the cells on the four lines through the stone within the radius (16 at
+    /// radius 2): a stone a knight's move away shares no line with it.
+    Lines,
+}
+
+impl Shape {
+    /// The name used in configs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Shape::Square => "square",
+            Shape::Lines => "lines",
+        }
+    }
+
+    /// Whether the offset (`dx`, `dy`), each within the radius, is in the shape.
+    #[inline]
+    pub fn reaches(self, dx: i32, dy: i32) -> bool {
+        match self {
+            Shape::Square => true,
+            Shape::Lines => dx == 0 || dy == 0 || dx == dy || dx == -dy,
+        }
+    }
+}
+
 /// Threat classes for `threat` ordering, higher first (seed 000's categories).
 mod class {
     pub const WIN: i32 = 10;
@@ -150,8 +183,18 @@ pub struct MnkEval {
 
 impl MnkEval {
     /// An evaluator for the variant `config` with `table`, generating candidates within
-    /// `radius` of a stone (0: every empty cell).
+    /// `radius` of a stone (0: every empty cell), in the square around it.
     pub fn new(config: &MnkConfig, table: &MnkTable, radius: usize) -> MnkEval {
+        MnkEval::with_shape(config, table, radius, Shape::Square)
+    }
+
+    /// [`MnkEval::new`] with candidates in `shape` around a stone.
+    pub fn with_shape(
+        config: &MnkConfig,
+        table: &MnkTable,
+        radius: usize,
+        shape: Shape,
+    ) -> MnkEval {
         let patterns = PatternTable::get(config.k(), config.rule());
         let (w, h) = (config.width(), config.height());
         let r = patterns.radius() as i32;
@@ -176,6 +219,9 @@ impl MnkEval {
                 let rr = radius as i32;
                 for ny in y - rr..=y + rr {
                     for nx in x - rr..=x + rr {
+                        if !shape.reaches(nx - x, ny - y) {
+                            continue;
+                        }
                         if let Some(n) = config.at(nx, ny) {
                             near_cells[c].push(n.0);
                         }
@@ -585,10 +631,17 @@ impl MnkEval {
         ((self.defence_q8 * ours) >> 8) - theirs
     }
 
+    /// Whether the cell `c` is a candidate: empty and, unless the radius is 0, within
+    /// the shape around a stone (what the `points` score reads).
+    #[inline]
+    pub fn is_candidate_cell(&self, c: usize) -> bool {
+        self.board[c] == EMPTY && (self.radius == 0 || self.near[c] > 0)
+    }
+
     fn best_points(&self) -> [i64; 2] {
         let mut best = [0i64; 2];
         for c in 0..self.config.cells() {
-            if self.board[c] == EMPTY && (self.radius == 0 || self.near[c] > 0) {
+            if self.is_candidate_cell(c) {
                 for (side, b) in best.iter_mut().enumerate() {
                     *b = (*b).max(self.point(c, side).score);
                 }
@@ -658,6 +711,21 @@ impl Evaluator<Mnk> for MnkEval {
         let me = pos.side_to_move().index();
         let op = 1 - me;
         let mut best_class = 0;
+        // The last four stones, latest first (for `far_distance`).
+        let far = if flags.static_score {
+            i32::from(flags.far_distance)
+        } else {
+            0
+        };
+        let mut recent = [(0, 0); 4];
+        let mut n_recent = 0;
+        if far > 0 {
+            for (slot, mv) in recent.iter_mut().zip(pos.history().iter().rev()) {
+                *slot = self.config.xy(*mv);
+                n_recent += 1;
+            }
+        }
+        let recent = &recent[..n_recent];
         for (mv, key) in moves.iter().zip(keys.iter_mut()) {
             *key = MoveKey::default();
             let (mine, mut theirs) = (self.point(mv.cell(), me), self.point(mv.cell(), op));
@@ -675,7 +743,19 @@ impl Evaluator<Mnk> for MnkEval {
                 continue;
             }
             if flags.static_score {
-                key.score = clamp_eval(mine.score + ((self.defence_q8 * theirs.score) >> 8));
+                let mut score = mine.score + ((self.defence_q8 * theirs.score) >> 8);
+                if far > 0 && score > 0 && recent.len() >= 2 {
+                    let (x, y) = self.config.xy(*mv);
+                    let is_far = |&(a, b): &(i32, i32)| (x - a).abs().max((y - b).abs()) > far;
+                    if recent[..2].iter().all(is_far) {
+                        score /= if recent.len() == 4 && recent.iter().all(is_far) {
+                            4
+                        } else {
+                            2
+                        };
+                    }
+                }
+                key.score = clamp_eval(score);
             }
             if flags.threat {
                 key.class = if mine.is_win() {

@@ -40,6 +40,10 @@ pub struct OrderFlags {
     pub captures: bool,
     /// Ataxx: single moves before jumps (a move class).
     pub singles_first: bool,
+    /// m,n,k with `static`: a move farther than this (in king steps) from both of the last
+    /// two stones has its point score halved, from all of the last four quartered (0:
+    /// off).
+    pub far_distance: u8,
 }
 
 /// What the evaluator says about a move before it is played. Moves are searched by

@@ -273,7 +273,18 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             Stage::TableMove(tt_move)
         };
         let lmp_count = p.lmp_count(depth);
+        // Where a threat must be stopped, only the first few moves (off the principal
+        // variation, once something is searched).
+        let defend_limit = if threatened && !node.pv && s.late_move_pruning {
+            p.lmp_defend_count(depth)
+        } else {
+            None
+        };
         while searched < limit {
+            if defend_limit.is_some_and(|n| searched >= n) && !is_decisive(alpha) {
+                self.depth_cut = true;
+                break;
+            }
             let Some((mv, hint)) = self.next_move(pos, ply, &mut stage) else {
                 break;
             };

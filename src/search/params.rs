@@ -56,6 +56,17 @@ pub struct SearchParams {
     pub lmp_base: u32,
     /// Late-move pruning: growth with depth (see `lmp_base`).
     pub lmp_scale: u32,
+    /// Move-count pruning where a threat must be stopped (gomoku: a four or an open
+    /// three; off the principal variation): at remaining depth d only the first
+    /// `lmp_defend · √d / 100 − 2` moves (at least 2, at most `lmp_defend_max`) are
+    /// searched, the defences and the counter-fours alike; 0 = every one.
+    pub lmp_defend: u32,
+    /// The most moves `lmp_defend` keeps.
+    pub lmp_defend_max: u32,
+    /// m,n,k with `static` ordering: a move farther than this many king steps from both
+    /// of the last two stones has its point score halved, from all of the last four
+    /// quartered, so play near the fight is tried first; 0 = off.
+    pub order_far: u32,
     /// Internal iterative reduction: least remaining depth.
     pub iir_depth: u32,
     /// VCF at a leaf: the attacker's moves at most (the winning one included).
@@ -98,6 +109,9 @@ impl Default for SearchParams {
             lmp_depth: 4,
             lmp_base: 3,
             lmp_scale: 100,
+            lmp_defend: 0,
+            lmp_defend_max: 8,
+            order_far: 0,
             iir_depth: 4,
             vcf_moves: 10,
             vcf_nodes: 500,
@@ -134,6 +148,17 @@ impl SearchParams {
     pub fn lmp_count(&self, depth: i32) -> u32 {
         let d = depth.max(0) as u32;
         self.lmp_base + self.lmp_scale * d * d / 100
+    }
+
+    /// Moves [`SearchParams::lmp_defend`] keeps at remaining depth `depth` where a threat
+    /// must be stopped (`None`: off).
+    #[inline]
+    pub fn lmp_defend_count(&self, depth: i32) -> Option<usize> {
+        if self.lmp_defend == 0 {
+            return None;
+        }
+        let n = (f64::from(self.lmp_defend) * f64::from(depth.max(1)).sqrt() / 100.0).round() - 2.0;
+        Some((n.max(2.0) as usize).min(self.lmp_defend_max.max(2) as usize))
     }
 
     /// Checks the values that would make a rule meaningless.
@@ -189,6 +214,16 @@ mod tests {
         let p = SearchParams::default();
         assert_eq!(p.lmp_count(1), 4);
         assert_eq!(p.lmp_count(3), 12);
+        assert_eq!(p.lmp_defend_count(4), None);
+        let defend = SearchParams {
+            lmp_defend: 500,
+            ..SearchParams::default()
+        };
+        // round(5 √d) − 2, within [2, 8].
+        let counts: Vec<_> = (0..6)
+            .map(|d| defend.lmp_defend_count(d).unwrap())
+            .collect();
+        assert_eq!(counts, [3, 3, 5, 7, 8, 8]);
     }
 
     #[test]

@@ -6,7 +6,10 @@ use std::path::Path;
 
 use arena::{
     engine::builtin,
-    eval::{Evaluator, MnkTable, Table, mnk::MnkEval},
+    eval::{
+        Evaluator, MnkTable, Table,
+        mnk::{MnkEval, Shape},
+    },
     game::{Game, Mnk, MnkConfig, MnkRule},
 };
 use proptest::prelude::*;
@@ -33,10 +36,11 @@ fn table_with_cells() -> MnkTable {
 
 fn check(config: MnkConfig, steps: &[(bool, usize)]) -> Result<(), TestCaseError> {
     for t in [table(), table_with_cells()] {
-        check_tracking(config, steps, true, &t)?;
-        check_tracking(config, steps, false, &t)?;
+        check_tracking(config, steps, true, &t, Shape::Square)?;
+        check_tracking(config, steps, false, &t, Shape::Square)?;
     }
-    Ok(())
+    // Candidates on the stones' lines only: kept as incrementally as the square.
+    check_tracking(config, steps, true, &table(), Shape::Lines)
 }
 
 /// With `tracking`, the kept points and threat sets are checked too; the fresh
@@ -47,9 +51,10 @@ fn check_tracking(
     steps: &[(bool, usize)],
     tracking: bool,
     t: &MnkTable,
+    shape: Shape,
 ) -> Result<(), TestCaseError> {
     let mut pos = Mnk::new(&config);
-    let mut eval = MnkEval::new(&config, t, 2);
+    let mut eval = MnkEval::with_shape(&config, t, 2, shape);
     eval.set_tracking(tracking);
     eval.reset(&pos);
     let mut played = Vec::new();
@@ -69,7 +74,7 @@ fn check_tracking(
             eval.played(&pos, mv);
             played.push(mv);
         }
-        let mut fresh = MnkEval::new(&config, t, 2);
+        let mut fresh = MnkEval::with_shape(&config, t, 2, shape);
         fresh.reset(&pos);
         prop_assert_eq!(eval.keys(), fresh.keys(), "keys after {}", pos.to_text());
         prop_assert_eq!(eval.sums(), fresh.sums(), "sums after {}", pos.to_text());
@@ -159,4 +164,60 @@ fn combination_cells_are_counted_and_renju_drops_blacks_forbidden_ones() {
         score(&table_with_cells()) - score(&table()),
         table_with_cells().cell_four_three as i32
     );
+}
+
+#[test]
+fn lines_shape_keeps_only_the_cells_on_a_stones_four_lines() {
+    let config = MnkConfig::gomoku();
+    let moves = |shape: Shape, text: &str| {
+        let pos = Mnk::from_text(&config, text).unwrap();
+        let mut eval = MnkEval::with_shape(&config, &table(), 2, shape);
+        eval.reset(&pos);
+        let mut out = Vec::new();
+        eval.candidates(&pos, &mut out);
+        let mut cells: Vec<String> = out.iter().map(|&m| pos.format_move(m)).collect();
+        cells.sort();
+        cells
+    };
+    // One stone in the middle: 24 cells of the 5x5 square, 16 of them on its lines.
+    assert_eq!(moves(Shape::Square, "h8").len(), 24);
+    let lines = moves(Shape::Lines, "h8");
+    assert_eq!(lines.len(), 16);
+    // A knight's move away shares no line; two steps along a diagonal does.
+    assert!(!lines.contains(&"i10".to_string()), "{lines:?}");
+    assert!(lines.contains(&"j10".to_string()), "{lines:?}");
+    // In a corner only what is on the board: 8 of the 3x3 square's cells, all on lines.
+    assert_eq!(moves(Shape::Square, "a1").len(), 8);
+    assert_eq!(moves(Shape::Lines, "a1").len(), 6);
+}
+
+#[test]
+fn far_moves_lose_half_or_three_quarters_of_their_ordering_score() {
+    use arena::eval::{MoveKey, OrderFlags};
+    let config = MnkConfig::gomoku();
+    // The last four stones are b3, h8, h9, i8 (i8 the latest).
+    let pos = Mnk::from_text(&config, "b2b3h8h9i8").unwrap();
+    let mut eval = MnkEval::new(&config, &table(), 0);
+    eval.reset(&pos);
+    let cell = |t: &str| Mnk::from_text(&config, t).unwrap().history()[0];
+    let moves = [cell("j9"), cell("c4"), cell("n14")];
+    let mut keys = |far: u8| {
+        let mut keys = vec![MoveKey::default(); moves.len()];
+        let flags = OrderFlags {
+            static_score: true,
+            far_distance: far,
+            ..OrderFlags::default()
+        };
+        eval.order_keys(&pos, &moves, &mut keys, flags);
+        keys.iter().map(|k| k.score).collect::<Vec<_>>()
+    };
+    let plain = keys(0);
+    let scaled = keys(2);
+    assert!(plain.iter().all(|&s| s > 0), "{plain:?}");
+    // j9: next to i8, the last stone: unchanged.
+    assert_eq!(scaled[0], plain[0]);
+    // c4: more than 2 steps from h9 and i8, but near b3 (one of the last four): halved.
+    assert_eq!(scaled[1], plain[1] / 2);
+    // n14: far from all four: quartered.
+    assert_eq!(scaled[2], plain[2] / 4);
 }

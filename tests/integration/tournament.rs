@@ -606,3 +606,59 @@ fn sweep_writes_a_scaling_table_and_resumes() {
         table
     );
 }
+
+/// The total on `arena bench`'s last line ("N nodes ...").
+fn bench_nodes(extra: &[&str]) -> u64 {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let o = arena()
+        .args([
+            "bench",
+            &format!("{root}/configs/engines/gomoku-strong.toml"),
+        ])
+        .args(["--depth", "6", "--positions"])
+        .arg(format!("{root}/configs/positions/gomoku-15x15.txt"))
+        .args(extra)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{extra:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let last = out.lines().last().unwrap_or_default();
+    last.split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no node total in {out}"))
+}
+
+#[test]
+fn defence_move_counts_prune_and_the_shape_and_far_settings_reach_the_search() {
+    // Node counts do not depend on the machine.
+    let plain = bench_nodes(&[]);
+    let pruned = bench_nodes(&["--set", "search.params.lmp_defend=400"]);
+    assert!(
+        pruned < plain,
+        "lmp_defend: {pruned} nodes, {plain} without it"
+    );
+    // Off by default: 0 is the shipped engine itself.
+    assert_eq!(bench_nodes(&["--set", "search.params.lmp_defend=0"]), plain);
+    // Other candidates and another order make another tree (here a larger one).
+    for set in ["search.shape=lines", "search.params.order_far=2"] {
+        assert_ne!(bench_nodes(&["--set", set]), plain, "{set}");
+    }
+    let o = arena()
+        .args([
+            "bench",
+            &format!(
+                "{}/configs/engines/gomoku-strong.toml",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+        ])
+        .args(["--set", "search.shape=round"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("shape"), "{err}");
+}

@@ -128,33 +128,14 @@ pub fn lines_features(eval: &MnkEval, pos: &Mnk) -> LinesFeatures {
     f
 }
 
-/// Whether `c` is a candidate of a `points` evaluation with this `radius`: empty and,
-/// unless the radius is 0, within `radius` of a stone (as the evaluator's `near` counts).
-fn is_point_candidate(pos: &Mnk, c: usize, radius: usize) -> bool {
-    if pos.cells()[c] != EMPTY {
-        return false;
-    }
-    if radius == 0 {
-        return true;
-    }
-    let config = pos.mnk();
-    let (x, y) = config.xy(MnkMove(c as u16));
-    let r = radius as i32;
-    (y - r..=y + r).any(|ny| {
-        (x - r..=x + r).any(|nx| {
-            config
-                .at(nx, ny)
-                .is_some_and(|n| pos.cells()[n.cell()] != EMPTY)
-        })
-    })
-}
-
 /// `points` features of `pos`: per side (side to move first), every candidate cell.
-pub fn points_features(eval: &MnkEval, pos: &Mnk, radius: usize) -> [Vec<PointCell>; 2] {
+/// The candidates are the evaluator's own (its radius and shape), so `eval` must hold
+/// `pos`.
+pub fn points_features(eval: &MnkEval, pos: &Mnk) -> [Vec<PointCell>; 2] {
     let me = pos.side_to_move().index();
     let mut out = [Vec::new(), Vec::new()];
     for c in 0..pos.mnk().cells() {
-        if !is_point_candidate(pos, c, radius) {
+        if !eval.is_candidate_cell(c) {
             continue;
         }
         let r = ring(pos.mnk(), c) as u8;
@@ -363,7 +344,7 @@ mod tests {
 
     use super::*;
     use crate::{
-        eval::{Evaluator, ataxx::AtaxxEval, table::PatternWeights},
+        eval::{Evaluator, ataxx::AtaxxEval, mnk::Shape, table::PatternWeights},
         game::MnkConfig,
     };
 
@@ -419,6 +400,28 @@ mod tests {
         t
     }
 
+    /// The slow reference for the candidates: whether `c` is empty and, unless the radius
+    /// is 0, within `radius` of a stone, in `shape` around it.
+    fn near_a_stone(pos: &Mnk, c: usize, radius: usize, shape: Shape) -> bool {
+        if pos.cells()[c] != EMPTY {
+            return false;
+        }
+        if radius == 0 {
+            return true;
+        }
+        let config = pos.mnk();
+        let (x, y) = config.xy(MnkMove(c as u16));
+        let r = radius as i32;
+        (y - r..=y + r).any(|ny| {
+            (x - r..=x + r).any(|nx| {
+                shape.reaches(nx - x, ny - y)
+                    && config
+                        .at(nx, ny)
+                        .is_some_and(|n| pos.cells()[n.cell()] != EMPTY)
+            })
+        })
+    }
+
     /// Random unfinished positions of a variant, reached by random moves near the
     /// stones (so that lines form), with the evaluator kept in step.
     fn positions(config: MnkConfig, rng: &mut ChaCha8Rng, games: usize) -> Vec<Mnk> {
@@ -435,7 +438,7 @@ mod tests {
                 let near: Vec<MnkMove> = moves
                     .iter()
                     .copied()
-                    .filter(|m| is_point_candidate(&pos, m.cell(), 2))
+                    .filter(|m| near_a_stone(&pos, m.cell(), 2, Shape::Square))
                     .collect();
                 let pool = if near.is_empty() { &moves } else { &near };
                 let mv = pool[rng.random_range(0..pool.len())];
@@ -467,10 +470,10 @@ mod tests {
         let mut with_combos = 0;
         for config in variants {
             for mode in [MnkEvaluation::Lines, MnkEvaluation::Points] {
-                for radius in [0, 2] {
+                for (radius, shape) in [(0, Shape::Square), (2, Shape::Square), (2, Shape::Lines)] {
                     let table = random_table(&mut rng, mode);
                     let w = mnk_weights(&table);
-                    let mut eval = MnkEval::new(&config, &table, radius);
+                    let mut eval = MnkEval::with_shape(&config, &table, radius, shape);
                     for pos in positions(config, &mut rng, 6) {
                         eval.reset(&pos);
                         let want = eval.evaluate(&pos);
@@ -499,7 +502,17 @@ mod tests {
                                 exact_mnk(side(&f[0]), side(&f[1]), table.defence)
                             }
                             MnkEvaluation::Points => {
-                                let f = points_features(&eval, &pos, radius);
+                                // The features' candidates are the evaluator's own:
+                                // check them against the slow reference first.
+                                for c in 0..config.cells() {
+                                    assert_eq!(
+                                        eval.is_candidate_cell(c),
+                                        near_a_stone(&pos, c, radius, shape),
+                                        "cell {c} of {}",
+                                        pos.to_text()
+                                    );
+                                }
+                                let f = points_features(&eval, &pos);
                                 let best = |cells: &[PointCell]| -> i64 {
                                     cells
                                         .iter()
@@ -509,7 +522,12 @@ mod tests {
                                 exact_mnk(best(&f[0]), best(&f[1]), table.defence)
                             }
                         };
-                        assert_eq!(got, want, "{mode:?} radius {radius} {}", pos.to_text());
+                        assert_eq!(
+                            got,
+                            want,
+                            "{mode:?} radius {radius} {shape:?} {}",
+                            pos.to_text()
+                        );
                         checked += 1;
                     }
                 }

@@ -503,7 +503,7 @@ mod tests {
             let label = rng.random_range(0..3) as f32 / 2.0;
             let one = Dataset {
                 features: if points {
-                    let [a, b] = points_features(&eval, &pos, 2);
+                    let [a, b] = points_features(&eval, &pos);
                     let bounds = vec![[0, a.len() as u32, (a.len() + b.len()) as u32]];
                     Features::Points {
                         cells: a.into_iter().chain(b).collect(),

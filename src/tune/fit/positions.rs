@@ -30,7 +30,11 @@ use super::{
     model::{Dataset, Features},
 };
 use crate::{
-    eval::{Evaluator, Forcing, MnkTable, mnk::MnkEval, table::MnkEvaluation},
+    eval::{
+        Evaluator, Forcing, MnkTable,
+        mnk::{MnkEval, Shape},
+        table::MnkEvaluation,
+    },
     game::{
         Ataxx, Game, GameSpec, Mnk, MnkConfig, Side,
         ataxx::{dilate, jump_targets, squares},
@@ -109,6 +113,8 @@ pub enum FeatureSource {
         table: Box<MnkTable>,
         /// The engine's candidate radius (the points evaluation reads it).
         radius: usize,
+        /// The engine's candidate shape.
+        shape: Shape,
     },
     /// Ataxx.
     Ataxx,
@@ -285,19 +291,19 @@ fn one_game(
             config,
             table,
             radius,
+            shape,
         } => {
-            let mut eval = MnkEval::new(config, table, *radius);
+            let mut eval = MnkEval::with_shape(config, table, *radius, *shape);
             eval.set_tracking(true);
             // The judge keeps the evaluator in step with the replay (incrementally, as a
             // search does), and the features read that same evaluator: the position is
             // never rebuilt from scratch per sample.
             let eval = std::cell::RefCell::new(eval);
             let points = table.evaluation == MnkEvaluation::Points;
-            let radius = *radius;
             game_samples::<Mnk>(record, config, mnk_judge(&eval, sel), |pos, data| {
                 let reader = eval.borrow();
                 let one = if points {
-                    let [a, b] = points_features(&reader, pos, radius);
+                    let [a, b] = points_features(&reader, pos);
                     let bounds = vec![[0, a.len() as u32, (a.len() + b.len()) as u32]];
                     Features::Points {
                         cells: a.into_iter().chain(b).collect(),
@@ -417,6 +423,7 @@ mod tests {
             config: MnkConfig::gomoku(),
             table: Box::new(MnkTable::zero()),
             radius: 2,
+            shape: Shape::Square,
         }
     }
 

@@ -290,6 +290,7 @@ fn base_weights(fit: &Fit) -> Result<(Vec<f64>, FeatureSource), TuneError> {
                 config,
                 table: Box::new(t.clone()),
                 radius: fit.base.search.radius as usize,
+                shape: fit.base.search.shape,
             },
         )),
         (Some(Table::Ataxx(t)), GameSpec::Ataxx) => {
