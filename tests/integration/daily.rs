@@ -646,3 +646,101 @@ fn match_plays_an_outside_engine_given_as_cmd() {
         "{records:?}"
     );
 }
+
+/// The lines of the "what differs" block a run prints.
+fn what_differs(printed: &str) -> Vec<&str> {
+    printed
+        .lines()
+        .skip_while(|l| !l.starts_with("what differs"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(str::trim)
+        .collect()
+}
+
+/// Regression: `--set-a`/`--set-b` limits are named in what differs. Between built-in
+/// engines they always were; with an outside engine (here arena served over Gomocup, from
+/// an engine file) the list said only "built-in | outside program" and left out the
+/// depths the flags gave, and two outside engines differing only by a flag showed no
+/// difference at all. Equal limits (`--depth` for both) stay out of the list.
+#[test]
+fn match_names_the_limits_set_on_one_engine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = engine("gomoku-seed003-threat");
+    let bin = assert_cmd::cargo::cargo_bin("arena");
+    let outside = crate::common::write(
+        tmp.path(),
+        "served.toml",
+        &format!(
+            "name = \"served\"\ncommand = \"{}\"\nargs = [\"serve\", \"{a}\"]\n\
+             protocol = \"gomocup\"\ndepth = 1\n",
+            bin.display()
+        ),
+    );
+    let play = |out: &str, a: &str, b: &str, flags: &[&str]| {
+        let out = tmp.path().join(out);
+        let mut args = vec![
+            "match",
+            a,
+            b,
+            "--game",
+            "mnk:9,9,5",
+            "--rounds",
+            "1",
+            "--max-plies",
+            "8",
+            "--quiet",
+            "--no-report",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(flags);
+        let printed = run_ok(&args);
+        let summary: serde_json::Value =
+            serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+        (printed, summary["differences"].clone())
+    };
+
+    // Built-in against outside: the depths differ, and are named.
+    let (printed, json) = play(
+        "mixed",
+        &a,
+        &outside,
+        &["--set-a", "search.depth=1", "--set-b", "search.depth=2"],
+    );
+    let block = what_differs(&printed);
+    assert_eq!(
+        block,
+        [
+            "engine: built-in | outside program (gomocup) (an outside engine is compared as a whole)",
+            "search.depth: 1 | 2",
+        ],
+        "{printed}"
+    );
+    assert_eq!(json[1]["key"], "search.depth", "{json}");
+    assert_eq!(json[1]["values"], serde_json::json!(["1", "2"]), "{json}");
+
+    // The same outside engine twice, one with a node limit.
+    let (printed, _) = play(
+        "outside",
+        &outside,
+        &outside,
+        &["--set-b", "search.nodes=5000"],
+    );
+    let block = what_differs(&printed);
+    assert_eq!(block.len(), 2, "{printed}");
+    assert_eq!(block[1], "search.nodes: 0 | 5000", "{printed}");
+
+    // --depth for both and --set-b on a built-in parameter: only the parameter.
+    let (printed, _) = play(
+        "builtin",
+        &a,
+        &a,
+        &["--depth", "1", "--set-b", "search.params.lmr_divisor=150"],
+    );
+    assert_eq!(
+        what_differs(&printed),
+        ["search.params.lmr_divisor: 200 | 150"],
+        "{printed}"
+    );
+}
