@@ -744,3 +744,97 @@ fn match_names_the_limits_set_on_one_engine() {
         "{printed}"
     );
 }
+
+/// Regression: a 1-pair match (2 games) printed a narrow finite Elo interval (a 1-1 gave
+/// `+0.0 [-34, +34]`, from fishtest's 0.001 stand-ins alone). With fewer than five pairs
+/// it has none: unbounded on the console, `null` in summary.json (with `too_few`),
+/// `-inf`/`+inf` in pairings.csv, no rating error in standings.csv, and one warning says
+/// why.
+#[test]
+fn a_one_pair_match_has_no_interval() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("one");
+    let a = engine("tictactoe-perfect");
+    // The same engine twice: each pair's two games mirror each other, a 50 % score.
+    let printed = run_ok(&[
+        "match",
+        &a,
+        &a,
+        "--rounds",
+        "1",
+        "--quiet",
+        "--no-report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let head = printed
+        .lines()
+        .find(|l| l.starts_with("head-to-head:"))
+        .unwrap_or_else(|| panic!("a head-to-head line: {printed}"));
+    assert!(head.contains("Elo +0.0 [-inf, +inf] (95 %)"), "{head}");
+    assert!(head.contains("nElo +0.0 ± inf"), "{head}");
+    let warnings: Vec<&str> = printed
+        .lines()
+        .filter(|l| l.contains("too few for an interval"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "said once: {printed}");
+    assert!(
+        warnings[0].contains("1 pair is too few for an interval (at least 5 pairs"),
+        "{}",
+        warnings[0]
+    );
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+    let e = &summary["pairings"][0]["estimate"];
+    assert_eq!(e["too_few"], true, "{e}");
+    assert_eq!(e["elo"], 0.0, "{e}");
+    for key in ["elo_low", "elo_high", "elo_error", "nelo_error"] {
+        assert!(e[key].is_null(), "{key}: {e}");
+    }
+    for engine in summary["engines"].as_array().unwrap() {
+        assert!(engine["elo_error"].is_null(), "{engine}");
+    }
+
+    let pairings = read(&out.join("pairings.csv"));
+    let mut rows = pairings.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = rows.next().unwrap();
+    let row = rows.next().unwrap();
+    let cell = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(
+        (
+            cell("elo"),
+            cell("elo_low"),
+            cell("elo_high"),
+            cell("elo_error")
+        ),
+        ("0.00", "-inf", "+inf", "+inf"),
+        "{pairings}"
+    );
+    let standings = read(&out.join("standings.csv"));
+    let mut rows = standings.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = rows.next().unwrap();
+    let error = header.iter().position(|h| *h == "elo_error").unwrap();
+    for row in rows {
+        assert_eq!(row[error], "", "no rating error: {standings}");
+    }
+
+    // Five pairs: an interval again, and no such warning.
+    let five = run_ok(&[
+        "match",
+        &a,
+        &a,
+        "--rounds",
+        "5",
+        "--quiet",
+        "--no-report",
+        "--out",
+        tmp.path().join("five").to_str().unwrap(),
+    ]);
+    assert!(!five.contains("too few for an interval"), "{five}");
+    let head = five
+        .lines()
+        .find(|l| l.starts_with("head-to-head:"))
+        .unwrap();
+    assert!(!head.contains("inf"), "{head}");
+}
