@@ -204,6 +204,9 @@ fn fmt_number(x: f64) -> String {
         "+inf".to_string()
     } else if x == f64::NEG_INFINITY {
         "-inf".to_string()
+    } else if x.is_nan() {
+        // Unknown: nElo from too few games or pairs.
+        "n/a".to_string()
     } else {
         format!("{x:.2}")
     }

@@ -214,6 +214,9 @@ fn scaling(key: &str, summaries: &[(String, Summary)]) -> (String, String) {
     let number = |x: f64| {
         if x.is_finite() {
             format!("{x:.1}")
+        } else if x.is_nan() {
+            // Unknown (nElo from too few pairs): an empty cell, as for no games.
+            String::new()
         } else if x > 0.0 {
             "+inf".into()
         } else {

@@ -374,7 +374,22 @@ pub struct EloEstimate {
     /// Every game (every pair) had the same result: the observed variance is zero, and
     /// the interval rests on the 0.001 stand-ins for the results never seen.
     pub uniform: bool,
+    /// Fewer than [`MIN_INTERVAL_UNITS`] games (pairs) with a score strictly between 0 %
+    /// and 100 %: too few to estimate the variance, so there is no interval (`elo_low`
+    /// is `-∞`, `elo_high`, `elo_error` and `nelo_error` are `+∞`), nElo is unknown
+    /// (NaN; 0 for an even score) and LOS comes from the decisive games with a flat
+    /// prior.
+    #[serde(default)]
+    pub too_few: bool,
 }
+
+/// Sampling units (games on the trinomial model, pairs on the pentanomial one) below
+/// which a score strictly between 0 % and 100 % gets no interval: the normal interval
+/// rests on the variance estimated from the sample, and from one to four units that
+/// estimate is noise (often 0: one pair, or 1-1 in two games, leaves fishtest's 0.001
+/// stand-ins alone, an interval of a few Elo). A 100 % or 0 % score keeps its exact
+/// one-sided bound, which holds for any number of units.
+pub const MIN_INTERVAL_UNITS: u64 = 5;
 
 /// A score in points per game with its 95 % interval (the ends of the Elo interval
 /// mapped back to scores, so the two always agree).
@@ -446,6 +461,14 @@ impl EloEstimate {
                  one-sided binomial bound (Clopper-Pearson, 97.5 %); LOS is from the \
                  decisive games with a flat prior"
             ));
+        } else if self.too_few {
+            notes.push(format!(
+                "{units} {unit}{} too few for an interval (at least {MIN_INTERVAL_UNITS} \
+                 {unit}s are needed to estimate the variance): Elo and nElo have no \
+                 95 % interval (written as unbounded), nElo is unknown unless the score \
+                 is even, LOS is from the decisive games with a flat prior",
+                if units == 1 { " is" } else { "s are" }
+            ));
         } else if self.uniform {
             notes.push(format!(
                 "every {unit} of {units} scored the same, so the observed variance is 0: \
@@ -510,6 +533,8 @@ struct EloEstimateJson {
     pentanomial: bool,
     #[serde(default)]
     uniform: bool,
+    #[serde(default)]
+    too_few: bool,
 }
 
 impl From<EloEstimateJson> for EloEstimate {
@@ -525,6 +550,10 @@ impl From<EloEstimateJson> for EloEstimate {
             f64::NAN
         };
         let elo = j.elo.unwrap_or(infinite);
+        // Too few units: a null nElo is unknown, not infinite.
+        let nelo = j
+            .nelo
+            .unwrap_or(if j.too_few { f64::NAN } else { infinite });
         let elo_error = j.elo_error.unwrap_or(f64::INFINITY);
         let end = |v: Option<serde_json::Value>, infinity: f64, old: f64| match v {
             None => old,
@@ -537,13 +566,14 @@ impl From<EloEstimateJson> for EloEstimate {
             elo_low: end(j.elo_low, f64::NEG_INFINITY, elo - elo_error),
             elo_high: end(j.elo_high, f64::INFINITY, elo + elo_error),
             elo_error,
-            nelo: j.nelo.unwrap_or(infinite),
+            nelo,
             nelo_error: j.nelo_error.unwrap_or(f64::INFINITY),
             los: j.los.unwrap_or(f64::NAN),
             draw_ratio: j.draw_ratio.unwrap_or(f64::NAN),
             games: j.games,
             pentanomial: j.pentanomial,
             uniform: j.uniform,
+            too_few: j.too_few,
         }
     }
 }
@@ -603,6 +633,8 @@ fn estimate_from(x: Sample<'_>) -> EloEstimate {
         .sum::<f64>()
         / n as f64;
     let uniform = x.counts.iter().filter(|&&c| c > 0).count() == 1;
+    let extreme = s >= 1.0 || s <= 0.0;
+    let too_few = !extreme && n < MIN_INTERVAL_UNITS;
     let r = regularized(x.counts);
     let total: f64 = r.iter().sum();
     let p: Vec<f64> = r.iter().map(|c| c / total).collect();
@@ -618,7 +650,9 @@ fn estimate_from(x: Sample<'_>) -> EloEstimate {
             elo_from_score(score)
         }
     };
-    let (elo_low, elo_high) = if s >= 1.0 || s <= 0.0 {
+    let (elo_low, elo_high) = if too_few {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    } else if extreme {
         // Every unit at the top (or bottom): the normal interval means nothing here. The
         // exact bound: below this chance per unit, n straight maxima are under 2.5 %.
         let bound = 0.025f64.powf(1.0 / n as f64);
@@ -633,8 +667,11 @@ fn estimate_from(x: Sample<'_>) -> EloEstimate {
     let elo_error = (elo_high - elo_low) / 2.0;
     // nElo per game: the t-value per unit, scaled to a game (√½ for pairs).
     let per_game = x.units_per_game.sqrt() * NELO_PER_T;
-    let (nelo, nelo_error) = if s >= 1.0 || s <= 0.0 {
+    let (nelo, nelo_error) = if extreme {
         (elo, f64::INFINITY)
+    } else if too_few {
+        // σ is as unknown as the interval; an even score's nElo is 0 whatever σ is.
+        (if s == 0.5 { 0.0 } else { f64::NAN }, f64::INFINITY)
     } else {
         let t = (mu - 0.5) / var.sqrt();
         // fishtest's t_conf: the variance of the t-value when σ is estimated too.
@@ -644,7 +681,7 @@ fn estimate_from(x: Sample<'_>) -> EloEstimate {
         (nelo, per_game * Z95 * (var_t / total).sqrt())
     };
     // A 100 % or 0 % score is uniform too.
-    let los = if uniform {
+    let los = if uniform || too_few {
         flat_prior_los(x.decisive.0, x.decisive.1)
     } else {
         normal_cdf((mu - 0.5) / standard_error)
@@ -662,6 +699,7 @@ fn estimate_from(x: Sample<'_>) -> EloEstimate {
         games: x.games,
         pentanomial: x.pentanomial,
         uniform,
+        too_few,
     }
 }
 

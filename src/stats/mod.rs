@@ -14,7 +14,10 @@ pub mod ratings;
 pub mod sprt;
 
 pub use self::{
-    elo::{EloEstimate, GameScore, Penta, ScoreInterval, Wdl, Z95, elo_from_score, score_from_elo},
+    elo::{
+        EloEstimate, GameScore, MIN_INTERVAL_UNITS, Penta, ScoreInterval, Wdl, Z95, elo_from_score,
+        score_from_elo,
+    },
     ratings::{Anchor, PairResult, Ratings, RatingsError, fit_ratings},
     sprt::{DEFAULT_ERROR_RATE, SprtConfig, SprtDecision, SprtEstimate, SprtModel},
 };

@@ -1,7 +1,8 @@
 //! What differs between the engines of a run, computed from their resolved configs (the
 //! ones `run.toml` stores), so that every standings table can say what its comparison
 //! is a comparison of, and warn when a run that compares tables also varies the search.
-//! An outside engine is compared as a whole (its settings are its own, not arena's).
+//! An outside engine is compared as a whole (its settings are its own, not arena's), but
+//! for what arena gives it: its limits, options and program.
 //!
 //! This module reads engine configs as TOML trees; it knows nothing of results.
 
@@ -9,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::EngineSpec;
+use crate::{engine::TimeControl, protocol::EngineSpec};
 
 /// One setting whose value is not the same for every engine.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,20 +57,30 @@ impl Difference {
 /// The key of the difference that says which engines are outside programs.
 pub const OUTSIDE_KEY: &str = "engine";
 
+/// The limits arena gives every engine, built-in or outside (an outside engine's
+/// `depth`, `nodes`, `movetime_ms`, `tc` under the built-in engines' names, as `--set`
+/// accepts them for both): compared across every engine of the run.
+const LIMIT_KEYS: [&str; 4] = [
+    "search.depth",
+    "search.nodes",
+    "search.movetime_ms",
+    "search.tc",
+];
+
 /// The settings that differ between `engines` (names excepted), in key order, the
 /// weight table first. An outside engine is compared as a whole: its settings are its
 /// own, so with one in the run the first difference is [`OUTSIDE_KEY`] (`built-in` or
-/// the outside program, per engine), and the keys after it are those that differ
-/// between the built-in engines (`-` for the outside ones).
+/// the outside program, per engine). After it come the limits ([`LIMIT_KEYS`]) that
+/// differ across every engine, the built-in engines' other settings that differ between
+/// them, and the outside engines' program and options that differ between them (`-` for
+/// an engine a key does not apply to).
 pub fn differences(engines: &[EngineSpec]) -> Vec<Difference> {
     if engines.len() < 2 {
         return Vec::new();
     }
-    let builtin: Vec<usize> = (0..engines.len())
-        .filter(|&i| engines[i].builtin().is_some())
-        .collect();
+    let builtin: Vec<bool> = engines.iter().map(|e| e.builtin().is_some()).collect();
     let mut out = Vec::new();
-    if builtin.len() < engines.len() {
+    if builtin.iter().any(|b| !b) {
         out.push(Difference {
             key: OUTSIDE_KEY.into(),
             values: engines
@@ -82,39 +93,37 @@ pub fn differences(engines: &[EngineSpec]) -> Vec<Difference> {
             weights: Vec::new(),
         });
     }
-    let flat: Vec<BTreeMap<String, String>> = builtin
-        .iter()
-        .map(|&i| flatten_engine(&engines[i]))
-        .collect();
-    // Per built-in engine, spread over every engine ("-" for the outside ones).
-    let spread = |values: Vec<String>| -> Vec<String> {
-        let mut all = vec!["-".to_string(); engines.len()];
-        for (v, &i) in values.into_iter().zip(&builtin) {
-            all[i] = v;
-        }
-        all
+    let flat: Vec<BTreeMap<String, String>> = engines.iter().map(flatten_engine).collect();
+    // The engines a key is compared over: a limit over every engine; a built-in
+    // engine's setting (`search.*`, `table.*`) over the built-in ones; an outside
+    // engine's program and options over the outside ones.
+    let scope = |key: &str| -> Vec<usize> {
+        let is_builtin_key = key.starts_with("search.") || key.starts_with("table.");
+        (0..engines.len())
+            .filter(|&i| LIMIT_KEYS.contains(&key) || builtin[i] == is_builtin_key)
+            .collect()
     };
-    for mut d in builtin_differences(&flat) {
-        d.values = spread(d.values);
-        out.push(d);
-    }
-    out
-}
-
-/// What differs between built-in engines' flattened configs.
-fn builtin_differences(flat: &[BTreeMap<String, String>]) -> Vec<Difference> {
-    if flat.len() < 2 {
-        return Vec::new();
-    }
+    let value = |i: usize, k: &str| flat[i].get(k).cloned();
+    let differs = |k: &str| {
+        let over = scope(k);
+        over.len() >= 2 && over.iter().any(|&i| value(i, k) != value(over[0], k))
+    };
+    // Per engine, "-" outside the key's scope or where the engine has no such key.
+    let values = |k: &str, of: &dyn Fn(usize) -> String| -> Vec<String> {
+        let over = scope(k);
+        (0..engines.len())
+            .map(|i| {
+                if over.contains(&i) {
+                    of(i)
+                } else {
+                    "-".to_string()
+                }
+            })
+            .collect()
+    };
     let mut keys: Vec<&String> = flat.iter().flat_map(|f| f.keys()).collect();
     keys.sort();
     keys.dedup();
-    let value = |f: &BTreeMap<String, String>, k: &str| f.get(k).cloned();
-    let differs = |k: &str| {
-        let first = value(&flat[0], k);
-        flat.iter().any(|f| value(f, k) != first)
-    };
-    let mut out = Vec::new();
     // The table as one difference: its name per engine, and the weights that differ.
     let weights: Vec<String> = keys
         .iter()
@@ -122,9 +131,9 @@ fn builtin_differences(flat: &[BTreeMap<String, String>]) -> Vec<Difference> {
         .filter(|w| *w != "name" && differs(&format!("table.{w}")))
         .map(str::to_string)
         .collect();
-    let table_names = |f: &BTreeMap<String, String>| {
-        if f.keys().any(|k| k.starts_with("table.")) {
-            value(f, "table.name").unwrap_or_else(|| "unnamed".into())
+    let table_name = |i: usize| {
+        if flat[i].keys().any(|k| k.starts_with("table.")) {
+            value(i, "table.name").unwrap_or_else(|| "unnamed".into())
         } else {
             "none".into()
         }
@@ -132,7 +141,7 @@ fn builtin_differences(flat: &[BTreeMap<String, String>]) -> Vec<Difference> {
     if !weights.is_empty() || differs("table.name") {
         out.push(Difference {
             key: "table".into(),
-            values: flat.iter().map(table_names).collect(),
+            values: values("table.name", &table_name),
             weights,
         });
     }
@@ -142,10 +151,7 @@ fn builtin_differences(flat: &[BTreeMap<String, String>]) -> Vec<Difference> {
         }
         out.push(Difference {
             key: k.clone(),
-            values: flat
-                .iter()
-                .map(|f| value(f, k).unwrap_or_else(|| "-".into()))
-                .collect(),
+            values: values(k, &|i| value(i, k).unwrap_or_else(|| "-".into())),
             weights: Vec::new(),
         });
     }
@@ -176,9 +182,13 @@ pub fn confound_warning(differences: &[Difference]) -> Option<String> {
     ))
 }
 
-/// An engine's resolved config as dotted keys and printed values.
+/// An engine's resolved config as dotted keys and printed values: a built-in engine's
+/// parameters (`search.*`, `table.*`); an outside engine's limits under the built-in
+/// names ([`LIMIT_KEYS`], unset as a built-in engine writes it: 0, or "" for `tc`), its
+/// options (`option.*`) and its program (`command`, `args`, `working_dir`).
 fn flatten_engine(spec: &EngineSpec) -> BTreeMap<String, String> {
-    let tree = match spec {
+    let mut out = BTreeMap::new();
+    match spec {
         EngineSpec::Builtin(e) => {
             let mut t = e.params();
             if let Some(table) = &e.table
@@ -186,16 +196,35 @@ fn flatten_engine(spec: &EngineSpec) -> BTreeMap<String, String> {
             {
                 tt.insert("name".into(), toml::Value::String(table.name().into()));
             }
-            t
+            flatten("", &toml::Value::Table(t), &mut out);
+            // A clock as an outside engine's prints (`10+0.1`), however it was written.
+            if let Some(tc) = out.get_mut("search.tc")
+                && let Ok(parsed) = tc.parse::<TimeControl>()
+            {
+                *tc = parsed.to_string();
+            }
         }
         EngineSpec::External(e) => {
-            let mut t = e.to_resolved();
-            t.remove("name");
-            t
+            let number = |v: Option<u64>| v.unwrap_or(0).to_string();
+            out.insert("search.depth".into(), number(e.depth.map(u64::from)));
+            out.insert("search.nodes".into(), number(e.nodes));
+            out.insert("search.movetime_ms".into(), number(e.movetime_ms));
+            out.insert(
+                "search.tc".into(),
+                e.tc.map(|t| t.to_string()).unwrap_or_default(),
+            );
+            for (k, v) in &e.options {
+                out.insert(format!("option.{k}"), v.clone());
+            }
+            out.insert("command".into(), e.command.clone());
+            if !e.args.is_empty() {
+                out.insert("args".into(), format!("[{}]", e.args.join(", ")));
+            }
+            if let Some(dir) = &e.working_dir {
+                out.insert("working_dir".into(), dir.clone());
+            }
         }
-    };
-    let mut out = BTreeMap::new();
-    flatten("", &toml::Value::Table(tree), &mut out);
+    }
     out
 }
 
@@ -293,18 +322,63 @@ mod tests {
             reply_timeout_ms: 1000,
         });
         let d = differences(&[a.clone(), x.clone()]);
-        assert_eq!(d.len(), 1, "{d:?}");
+        let keys: Vec<&str> = d.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(keys, ["engine", "search.depth"], "{d:?}");
         assert_eq!(
             d[0].describe(),
             "engine: built-in | outside program (gomocup) (an outside engine is compared as a whole)"
         );
-        let d = differences(&[a, b, x]);
+        // The limit arena gives both differs (4 and 3): said, as between built-ins.
+        assert_eq!(d[1].describe(), "search.depth: 4 | 3");
+        let d = differences(&[a.clone(), b.clone(), x.clone()]);
         let keys: Vec<&str> = d.iter().map(|d| d.key.as_str()).collect();
         assert_eq!(keys, ["engine", "table", "search.depth"]);
-        assert_eq!(d[2].values, ["4", "3", "-"]);
+        assert_eq!(d[2].values, ["4", "3", "3"]);
         let w = confound_warning(&d).unwrap();
         assert!(w.contains("also in search.depth:"), "{w}");
         assert!(!w.contains("also in engine"), "{w}");
+        // Equal limits are no difference; two outside engines differ in what arena
+        // gives them (here an option and a node limit), never in their own settings.
+        let mut a3 = a.clone();
+        a3.set_all([("search.depth", toml::Value::Integer(3))])
+            .unwrap();
+        assert_eq!(differences(&[a3, x.clone()]).len(), 1);
+        let mut y = x.clone();
+        let EngineSpec::External(e) = &mut y else {
+            unreachable!("x is outside")
+        };
+        e.options.insert("threads".into(), "2".into());
+        e.nodes = Some(10_000);
+        let d = differences(&[x, y]);
+        let shown: Vec<String> = d.iter().map(Difference::describe).collect();
+        assert_eq!(
+            shown[1..],
+            ["option.threads: - | 2", "search.nodes: 0 | 10000"],
+            "{shown:?}"
+        );
+    }
+
+    /// Regression: `--set-b search.nodes=10000` on a built-in engine is named.
+    #[test]
+    fn a_limit_set_on_one_engine_is_named() {
+        let a = engine("name = \"a\"\ngame = \"gomoku\"\n[search]\ndepth = 4\n");
+        let mut b = a.clone();
+        b.set_all([
+            ("search.nodes", toml::Value::Integer(10_000)),
+            ("search.params.lmr_divisor", toml::Value::Integer(150)),
+        ])
+        .unwrap();
+        let shown: Vec<String> = differences(&[a, b])
+            .iter()
+            .map(Difference::describe)
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "search.nodes: 0 | 10000",
+                "search.params.lmr_divisor: 200 | 150"
+            ]
+        );
     }
 
     /// Issue 12: the quick start compares tables and nothing else.

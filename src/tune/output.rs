@@ -535,9 +535,10 @@ pub fn tuned_table_named(
 /// The base engine's file made into the tuned engine: `name` suffixed `-tuned`, `game`
 /// the tune's, `table` pointing at `table_ref` (when the engine has a table), and the
 /// tuned `search.*` parameters in `values` written in. Everything else stays the base
-/// file's own: the tune's `set` overrides (a shallow depth, a small hash to play many
+/// file's own: the job's `set` overrides (a shallow depth, a small hash to play many
 /// games fast) are listed in a comment, not written, so the tuned engine dropped next to
-/// the base engine plays with the base engine's settings.
+/// the base engine plays with the base engine's settings. `job` says in that comment
+/// which command ran with them.
 pub fn tuned_engine(
     engine_file: &Path,
     header: &str,
@@ -545,6 +546,7 @@ pub fn tuned_engine(
     values: &[(String, toml::Value)],
     overrides: &toml::Table,
     table_ref: Option<&str>,
+    job: MadeBy,
 ) -> Result<String, TuneError> {
     let text = fs::read_to_string(engine_file).map_err(|source| TuneError::Io {
         path: engine_file.display().to_string(),
@@ -606,14 +608,43 @@ pub fn tuned_engine(
     if !overridden.is_empty() {
         let _ = write!(
             header,
-            "\nThe tune played with set = {{ {} }}; those are not written here: this \
-             engine keeps {}'s own settings (add them to a tournament's `set` to play as \
-             the tune did).",
+            "\nThe {} with set = {{ {} }}; those are not written here: this engine keeps \
+             {}'s own settings (add them to a tournament's `set` to play as the {} did).",
+            job.ran(),
             overridden.join(", "),
-            engine_file.display()
+            engine_file.display(),
+            job.noun()
         );
     }
     Ok(with_header(&header, &doc.to_string()))
+}
+
+/// The command whose engine [`tuned_engine`] writes, for its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MadeBy {
+    /// `arena tune`: SPSA plays games with the tune's `set`.
+    Tune,
+    /// `arena fit`: the positions are evaluated (and the self-play games played) with
+    /// the fit's `set`.
+    Fit,
+}
+
+impl MadeBy {
+    /// `tune`, `fit`.
+    fn noun(self) -> &'static str {
+        match self {
+            MadeBy::Tune => "tune",
+            MadeBy::Fit => "fit",
+        }
+    }
+
+    /// `tune played`, `fit ran`: what the command did with its `set`.
+    fn ran(self) -> &'static str {
+        match self {
+            MadeBy::Tune => "tune played",
+            MadeBy::Fit => "fit ran",
+        }
+    }
 }
 
 fn with_header(header: &str, body: &str) -> String {
@@ -712,6 +743,7 @@ pub fn write_all(
         &tuned,
         &tune.config.set,
         table_ref,
+        MadeBy::Tune,
     )?;
     write_atomic(&dir.join(ENGINE_FILE), &text)?;
     let report = TuneReport::new(tune, spsa, state, checkpoint.elapsed_s, verification);
@@ -774,6 +806,36 @@ mod tests {
         assert!(c.is_current());
         let text = fs::read_to_string(tmp.path().join(TRAJECTORY_FILE)).unwrap();
         assert_eq!(text.lines().count(), 3, "header, start and one row: {text}");
+    }
+
+    /// Regression: a fit's engine said "The tune played with set = ...".
+    #[test]
+    fn the_header_names_the_command_that_ran_with_set() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("configs/engines/gomoku-seed003-threat.toml");
+        let engine = EngineSpec::Builtin(EngineConfig::load(&file).unwrap());
+        let mut set = toml::Table::new();
+        set.insert("search.tt_mb".into(), toml::Value::Integer(1));
+        let header = |job| {
+            let text = tuned_engine(&file, "Made here.", &engine, &[], &set, None, job).unwrap();
+            text.lines()
+                .take_while(|l| l.starts_with('#'))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let tune = header(MadeBy::Tune);
+        assert!(
+            tune.contains("# The tune played with set = { \"search.tt_mb\" = 1 }"),
+            "{tune}"
+        );
+        assert!(tune.contains("to play as the tune did"), "{tune}");
+        let fit = header(MadeBy::Fit);
+        assert!(
+            fit.contains("# The fit ran with set = { \"search.tt_mb\" = 1 }"),
+            "{fit}"
+        );
+        assert!(fit.contains("to play as the fit did"), "{fit}");
+        assert!(!fit.contains("tune"), "{fit}");
     }
 
     #[test]

@@ -646,3 +646,195 @@ fn match_plays_an_outside_engine_given_as_cmd() {
         "{records:?}"
     );
 }
+
+/// The lines of the "what differs" block a run prints.
+fn what_differs(printed: &str) -> Vec<&str> {
+    printed
+        .lines()
+        .skip_while(|l| !l.starts_with("what differs"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(str::trim)
+        .collect()
+}
+
+/// Regression: `--set-a`/`--set-b` limits are named in what differs. Between built-in
+/// engines they always were; with an outside engine (here arena served over Gomocup, from
+/// an engine file) the list said only "built-in | outside program" and left out the
+/// depths the flags gave, and two outside engines differing only by a flag showed no
+/// difference at all. Equal limits (`--depth` for both) stay out of the list.
+#[test]
+fn match_names_the_limits_set_on_one_engine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = engine("gomoku-seed003-threat");
+    let bin = assert_cmd::cargo::cargo_bin("arena");
+    let outside = crate::common::write(
+        tmp.path(),
+        "served.toml",
+        &format!(
+            "name = \"served\"\ncommand = \"{}\"\nargs = [\"serve\", \"{a}\"]\n\
+             protocol = \"gomocup\"\ndepth = 1\n",
+            bin.display()
+        ),
+    );
+    let play = |out: &str, a: &str, b: &str, flags: &[&str]| {
+        let out = tmp.path().join(out);
+        let mut args = vec![
+            "match",
+            a,
+            b,
+            "--game",
+            "mnk:9,9,5",
+            "--rounds",
+            "1",
+            "--max-plies",
+            "8",
+            "--quiet",
+            "--no-report",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(flags);
+        let printed = run_ok(&args);
+        let summary: serde_json::Value =
+            serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+        (printed, summary["differences"].clone())
+    };
+
+    // Built-in against outside: the depths differ, and are named.
+    let (printed, json) = play(
+        "mixed",
+        &a,
+        &outside,
+        &["--set-a", "search.depth=1", "--set-b", "search.depth=2"],
+    );
+    let block = what_differs(&printed);
+    assert_eq!(
+        block,
+        [
+            "engine: built-in | outside program (gomocup) (an outside engine is compared as a whole)",
+            "search.depth: 1 | 2",
+        ],
+        "{printed}"
+    );
+    assert_eq!(json[1]["key"], "search.depth", "{json}");
+    assert_eq!(json[1]["values"], serde_json::json!(["1", "2"]), "{json}");
+
+    // The same outside engine twice, one with a node limit.
+    let (printed, _) = play(
+        "outside",
+        &outside,
+        &outside,
+        &["--set-b", "search.nodes=5000"],
+    );
+    let block = what_differs(&printed);
+    assert_eq!(block.len(), 2, "{printed}");
+    assert_eq!(block[1], "search.nodes: 0 | 5000", "{printed}");
+
+    // --depth for both and --set-b on a built-in parameter: only the parameter.
+    let (printed, _) = play(
+        "builtin",
+        &a,
+        &a,
+        &["--depth", "1", "--set-b", "search.params.lmr_divisor=150"],
+    );
+    assert_eq!(
+        what_differs(&printed),
+        ["search.params.lmr_divisor: 200 | 150"],
+        "{printed}"
+    );
+}
+
+/// Regression: a 1-pair match (2 games) printed a narrow finite Elo interval (a 1-1 gave
+/// `+0.0 [-34, +34]`, from fishtest's 0.001 stand-ins alone). With fewer than five pairs
+/// it has none: unbounded on the console, `null` in summary.json (with `too_few`),
+/// `-inf`/`+inf` in pairings.csv, no rating error in standings.csv, and one warning says
+/// why.
+#[test]
+fn a_one_pair_match_has_no_interval() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("one");
+    let a = engine("tictactoe-perfect");
+    // The same engine twice: each pair's two games mirror each other, a 50 % score.
+    let printed = run_ok(&[
+        "match",
+        &a,
+        &a,
+        "--rounds",
+        "1",
+        "--quiet",
+        "--no-report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let head = printed
+        .lines()
+        .find(|l| l.starts_with("head-to-head:"))
+        .unwrap_or_else(|| panic!("a head-to-head line: {printed}"));
+    assert!(head.contains("Elo +0.0 [-inf, +inf] (95 %)"), "{head}");
+    assert!(head.contains("nElo +0.0 ± inf"), "{head}");
+    let warnings: Vec<&str> = printed
+        .lines()
+        .filter(|l| l.contains("too few for an interval"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "said once: {printed}");
+    assert!(
+        warnings[0].contains("1 pair is too few for an interval (at least 5 pairs"),
+        "{}",
+        warnings[0]
+    );
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+    let e = &summary["pairings"][0]["estimate"];
+    assert_eq!(e["too_few"], true, "{e}");
+    assert_eq!(e["elo"], 0.0, "{e}");
+    for key in ["elo_low", "elo_high", "elo_error", "nelo_error"] {
+        assert!(e[key].is_null(), "{key}: {e}");
+    }
+    for engine in summary["engines"].as_array().unwrap() {
+        assert!(engine["elo_error"].is_null(), "{engine}");
+    }
+
+    let pairings = read(&out.join("pairings.csv"));
+    let mut rows = pairings.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = rows.next().unwrap();
+    let row = rows.next().unwrap();
+    let cell = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(
+        (
+            cell("elo"),
+            cell("elo_low"),
+            cell("elo_high"),
+            cell("elo_error")
+        ),
+        ("0.00", "-inf", "+inf", "+inf"),
+        "{pairings}"
+    );
+    let standings = read(&out.join("standings.csv"));
+    let mut rows = standings.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = rows.next().unwrap();
+    let error = header.iter().position(|h| *h == "elo_error").unwrap();
+    for row in rows {
+        assert_eq!(row[error], "", "no rating error: {standings}");
+    }
+
+    // Five pairs: an interval again, and no such warning.
+    let five = run_ok(&[
+        "match",
+        &a,
+        &a,
+        "--rounds",
+        "5",
+        "--quiet",
+        "--no-report",
+        "--out",
+        tmp.path().join("five").to_str().unwrap(),
+    ]);
+    assert!(!five.contains("too few for an interval"), "{five}");
+    let head = five
+        .lines()
+        .find(|l| l.starts_with("head-to-head:"))
+        .unwrap();
+    assert!(!head.contains("inf"), "{head}");
+}

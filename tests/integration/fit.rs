@@ -399,3 +399,68 @@ fn the_shipped_fit_configs_run() {
         }
     }
 }
+
+/// Regressions: the table weights of a fit's `set` that it does not fit were lost from
+/// `fitted.toml` (the positions were evaluated with them), and `fitted-engine.toml`
+/// said "The tune played with set = ...". A set weight that is fitted takes its fitted
+/// value.
+#[test]
+fn set_table_weights_are_written_into_the_fitted_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = format!(
+        "name = \"set-fit\"\ngame = \"mnk:9,9,5\"\nengine = \"{}\"\n\
+         set = {{ \"search.tt_mb\" = 1, \"table.sleep_three\" = 1500, \
+         \"table.open_three\" = 9000 }}\n\
+         params = [\"table.open_three\"]\nepochs = 2\nbatch = 256\nlr = 0.05\n\
+         skip_plies = 4\nvalidation = 0.2\nseed = 3\n\n\
+         [selfplay]\npairs = 10\nset = {{ \"search.depth\" = 1, \"search.random_margin\" = 300 }}\n\n\
+         [openings]\nkind = \"random\"\nplies = 3\nradius = 2\n\n\
+         [adjudication]\nmax_plies = 60\n",
+        seed003_engine()
+    );
+    let config = crate::common::write(tmp.path(), "set-fit.toml", &text);
+    let out = tmp.path().join("out");
+    fit(&[&config, "--verify-pairs", "0"], &out);
+    let r = report(&out);
+    let three = &r.params[0];
+    assert_eq!(
+        (three.name.as_str(), three.start),
+        ("table.open_three", 9000.0)
+    );
+
+    let fitted_text = read(&out.join("fitted.toml"));
+    assert!(
+        fitted_text.contains("sleep_three = 1500\n"),
+        "{fitted_text}"
+    );
+    assert!(
+        fitted_text.contains("\"table.sleep_three\" = 1500"),
+        "the header says where 1500 comes from: {fitted_text}"
+    );
+    let Table::Mnk(table) = Table::load(&out.join("fitted.toml")).unwrap() else {
+        panic!("an mnk table")
+    };
+    assert_eq!(table.sleep_three, 1500, "set, not fitted");
+    assert_eq!(table.open_three as f64, three.value, "fitted wins over set");
+    assert_eq!(
+        table.open_two, 1000,
+        "neither set nor fitted: the base table's"
+    );
+
+    let engine = arena::engine::EngineConfig::load(&out.join("fitted-engine.toml")).unwrap();
+    assert_eq!(engine.table, Some(Table::Mnk(table)));
+    let engine_text = read(&out.join("fitted-engine.toml"));
+    let header: Vec<&str> = engine_text
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .collect();
+    let line = header
+        .iter()
+        .find(|l| l.contains("with set ="))
+        .unwrap_or_else(|| panic!("the overrides are named: {engine_text}"));
+    assert!(
+        line.starts_with("# The fit ran with set = { \"search.tt_mb\" = 1 };"),
+        "only what is not written, and said of the fit: {line}"
+    );
+    assert!(!line.contains("tune"), "{line}");
+}

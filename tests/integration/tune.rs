@@ -140,6 +140,10 @@ fn a_small_tune_writes_every_output() {
             && engine_text.contains("\"search.tt_mb\" = 1"),
         "the tune's overrides are named in a comment: {engine_text}"
     );
+    assert!(
+        engine_text.contains("# The tune played with set = {"),
+        "said of the tune: {engine_text}"
+    );
 
     // The checkpoint and the exact config; the verification match's results.
     assert!(read(&out.join("state.json")).contains("\"pairs_done\":240"));

@@ -339,3 +339,65 @@ fn split_pairs_are_the_win_loss_pairs_of_the_middle_bin() {
     assert_eq!(Penta::from_counts([0, 0, 3, 1, 0]).split_pairs(), None);
     assert_eq!(Penta::from_six(1, 2, 3, 4, 5, 6).split_pairs(), Some(3));
 }
+
+/// Regression: a 1-pair match (2 games, 1-1) printed `+0.0 [-34, +34]`, an interval
+/// made of fishtest's 0.001 stand-ins alone. Below five games (pairs) a score strictly
+/// between 0 % and 100 % has no interval; from five on, the figures are as before.
+#[test]
+fn too_few_units_have_no_interval() {
+    let (inf, neg) = (f64::INFINITY, f64::NEG_INFINITY);
+    let one = Penta::from_six(0, 0, 1, 0, 0, 0)
+        .estimate()
+        .expect("a pair");
+    assert!(one.too_few && one.uniform && one.unbounded());
+    assert_eq!((one.elo, one.elo_low, one.elo_high), (0.0, neg, inf));
+    assert_eq!((one.elo_error, one.nelo, one.nelo_error), (inf, 0.0, inf));
+    assert_eq!(one.los, 0.5);
+    assert_eq!(one.caveats().len(), 1);
+    assert!(
+        one.caveats()[0].starts_with("1 pair is too few for an interval"),
+        "{:?}",
+        one.caveats()
+    );
+    // Four pairs, not all alike: a finite Elo, no interval, nElo unknown.
+    let four = Penta::from_six(0, 1, 1, 0, 1, 1).estimate().expect("pairs");
+    assert!(four.too_few && !four.uniform);
+    assert!(four.elo.is_finite() && four.elo > 0.0);
+    assert_eq!(
+        (four.elo_low, four.elo_high, four.elo_error),
+        (neg, inf, inf)
+    );
+    assert!(four.nelo.is_nan());
+    close(four.los, flat_prior_los(3, 1), 1e-12, "flat-prior LOS");
+    assert!(four.caveats()[0].starts_with("4 pairs are too few"));
+    // Five pairs: the normal interval.
+    let five = Penta::from_six(0, 1, 1, 0, 2, 1).estimate().expect("pairs");
+    assert!(!five.too_few && five.elo_low.is_finite() && five.elo_high.is_finite());
+    // Games likewise: 1-0-1 has none, 3-0-2 has one.
+    let two = Wdl::new(1, 0, 1).estimate().expect("games");
+    assert!(two.too_few && two.unbounded());
+    assert!(two.caveats()[0].starts_with("2 games are too few"));
+    assert!(!Wdl::new(3, 0, 2).estimate().expect("games").too_few);
+    // A 100 % score keeps its exact one-sided bound at any number of games.
+    let won = Wdl::new(2, 0, 0).estimate().expect("games");
+    assert!(!won.too_few);
+    close(
+        won.elo_low,
+        elo_from_score(0.025f64.powf(0.5)),
+        1e-9,
+        "exact bound",
+    );
+    // summary.json: null ends and nElo, read back as the same unknowns.
+    let json = serde_json::to_string(&four).expect("serialises");
+    let value: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    for key in ["elo_low", "elo_high", "elo_error", "nelo", "nelo_error"] {
+        assert!(value[key].is_null(), "{key}: {json}");
+    }
+    assert_eq!(value["too_few"], serde_json::Value::Bool(true));
+    let back: EloEstimate = serde_json::from_str(&json).expect("reads back");
+    assert!(back.too_few && back.nelo.is_nan());
+    assert_eq!(
+        (back.elo_low, back.elo_high, back.elo),
+        (neg, inf, four.elo)
+    );
+}

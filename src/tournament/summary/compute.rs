@@ -9,7 +9,9 @@ use super::{
     split_warning,
 };
 use crate::{
-    stats::{Anchor, GameScore, PairResult, Penta, SprtDecision, Wdl, fit_ratings},
+    stats::{
+        Anchor, GameScore, MIN_INTERVAL_UNITS, PairResult, Penta, SprtDecision, Wdl, fit_ratings,
+    },
     tournament::{
         Tournament,
         config::OpeningKind,
@@ -249,7 +251,13 @@ pub fn summarize(
                 name: t.engines[e].name().to_string(),
                 description: t.engines[e].summary(),
                 elo: ratings.as_ref().map(|r| r.elo[e]),
-                elo_error: ratings.as_ref().map(|r| r.error[e]),
+                // As a pairing's interval needs five pairs, a rating's needs their ten
+                // games: below that the dispersion the error rests on is noise (0 for
+                // two draws).
+                elo_error: ratings
+                    .as_ref()
+                    .map(|r| r.error[e])
+                    .filter(|_| wdl[e].games() >= 2 * MIN_INTERVAL_UNITS),
                 games: wdl[e].games(),
                 wdl: wdl[e],
                 score: wdl[e].score().unwrap_or(0.0),

@@ -36,7 +36,7 @@ use crate::{
             JobFolder, JobOptions, MatchPlan, Verifiable, damaged, first_difference, read_json,
             worker_count, write_atomic, write_report,
         },
-        output::{VerificationReport, tuned_engine, tuned_table_named},
+        output::{MadeBy, VerificationReport, tuned_engine, tuned_table_named},
     },
 };
 
@@ -567,18 +567,44 @@ fn write_outputs(
         .table_path
         .as_ref()
         .expect("a fit's engine has a table file: checked when the config was read");
-    let text = tuned_table_named(table_path, &header, &named, "-fitted")?;
+    // The positions were evaluated with the table `set` gave: the weights it set and the
+    // fit left alone belong in the fitted table too (a fitted one takes its fitted value).
+    let set_weights = set_table_weights(fit);
+    let mut table_header = header.clone();
+    if !set_weights.is_empty() {
+        let listed: Vec<String> = set_weights
+            .iter()
+            .map(|(k, v)| format!("\"{k}\" = {v}"))
+            .collect();
+        table_header.push_str(&format!(
+            "\nNot fitted, from the fit's set (its positions were evaluated with them): {}.",
+            listed.join(", ")
+        ));
+    }
+    let table_values: Vec<(String, toml::Value)> =
+        set_weights.iter().chain(&named).cloned().collect();
+    let text = tuned_table_named(table_path, &table_header, &table_values, "-fitted")?;
     write_atomic(&out.join(TABLE_FILE), &text)?;
     let engine = fit
         .engine_with(&format!("{}-fitted", fit.base.name), &values)
         .map_err(TuneError::Input)?;
+    // The table weights of `set` are in fitted.toml, which the engine points at: only
+    // the rest is the fit's own and not written.
+    let overrides: toml::Table = fit
+        .config
+        .set
+        .iter()
+        .filter(|(k, _)| !k.starts_with("table."))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     let text = tuned_engine(
         &fit.job.engine_path,
         &header,
         &engine.into(),
         &named,
-        &fit.config.set,
+        &overrides,
         Some(TABLE_FILE),
+        MadeBy::Fit,
     )?;
     write_atomic(&out.join(ENGINE_FILE), &text)?;
     let report = FitReport {
@@ -614,6 +640,17 @@ fn write_outputs(
     write_report(&out.join(REPORT_FILE), &report)?;
     write_atomic(&out.join(TRAJECTORY_FILE), &trajectory(fit, &state.history))?;
     Ok(report)
+}
+
+/// The `table.*` values of the fit's `set` that are not fitted, as the base engine holds
+/// them (so as the positions were evaluated), in key order.
+fn set_table_weights(fit: &Fit) -> Vec<(String, toml::Value)> {
+    fit.config
+        .set
+        .iter()
+        .filter(|(k, _)| k.starts_with("table.") && !fit.params.iter().any(|p| &p.name == *k))
+        .map(|(k, v)| (k.clone(), fit.base.get(k).unwrap_or_else(|| v.clone())))
+        .collect()
 }
 
 /// `trajectory.csv`: `epoch,<param>,...`, θ at the start and after every epoch (what the
