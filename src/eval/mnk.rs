@@ -91,14 +91,6 @@ pub enum Shape {
 }
 
 impl Shape {
-    /// The name used in configs.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Shape::Square => "square",
-            Shape::Lines => "lines",
-        }
-    }
-
     /// Whether the offset (`dx`, `dy`), each within the radius, is in the shape.
     #[inline]
     pub fn reaches(self, dx: i32, dy: i32) -> bool {
