@@ -23,7 +23,10 @@
 //! Pearson's dispersion: the observed variance of the real games' scores about their
 //! fitted expectations, over the `E(1 - E)` the win/loss likelihood assumes, pooled over
 //! all games. Without `φ` draws would inflate the errors (by about 20 % at 30 % draws):
-//! a drawn game is less variable than a coin flip. With two players this is exactly the
+//! a drawn game is less variable than a coin flip. The observed variance counts as at
+//! least three decisive games' at even odds (0.75): with no decisive game in N, up to
+//! 3/N may still be decisive (the rule of three), so all-drawn games keep an error.
+//! With two players this is exactly the
 //! delta-method form of the trinomial interval of [`Wdl::estimate`](super::Wdl::estimate)
 //! (within 1 % of it for a few hundred games). Pooling `φ` (rather than a per-pairing
 //! sandwich estimate) keeps the interval honest for a regularized 100 % player, whose
@@ -330,7 +333,8 @@ fn information(games: &[Vec<f64>], beta: &[f64]) -> Vec<Vec<f64>> {
 
 /// Pearson's dispersion of the real games around the fit: the observed variance of a
 /// game's score about its expected score `E_ij`, over the variance `E_ij(1 - E_ij)` that
-/// the win/loss likelihood assumes, pooled over all games. Draws make it less than 1.
+/// the win/loss likelihood assumes, pooled over all games. Draws make it less than 1;
+/// the observed variance is at least that of three decisive games at even odds.
 fn dispersion(wdl: &[Vec<Wdl>], beta: &[f64]) -> f64 {
     let n = beta.len();
     let (mut observed, mut assumed) = (0.0, 0.0);
@@ -346,6 +350,11 @@ fn dispersion(wdl: &[Vec<Wdl>], beta: &[f64]) -> f64 {
             }
         }
     }
+    // Never less spread than three decisive games at even odds (0.25 each): after N
+    // games without a decisive one, up to 3/N of them may still be decisive (the rule of
+    // three, 95 %), so all-drawn games do not make every error 0. Every game is counted
+    // from both players' sides, hence twice 3 · 0.25.
+    let observed = observed.max(2.0 * 3.0 * 0.25);
     // `assumed` is 0 only if every fitted score rounds to 0 or 1.
     if assumed > 0.0 {
         observed / assumed
@@ -668,6 +677,40 @@ mod tests {
             assert!((anchored.elo[0] - 1500.0 - pairwise.elo).abs() < 1e-6);
             assert!((anchored.error[0] - difference_error).abs() < 1e-9);
         }
+    }
+
+    #[test]
+    fn all_drawn_games_keep_an_error_that_shrinks_with_the_games() {
+        let error = |games: u64| {
+            let fit = fit_ratings(2, &[pair(0, 1, 0, games, 0)], Anchor::PoolAverage)
+                .expect("two players who played");
+            assert_eq!((fit.elo[0], fit.elo[1]), (0.0, 0.0));
+            fit.error[0]
+        };
+        // The rule of three: 3 decisive games' spread in N. For 100 games the score's
+        // standard error is √0.75 / 100, 6.0 Elo at even odds (695 Elo per unit of score),
+        // 11.8 at 95 %, half of it per player.
+        let hundred = error(100);
+        assert!((hundred - 11.8 / 2.0).abs() < 0.2, "{hundred}");
+        assert!(error(400) < hundred / 3.5, "{} vs {hundred}", error(400));
+        // One decisive game in a hundred is no more certain than none.
+        let one = fit_ratings(2, &[pair(0, 1, 1, 99, 0)], Anchor::PoolAverage).unwrap();
+        assert!(
+            one.error[0] >= hundred * 0.99,
+            "{} vs {hundred}",
+            one.error[0]
+        );
+        // Many decisive games are untouched by the floor: φ is their own spread, and the
+        // difference's error is the pairwise one (within 1 % at a thousand games).
+        let normal = fit_ratings(2, &[pair(0, 1, 400, 200, 400)], Anchor::PoolAverage).unwrap();
+        let pairwise = Wdl::new(400, 200, 400).estimate().unwrap();
+        let relative = (2.0 * normal.error[0] - pairwise.elo_error).abs() / pairwise.elo_error;
+        assert!(
+            relative < 0.01,
+            "{} vs {}",
+            2.0 * normal.error[0],
+            pairwise.elo_error
+        );
     }
 
     #[test]
