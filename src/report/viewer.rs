@@ -224,10 +224,10 @@ fn mnk_game(config: &crate::game::MnkConfig, r: &GameRecord) -> Option<ViewGame>
     Some(g)
 }
 
-/// The empty cells where black may not play in `pos` (none when white is to move; see
-/// [`Mnk::forbidden`]).
+/// The empty cells where black may not play in `pos` (none when white is to move or the
+/// game is over; see [`Mnk::forbidden`]).
 fn forbidden_cells(pos: &Mnk) -> Vec<u16> {
-    if pos.side_to_move() != Side::First {
+    if pos.side_to_move() != Side::First || pos.outcome().is_some() {
         return Vec::new();
     }
     (0..pos.cells().len() as u16)
@@ -695,6 +695,21 @@ mod tests {
             .map(u64::from)
             .collect();
         assert_eq!(at(0), want);
+    }
+
+    #[test]
+    fn a_finished_game_shows_no_marks_though_black_is_to_move() {
+        // OPENING's black stones (i8 forbidden) and white on b1-b4; black plays m13 and
+        // white's b5 makes five: black would be to move, but the game is over.
+        let r = record(MnkConfig::renju(), "g8b1h8b2i6b3i7b4", &["m13", "b5"]);
+        let g = serde_json::to_value(mnk_game(&MnkConfig::renju(), &r).unwrap()).unwrap();
+        let f = g["f"].as_array().unwrap();
+        assert_eq!(f.len(), 3);
+        assert!(
+            f[0].as_array().unwrap().contains(&serde_json::json!(I8)),
+            "{f:?}"
+        );
+        assert!(f[2].as_array().unwrap().is_empty(), "{f:?}");
     }
 
     #[test]
