@@ -158,7 +158,7 @@ pub fn tune(args: TuneArgs) -> Result<()> {
     progress.finish_and_clear();
     let outcome = outcome.map_err(lift)?;
     let mut out = io::stdout().lock();
-    print_tune(&mut out, &outcome.report, &outcome)?;
+    print_tune(&mut out, &t, &outcome.report, &outcome)?;
     if outcome.ending == TuneEnding::Interrupted {
         return interrupted(&mut out);
     }
@@ -269,7 +269,45 @@ pub(super) fn verify_and_finish<J: Verifiable>(
     Ok(())
 }
 
-fn print_tune(out: &mut impl Write, r: &TuneReport, outcome: &TuneOutcome) -> io::Result<()> {
+/// How many of the tune's pairs moved θ: a pair split 1-1 or drawn twice scores the plus
+/// and minus engines alike and teaches SPSA nothing; when most pairs did, the warning
+/// names the openings that split fewer.
+fn print_tune_pairs(out: &mut impl Write, t: &Tune, r: &TuneReport) -> io::Result<()> {
+    use arena::tournament::{
+        config::OpeningKind,
+        summary::{PairShares, split_warning},
+    };
+    let shares = PairShares::of(&r.plus_penta);
+    if shares.pairs == 0 {
+        return Ok(());
+    }
+    let moved = shares.pairs - shares.split - shares.drawn;
+    writeln!(
+        out,
+        "{moved} of {} pairs ({:.1} %) moved θ; {}",
+        shares.pairs,
+        100.0 * moved as f64 / shares.pairs as f64,
+        shares.describe()
+    )?;
+    let balanced = matches!(
+        t.config.openings.kind,
+        OpeningKind::Balanced | OpeningKind::File
+    );
+    if let Some(warning) = split_warning(&t.job.game, &shares, balanced) {
+        writeln!(
+            out,
+            "warning: a split or drawn pair moves θ not at all, and {warning}"
+        )?;
+    }
+    Ok(())
+}
+
+fn print_tune(
+    out: &mut impl Write,
+    t: &Tune,
+    r: &TuneReport,
+    outcome: &TuneOutcome,
+) -> io::Result<()> {
     writeln!(
         out,
         "{}: {} on {}, {} of {} game pairs (batches of {}), seed {}",
@@ -324,6 +362,7 @@ fn print_tune(out: &mut impl Write, r: &TuneReport, outcome: &TuneOutcome) -> io
         "\nplus vs minus pairs [LL, LD, WL+DD, WD, WW]: [{}, {}, {}, {}, {}]",
         p[0], p[1], p[2], p[3], p[4]
     )?;
+    print_tune_pairs(out, t, r)?;
     writeln!(
         out,
         "{}; {:.0} pairs/h over the whole run",

@@ -54,6 +54,22 @@ fn a_small_tune_writes_every_output() {
     assert_eq!((r.pairs_done, r.pairs_total, r.batch), (240, 240, 8));
     assert!(r.finished);
     assert_eq!(r.plus_penta.pairs(), 240);
+    // The pairs that moved θ: every pair but those split 1-1 or drawn twice.
+    let split = r.plus_penta.split_pairs().unwrap();
+    let drawn = r.plus_penta.dd.unwrap();
+    let moved = 240 - split - drawn;
+    let line = format!(
+        "{moved} of 240 pairs ({:.1} %) moved θ; {split} of 240 pairs split 1-1 ({:.1} %), \
+         {drawn} both drawn",
+        100.0 * moved as f64 / 240.0,
+        100.0 * split as f64 / 240.0
+    );
+    assert!(printed.contains(&line), "{line}\n{printed}");
+    assert_eq!(
+        printed.contains("warning: a split or drawn pair moves θ not at all"),
+        split * 2 > 240,
+        "{printed}"
+    );
     let names: Vec<&str> = r.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["table.open_three", "table.defence"]);
     let (three, defence) = (&r.params[0], &r.params[1]);
