@@ -294,9 +294,12 @@ fn print_tune_pairs(out: &mut impl Write, t: &Tune, r: &TuneReport) -> io::Resul
         OpeningKind::Balanced | OpeningKind::File
     );
     if let Some(warning) = split_warning(&t.job.game, &shares, balanced) {
+        // The shares were just printed: the warning need not repeat them.
+        let prefix = format!("{}: ", shares.describe());
+        let reason = warning.strip_prefix(&prefix).unwrap_or(&warning);
         writeln!(
             out,
-            "warning: a split or drawn pair moves θ not at all, and {warning}"
+            "warning: most pairs split and moved θ not at all: {reason}"
         )?;
     }
     Ok(())
