@@ -33,7 +33,8 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.nodes = 0;
         self.stopped = false;
         self.tt.new_search();
-        self.history.prepare(pos.move_index_bound());
+        self.history
+            .prepare(pos.move_index_bound(), self.settings.params.lmr_history > 0);
         self.eval.reset(pos);
         self.unit = self.eval.unit().max(1);
         self.pos = Some(pos.clone());

@@ -222,6 +222,9 @@ struct Ply<M> {
     ordered: Vec<Ordered<M>>,
     pv: Vec<M>,
     killers: [Option<M>; 2],
+    /// The quiet moves searched at this node so far (with `lmr_history`: the ones a
+    /// cutoff punishes).
+    tried: Vec<M>,
 }
 
 /// A searcher: an evaluator, a transposition table, heuristics and buffers, reused for
@@ -272,6 +275,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                     ordered: Vec::new(),
                     pv: Vec::with_capacity(MAX_PLY),
                     killers: [None; 2],
+                    tried: Vec::new(),
                 })
                 .collect(),
             history: History::default(),

@@ -280,6 +280,11 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         } else {
             None
         };
+        let history_lmr = s.history && p.lmr_history > 0;
+        let side = pos.side_to_move().index();
+        if history_lmr {
+            self.plies[ply].tried.clear();
+        }
         while searched < limit {
             if defend_limit.is_some_and(|n| searched >= n) && !is_decisive(alpha) {
                 self.depth_cut = true;
@@ -333,7 +338,10 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                     && searched >= p.lmr_min_moves as usize
                 {
                     let row = &self.lmr_table[(depth as usize).min(63)];
-                    let r = i32::from(row[searched.min(63)]) + i32::from(!node.pv);
+                    let mut r = i32::from(row[searched.min(63)]) + i32::from(!node.pv);
+                    if quiet && history_lmr {
+                        r -= self.history.signed(side, pos.move_index(mv)) / p.lmr_history as i32;
+                    }
                     r.clamp(0, (new_depth - 1).max(0))
                 } else {
                     0
@@ -377,9 +385,17 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                     self.update_pv(ply, mv);
                     if score >= beta {
                         self.reward(pos, ply, mv, depth);
+                        if history_lmr {
+                            for &q in &self.plies[ply].tried {
+                                self.history.punish(side, pos.move_index(q), depth);
+                            }
+                        }
                         break;
                     }
                 }
+            }
+            if history_lmr && quiet {
+                self.plies[ply].tried.push(mv);
             }
         }
         if let Some(floor) = loss_floor

@@ -30,6 +30,10 @@ pub struct SearchParams {
     /// are reduced as quiet ones are, never the table's move or a killer (late-move
     /// pruning and futility still leave them alone); 0 = never reduced.
     pub lmr_tactical: u32,
+    /// LMR with `history`: 0 = off; N = the history table is bounded (±16384, a malus for
+    /// the quiet moves searched before a cutoff) and a quiet move is reduced by its entry
+    /// / N plies less (more for a move that tends to fail).
+    pub lmr_history: u32,
     /// Extension (with `extensions`): a node whose side to move must stop a threat that
     /// wins within this many plies searches one ply deeper (gomoku: 2 = a four, 4 = an
     /// open three too).
@@ -98,6 +102,7 @@ impl Default for SearchParams {
             lmr_base: 50,
             lmr_divisor: 200,
             lmr_tactical: 0,
+            lmr_history: 0,
             ext_defend_plies: 2,
             ext_ply_factor: 2,
             rfp_depth: 4,

@@ -644,8 +644,28 @@ fn defence_move_counts_prune_and_the_shape_and_far_settings_reach_the_search() {
     );
     // Off by default: 0 is the shipped engine itself.
     assert_eq!(bench_nodes(&["--set", "search.params.lmp_defend=0"]), plain);
+    assert_eq!(
+        bench_nodes(&["--set", "search.params.lmr_history=0"]),
+        plain
+    );
+    // The history-aware reductions read the history table: without `history` in the
+    // ordering there is none, and the setting changes nothing.
+    let no_history = "search.ordering=[\"tt_move\",\"threat\",\"static\",\"killers\"]";
+    assert_eq!(
+        bench_nodes(&[
+            "--set",
+            no_history,
+            "--set",
+            "search.params.lmr_history=4096"
+        ]),
+        bench_nodes(&["--set", no_history]),
+    );
     // Other candidates and another order make another tree (here a larger one).
-    for set in ["search.shape=lines", "search.params.order_far=2"] {
+    for set in [
+        "search.shape=lines",
+        "search.params.order_far=2",
+        "search.params.lmr_history=4096",
+    ] {
         assert_ne!(bench_nodes(&["--set", set]), plain, "{set}");
     }
     let o = arena()
