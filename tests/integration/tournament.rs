@@ -528,6 +528,51 @@ fn replayed_pairs_are_counted_and_warned_about() {
 }
 
 #[test]
+fn engines_that_played_alike_are_warned_about_with_what_differs() {
+    // seed003-threat has no razoring, so a razoring number changes no move: every pair
+    // is the same game twice. A smaller radius changes the moves, and the warning goes.
+    let tmp = tempfile::tempdir().unwrap();
+    let engine = format!(
+        "{}/configs/engines/gomoku-seed003-threat.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let play = |set: &str, dir: &str| {
+        let dir = out_dir(&tmp, dir);
+        let out = run_ok(&[
+            "match",
+            &engine,
+            &engine,
+            "--depth",
+            "2",
+            "--rounds",
+            "10",
+            "--set-a",
+            set,
+            "--quiet",
+            "--no-report",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
+                .unwrap();
+        (out, summary["warnings"].to_string())
+    };
+    let (out, warnings) = play("search.params.razor_depth=4", "alike");
+    let said = "in 10 of 10 game pairs the two games were the same game move for move: the \
+                engines played alike, so what differs between them \
+                (search.params.razor_depth) changed no move at these limits";
+    assert!(out.contains(said), "{out}");
+    assert!(out.contains("razor_* needs search.razoring"), "{out}");
+    assert!(
+        warnings.contains("the two games were the same game"),
+        "{warnings}"
+    );
+    let (out, _) = play("search.radius=1", "unlike");
+    assert!(!out.contains("the same game move for move"), "{out}");
+}
+
+#[test]
 fn builtin_engines_on_a_clock_manage_their_time() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = out_dir(&tmp, "clock");

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::{
     EngineSummary, PairShares, PairingSummary, SprtSummary, Summary, TrajectoryPoint,
-    pairs::{count_replays, replay_warning},
+    pairs::{alike_warning, count_alike, count_replays, replay_warning},
     split_warning,
 };
 use crate::{
@@ -320,6 +320,11 @@ pub fn summarize(
     let mut warnings = replay_warning(replayed_pairs, complete_pairs);
     warnings.extend(confound_warning(&differences));
     let balanced = t.config.openings.kind == OpeningKind::Balanced;
+    // Engines that played alike first: it explains the split pairs that follow.
+    let keys: Vec<String> = differences.iter().map(|d| d.key.clone()).collect();
+    for (p, (alike, pairs)) in pairings.iter().zip(count_alike(&records, pairings.len())) {
+        warnings.extend(alike_warning(&p.names, alike, pairs, &keys));
+    }
     warnings.extend(split_warning(&t.config.game, &pair_shares, balanced));
     for p in &pairings {
         for caveat in p.estimate.iter().flat_map(|e| e.caveats()) {

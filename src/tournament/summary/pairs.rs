@@ -1,6 +1,7 @@
 //! How informative the complete colour-swapped game pairs were: split and drawn pairs
-//! ([`PairShares`]) and the warning when most pairs split, and the pairs that replay an
-//! earlier pair move for move.
+//! ([`PairShares`]) and the warning when most pairs split, the pairs that replay an
+//! earlier pair move for move, and the pairs whose two games were the same game (the
+//! engines played alike).
 
 use std::collections::BTreeMap;
 
@@ -135,4 +136,82 @@ pub(super) fn count_replays(records: &[&GameRecord]) -> (u64, u64) {
         }
     }
     (replayed, complete)
+}
+
+/// Per pairing (index), its complete pairs and those whose two games were the same game
+/// move for move: with the colours swapped each engine made the moves the other had made,
+/// so the engines played alike from that opening.
+pub(super) fn count_alike(records: &[&GameRecord], pairings: usize) -> Vec<(u64, u64)> {
+    let mut pairs: BTreeMap<u64, Vec<&GameRecord>> = BTreeMap::new();
+    for r in records {
+        pairs.entry(r.pair).or_default().push(r);
+    }
+    let mut counts = vec![(0, 0); pairings];
+    for games in pairs.values() {
+        if let [a, b] = games[..]
+            && let Some(c) = counts.get_mut(a.pairing)
+        {
+            c.1 += 1;
+            if a.moves == b.moves {
+                c.0 += 1;
+            }
+        }
+    }
+    counts
+}
+
+/// The warning for a pairing whose engines played the same game twice in most of its
+/// (at least [`SPLIT_WARNING_PAIRS`]) complete pairs, naming what differs between the
+/// run's engines (`keys`; none when nothing does): it changed few moves or none, often
+/// because a switch it needs is off.
+pub(super) fn alike_warning(
+    names: &[String; 2],
+    alike: u64,
+    pairs: u64,
+    keys: &[String],
+) -> Option<String> {
+    // Engines that differ in nothing but their names play alike, as expected.
+    if pairs < SPLIT_WARNING_PAIRS || alike * 2 <= pairs || keys.is_empty() {
+        return None;
+    }
+    let what = format!("what differs between them ({})", keys.join(", "));
+    let changed = if alike == pairs {
+        "changed no move"
+    } else {
+        "changed few moves"
+    };
+    Some(format!(
+        "{} vs {}: in {alike} of {pairs} game pairs the two games were the same game move \
+         for move: the engines played alike, so {what} {changed} at these limits. If that \
+         is a surprise, check that what it needs is on: a search.params number does \
+         nothing while its switch is off (razor_* needs search.razoring, rfp_* \
+         search.reverse_futility, lmr_* search.lmr, and so on)",
+        names[0], names[1]
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_alike_warning_needs_ten_pairs_and_a_majority() {
+        let names = ["a".to_string(), "b".to_string()];
+        let keys = ["search.params.razor_depth".to_string()];
+        assert_eq!(alike_warning(&names, 9, 9, &keys), None);
+        assert_eq!(alike_warning(&names, 5, 10, &keys), None);
+        let few = alike_warning(&names, 6, 10, &keys).unwrap();
+        assert!(
+            few.starts_with("a vs b: in 6 of 10 game pairs the two games were the same game"),
+            "{few}"
+        );
+        assert!(
+            few.contains("(search.params.razor_depth) changed few moves"),
+            "{few}"
+        );
+        let none = alike_warning(&names, 10, 10, &keys).unwrap();
+        assert!(none.contains("changed no move at these limits"), "{none}");
+        // Engines that differ in nothing but their names are expected to play alike.
+        assert_eq!(alike_warning(&names, 10, 10, &[]), None);
+    }
 }
