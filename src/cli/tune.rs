@@ -275,7 +275,7 @@ pub(super) fn verify_and_finish<J: Verifiable>(
 fn print_tune_pairs(out: &mut impl Write, t: &Tune, r: &TuneReport) -> io::Result<()> {
     use arena::tournament::{
         config::OpeningKind,
-        summary::{PairShares, split_warning},
+        summary::{PairShares, SPLIT_WARNING_PAIRS, split_warning},
     };
     let shares = PairShares::of(&r.plus_penta);
     if shares.pairs == 0 {
@@ -293,6 +293,17 @@ fn print_tune_pairs(out: &mut impl Write, t: &Tune, r: &TuneReport) -> io::Resul
         t.config.openings.kind,
         OpeningKind::Balanced | OpeningKind::File
     );
+    if moved == 0 && shares.pairs >= SPLIT_WARNING_PAIRS {
+        writeln!(
+            out,
+            "warning: no pair moved θ: the plus and minus engines scored alike in every \
+             pair. If they played the same games, what is tuned changes no move at these \
+             limits: a search.params number does nothing while its switch is off \
+             (razor_* needs search.razoring, rfp_* search.reverse_futility, lmr_* \
+             search.lmr, and so on)"
+        )?;
+        return Ok(());
+    }
     if let Some(warning) = split_warning(&t.job.game, &shares, balanced) {
         // The shares were just printed: the warning need not repeat them.
         let prefix = format!("{}: ", shares.describe());

@@ -411,6 +411,42 @@ fn the_shipped_tune_config_runs() {
 }
 
 #[test]
+fn a_tuned_number_whose_switch_is_off_moves_nothing_and_is_warned_about() {
+    // seed003-threat has no razoring: its razoring margin changes no move, so every
+    // pair is a split or a double draw and θ stays where it started.
+    let tmp = tempfile::tempdir().unwrap();
+    let small = std::fs::read_to_string(config("small")).unwrap();
+    let start = small.find("[[params]]").unwrap();
+    let inert = format!(
+        "{}[[params]]\nname = \"search.params.razor_margin\"\nmin = 100\nmax = 500\n",
+        small[..start].replace("pairs = 240", "pairs = 16")
+    );
+    let path = tmp.path().join("inert.toml");
+    // The engine path is relative to the config: point it at the shipped one.
+    let engine = format!(
+        "{}/configs/engines/gomoku-seed003-threat.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let inert = inert.replace(
+        "../../../configs/engines/gomoku-seed003-threat.toml",
+        &engine,
+    );
+    std::fs::write(&path, inert).unwrap();
+    let out = tmp.path().join("inert");
+    let printed = tune(&[path.to_str().unwrap(), "--verify-pairs", "0"], &out);
+    assert!(
+        printed.contains("0 of 16 pairs (0.0 %) moved θ"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("warning: no pair moved θ") && printed.contains("search.razoring"),
+        "{printed}"
+    );
+    let r = report(&out);
+    assert_eq!(r.params[0].value, r.params[0].start, "{:?}", r.params[0]);
+}
+
+#[test]
 fn a_stop_request_keeps_the_last_checkpoint_and_resume_finishes_it() {
     use std::sync::{
         Arc,
