@@ -594,7 +594,10 @@ pub fn tuned_engine(
     }
     for (name, value) in values {
         if let Some(key) = name.strip_prefix("search.") {
-            set_keep_decor(root, &["search", key], value.clone());
+            // `search.params.lmr_base` lives at [search.params] lmr_base, not as a
+            // quoted "params.lmr_base" under [search] (which no engine file accepts).
+            let path: Vec<&str> = std::iter::once("search").chain(key.split('.')).collect();
+            set_keep_decor(root, &path, value.clone());
         } else if let Some(option) = name.strip_prefix("option.") {
             set_keep_decor(root, &["options", option], value.clone());
         }
@@ -806,6 +809,52 @@ mod tests {
         assert!(c.is_current());
         let text = fs::read_to_string(tmp.path().join(TRAJECTORY_FILE)).unwrap();
         assert_eq!(text.lines().count(), 3, "header, start and one row: {text}");
+    }
+
+    /// Regression: a tuned `search.params.*` number was written as a quoted
+    /// "params.lmr_base" key under [search], which no engine file accepts.
+    #[test]
+    fn tuned_search_params_land_in_their_table_and_the_file_loads() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/engines/gomoku-strong.toml");
+        let engine = EngineSpec::Builtin(EngineConfig::load(&file).unwrap());
+        let values = [
+            (
+                "search.params.lmr_base".to_string(),
+                toml::Value::Integer(51),
+            ),
+            (
+                "search.params.lmr_divisor".to_string(),
+                toml::Value::Integer(113),
+            ),
+            ("search.radius".to_string(), toml::Value::Integer(3)),
+        ];
+        let text = tuned_engine(
+            &file,
+            "Made here.",
+            &engine,
+            &values,
+            &toml::Table::new(),
+            None,
+            MadeBy::Tune,
+        )
+        .unwrap();
+        assert!(!text.contains("\"params."), "{text}");
+        let tuned = EngineConfig::parse("tuned", &file, &text).unwrap_or_else(|e| panic!("{e}"));
+        let base = EngineConfig::load(&file).unwrap();
+        assert_eq!(
+            (
+                tuned.search.params.lmr_base,
+                tuned.search.params.lmr_divisor,
+                tuned.search.radius
+            ),
+            (51, 113, 3)
+        );
+        // The rest is the base engine's.
+        assert_eq!(tuned.search.params.lmp_scale, base.search.params.lmp_scale);
+        assert_eq!(
+            tuned.search.params.ext_defend_plies,
+            base.search.params.ext_defend_plies
+        );
     }
 
     /// Regression: a fit's engine said "The tune played with set = ...".

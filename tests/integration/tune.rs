@@ -402,6 +402,11 @@ fn the_shipped_tune_config_runs() {
         assert_eq!(r.verification.map(|v| v.wdl.games()), Some(2), "{name}");
         let engine = std::fs::read_to_string(out.join("tuned-engine.toml")).unwrap();
         assert!(engine.contains("lmr_divisor = "), "{engine}");
+        // The tuned engine loads and plays (it once had "params.lmr_base" keys under
+        // [search], which no engine file accepts).
+        assert!(!engine.contains("\"params."), "{engine}");
+        let tuned = out.join("tuned-engine.toml");
+        run_ok(&["bench", tuned.to_str().unwrap()]);
         if name == "gomoku" {
             // It plays the balanced openings (the README: fewer pairs split).
             let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
