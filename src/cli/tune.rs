@@ -275,7 +275,7 @@ pub(super) fn verify_and_finish<J: Verifiable>(
 fn print_tune_pairs(out: &mut impl Write, t: &Tune, r: &TuneReport) -> io::Result<()> {
     use arena::tournament::{
         config::OpeningKind,
-        summary::{PairShares, SPLIT_WARNING_PAIRS, split_warning},
+        summary::{PairShares, SPLIT_WARNING_PAIRS, SWITCH_HINT, split_reason},
     };
     let shares = PairShares::of(&r.plus_penta);
     if shares.pairs == 0 {
@@ -298,16 +298,10 @@ fn print_tune_pairs(out: &mut impl Write, t: &Tune, r: &TuneReport) -> io::Resul
             out,
             "warning: no pair moved θ: the plus and minus engines scored alike in every \
              pair. If they played the same games, what is tuned changes no move at these \
-             limits: a search.params number does nothing while its switch is off \
-             (razor_* needs search.razoring, rfp_* search.reverse_futility, lmr_* \
-             search.lmr, and so on)"
+             limits: {SWITCH_HINT}"
         )?;
-        return Ok(());
-    }
-    if let Some(warning) = split_warning(&t.job.game, &shares, balanced) {
-        // The shares were just printed: the warning need not repeat them.
-        let prefix = format!("{}: ", shares.describe());
-        let reason = warning.strip_prefix(&prefix).unwrap_or(&warning);
+    } else if let Some(reason) = split_reason(&t.job.game, &shares, balanced) {
+        // The shares were just printed: the warning does not repeat them.
         writeln!(
             out,
             "warning: most pairs split and moved θ not at all: {reason}"

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 pub use self::{
     compute::{fault_kind, summarize},
     files::{pairings_csv, standings_csv, write_files},
-    pairs::{PairShares, SPLIT_WARNING_PAIRS, split_warning},
+    pairs::{PairShares, SPLIT_WARNING_PAIRS, SWITCH_HINT, split_reason, split_warning},
 };
 use super::differences::Difference;
 use crate::stats::{EloEstimate, Penta, ScoreInterval, SprtEstimate, Wdl};

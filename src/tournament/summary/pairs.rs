@@ -66,6 +66,16 @@ pub fn split_warning(
     shares: &PairShares,
     balanced: bool,
 ) -> Option<String> {
+    split_reason(game, shares, balanced).map(|reason| format!("{}: {reason}", shares.describe()))
+}
+
+/// [`split_warning`] without the shares it starts with (for a caller that has just
+/// printed them).
+pub fn split_reason(
+    game: &crate::game::GameSpec,
+    shares: &PairShares,
+    balanced: bool,
+) -> Option<String> {
     if shares.pairs < SPLIT_WARNING_PAIRS || shares.split * 2 <= shares.pairs {
         return None;
     }
@@ -90,9 +100,8 @@ pub fn split_warning(
         ),
     };
     Some(format!(
-        "{}: a split pair says nothing about which engine is better, so the openings (or the \
-         first move) decide these games, not the engines; {remedy}",
-        shares.describe()
+        "a split pair says nothing about which engine is better, so the openings (or the \
+         first move) decide these games, not the engines; {remedy}"
     ))
 }
 
@@ -110,55 +119,51 @@ pub(super) fn replay_warning(replayed: u64, pairs: u64) -> Vec<String> {
     )]
 }
 
-/// Complete pairs, and those that repeat an earlier pair of their pairing move for move.
-pub(super) fn count_replays(records: &[&GameRecord]) -> (u64, u64) {
+/// The complete pairs of `records`: their two games, in game order.
+fn complete_pairs<'a>(records: &[&'a GameRecord]) -> Vec<[&'a GameRecord; 2]> {
     let mut pairs: BTreeMap<u64, Vec<&GameRecord>> = BTreeMap::new();
     for r in records {
         pairs.entry(r.pair).or_default().push(r);
     }
+    pairs
+        .into_values()
+        .filter_map(|mut g| {
+            g.sort_by_key(|r| r.game);
+            <[&GameRecord; 2]>::try_from(g).ok()
+        })
+        .collect()
+}
+
+/// Complete pairs, and those that repeat an earlier pair of their pairing move for move.
+pub(super) fn count_replays(records: &[&GameRecord]) -> (u64, u64) {
+    let pairs = complete_pairs(records);
     let mut seen = std::collections::HashSet::new();
-    let (mut complete, mut replayed) = (0, 0);
-    for games in pairs.values() {
-        if games.len() != 2 {
-            continue;
-        }
-        complete += 1;
-        let mut g = games.clone();
-        g.sort_by_key(|r| r.game);
-        let key = (
-            g[0].pairing,
-            g[0].opening.clone(),
-            g[0].moves.clone(),
-            g[1].moves.clone(),
-        );
-        if !seen.insert(key) {
-            replayed += 1;
-        }
-    }
-    (replayed, complete)
+    let replayed = pairs
+        .iter()
+        .filter(|[a, b]| !seen.insert((a.pairing, &a.opening, &a.moves, &b.moves)))
+        .count();
+    (replayed as u64, pairs.len() as u64)
 }
 
 /// Per pairing (index), its complete pairs and those whose two games were the same game
 /// move for move: with the colours swapped each engine made the moves the other had made,
 /// so the engines played alike from that opening.
 pub(super) fn count_alike(records: &[&GameRecord], pairings: usize) -> Vec<(u64, u64)> {
-    let mut pairs: BTreeMap<u64, Vec<&GameRecord>> = BTreeMap::new();
-    for r in records {
-        pairs.entry(r.pair).or_default().push(r);
-    }
     let mut counts = vec![(0, 0); pairings];
-    for games in pairs.values() {
-        if let [a, b] = games[..]
-            && let Some(c) = counts.get_mut(a.pairing)
-        {
+    for [a, b] in complete_pairs(records) {
+        if let Some(c) = counts.get_mut(a.pairing) {
             c.1 += 1;
-            if a.moves == b.moves {
-                c.0 += 1;
-            }
+            c.0 += u64::from(a.moves == b.moves);
         }
     }
     counts
 }
+
+/// Why a setting may change no move: the hint of the warnings for engines that played
+/// alike (here and in `arena tune`).
+pub const SWITCH_HINT: &str = "a search.params number does nothing while its switch is off \
+                               (razor_* needs search.razoring, rfp_* search.reverse_futility, \
+                               lmr_* search.lmr, and so on)";
 
 /// The warning for a pairing whose engines played the same game twice in most of its
 /// (at least [`SPLIT_WARNING_PAIRS`]) complete pairs, naming what differs between the
@@ -183,9 +188,7 @@ pub(super) fn alike_warning(
     Some(format!(
         "{} vs {}: in {alike} of {pairs} game pairs the two games were the same game move \
          for move: the engines played alike, so {what} {changed} at these limits. If that \
-         is a surprise, check that what it needs is on: a search.params number does \
-         nothing while its switch is off (razor_* needs search.razoring, rfp_* \
-         search.reverse_futility, lmr_* search.lmr, and so on)",
+         is a surprise, check that what it needs is on: {SWITCH_HINT}",
         names[0], names[1]
     ))
 }
