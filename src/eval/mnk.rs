@@ -500,6 +500,38 @@ impl MnkEval {
         self.patterns.pattern(self.cells[c].keys[dir], side)
     }
 
+    /// The variant this evaluator is for.
+    #[inline]
+    pub(super) fn config(&self) -> &MnkConfig {
+        &self.config
+    }
+
+    /// How far along a line a stone changes other cells' keys.
+    #[inline]
+    pub(super) fn pattern_radius(&self) -> usize {
+        self.patterns.radius()
+    }
+
+    /// The open fours `attacker` would make on the empty cell `o` (tracking only) were a
+    /// stone of `defender` on the cell `t` steps from it along `dir` (within the pattern
+    /// radius, on the board, empty).
+    #[inline]
+    pub(super) fn open_fours_with(
+        &self,
+        o: usize,
+        dir: usize,
+        t: i32,
+        defender: usize,
+        attacker: usize,
+    ) -> u32 {
+        let st = &self.cells[o];
+        let key = st.keys[dir] | ((defender as u32 + 1) << self.patterns.shift(t));
+        let old = usize::from((st.raw[dir] >> (8 * attacker)) as u8);
+        let new = usize::from((self.patterns.raw(key) >> (8 * attacker)) as u8);
+        let field = |counts: u32| (counts >> 8) & 0xFF;
+        field(st.counts[attacker]) - field(COUNTS[old]) + field(COUNTS[new])
+    }
+
     /// The incrementally kept sums (for tests).
     pub fn sums(&self) -> [i64; 2] {
         self.sums

@@ -20,12 +20,22 @@ use super::{
     cells::CellSet,
     mnk::{MnkEval, level},
 };
-use crate::game::{Game, Mnk, MnkMove};
+use crate::game::{Game, Mnk, MnkMove, mnk::DIRECTIONS};
 
 /// Salt that keeps VCT results apart from VCF results in the memo.
 const VCT_SALT: u64 = 0x5643_545F_5341_4C54;
 /// Salt for the results of the restricted VCF ([`ThreatKind::VcfNear`]).
 const NEAR_SALT: u64 = 0x4E45_4152_5F56_4346;
+
+/// The direction (an index of [`DIRECTIONS`]) and the signed number of steps along it
+/// from one cell to another `(dx, dy)` away, if they share a line.
+#[inline]
+fn line_offset(dx: i32, dy: i32) -> Option<(usize, i32)> {
+    DIRECTIONS.iter().enumerate().find_map(|(dir, &(ux, uy))| {
+        let t = if ux != 0 { dx / ux } else { dy / uy };
+        (t != 0 && t * ux == dx && t * uy == dy).then_some((dir, t))
+    })
+}
 
 impl MnkEval {
     /// Plays `mv` for the side to move, in the position and the evaluator.
@@ -47,6 +57,58 @@ impl MnkEval {
     /// point, then every cell where the defender makes a four of its own. Generation
     /// order within each group. Empty: the open three cannot be stopped.
     pub fn open_three_defences(&mut self, defender: usize, out: &mut Vec<MnkMove>) {
+        if self.renju() {
+            // A stone can change which of black's points are forbidden: only playing it
+            // out tells.
+            return self.open_three_defences_by_play(defender, out);
+        }
+        out.clear();
+        let attacker = 1 - defender;
+        let tries = *self.threat_cells(attacker, level::FOUR);
+        let open_fours = *self.threat_cells(attacker, level::OPEN_FOUR);
+        let mut stops = CellSet::EMPTY;
+        for c in tries.iter() {
+            if self.leaves_no_open_four(c, defender, &open_fours) {
+                stops.insert(c);
+                out.push(MnkMove(c as u16));
+            }
+        }
+        let counters = self.threat_cells(defender, level::FOUR).minus(&stops);
+        out.extend(counters.iter().map(|c| MnkMove(c as u16)));
+    }
+
+    /// Whether a stone of `defender` on the empty cell `c` would leave the attacker no
+    /// open-four point of `open_fours` (the attacker's): each point off `c`'s lines
+    /// keeps its open four, and one on them is read with `c` added to that line's key
+    /// alone (a stone of the defender never makes the attacker a new point). Not for
+    /// renju, whose forbidden points a stone can change.
+    fn leaves_no_open_four(&self, c: usize, defender: usize, open_fours: &CellSet) -> bool {
+        let attacker = 1 - defender;
+        let (cx, cy) = self.config().xy(MnkMove(c as u16));
+        let r = self.pattern_radius() as i32;
+        for o in open_fours.iter() {
+            if o == c {
+                continue;
+            }
+            let (ox, oy) = self.config().xy(MnkMove(o as u16));
+            let (dx, dy) = (cx - ox, cy - oy);
+            let Some((dir, t)) = line_offset(dx, dy) else {
+                return false;
+            };
+            if t.abs() > r {
+                return false;
+            }
+            if self.open_fours_with(o, dir, t, defender, attacker) > 0 {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// [`MnkEval::open_three_defences`] by placing a defender's stone on each candidate
+    /// and reading the attacker's open-four points again (the reference, and renju's
+    /// way).
+    pub fn open_three_defences_by_play(&mut self, defender: usize, out: &mut Vec<MnkMove>) {
         out.clear();
         let attacker = 1 - defender;
         let tries = *self.threat_cells(attacker, level::FOUR);

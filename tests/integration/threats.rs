@@ -394,3 +394,54 @@ fn every_vct_win_is_confirmed_by_plain_alpha_beta() {
     }
     assert!(wins >= 20, "{wins} VCT wins");
 }
+
+/// The defences against an open three read from the keys (a stone's effect on the one
+/// line it shares with each open-four point) are exactly those found by placing the
+/// stone and reading the points again, in the same order.
+#[test]
+fn open_three_defences_read_from_the_keys_equal_those_found_by_playing() {
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    for config in [
+        MnkConfig::new(15, 15, 5, MnkRule::Freestyle).unwrap(),
+        MnkConfig::new(15, 15, 5, MnkRule::Exact).unwrap(),
+        MnkConfig::new(9, 9, 5, MnkRule::Exact).unwrap(),
+        MnkConfig::new(8, 8, 4, MnkRule::Freestyle).unwrap(),
+    ] {
+        let (mut tested, mut with_defence, mut many) = (0, 0, 0);
+        while tested < 300 {
+            let stones = rng.random_range(6..30);
+            let Some(pos) = clustered(&config, stones, 4, &mut rng) else {
+                continue;
+            };
+            let mut eval = evaluator(&pos);
+            for defender in 0..2 {
+                let attacker = 1 - defender;
+                if eval
+                    .threat_cells(attacker, arena::eval::mnk::level::OPEN_FOUR)
+                    .is_empty()
+                {
+                    continue; // no open three: nothing to defend
+                }
+                tested += 1;
+                let (mut fast, mut slow) = (Vec::new(), Vec::new());
+                eval.open_three_defences(defender, &mut fast);
+                eval.open_three_defences_by_play(defender, &mut slow);
+                assert_eq!(
+                    fast,
+                    slow,
+                    "defences of side {defender} in {} ({config:?})",
+                    pos.to_text()
+                );
+                eval.check_kept_state().unwrap();
+                with_defence += usize::from(!fast.is_empty());
+                many += usize::from(fast.len() >= 4);
+            }
+        }
+        // Both kinds of answer, and long lists, were compared.
+        assert!(
+            with_defence > 100 && with_defence < tested,
+            "{with_defence} of {tested}"
+        );
+        assert!(many > 20, "{many} of {tested} with 4 defences or more");
+    }
+}
