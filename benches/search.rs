@@ -7,10 +7,12 @@
 //!
 //! `to_depth`: the seed engines and the modern ones side by side on the positions of
 //! `configs/positions/` (five 15x15 gomoku positions to depth 8, four Ataxx middle games
-//! to depth 6): the time to reach the depth, with the nodes and the effective branching
+//! to depth 6), and gomoku-strong on thirty positions from its games against PentaZen
+//! (`gomoku-games.txt`, to depth 5: where the open-three defences and the leaf VCF take
+//! the time): the time to reach the depth, with the nodes and the effective branching
 //! factor printed once per engine, so one run shows what the selective search saves.
 
-use arena::engine::{bench, builtin};
+use arena::engine::{EngineConfig, bench, builtin};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn search(c: &mut Criterion) {
@@ -48,6 +50,7 @@ fn positions(text: &str) -> Vec<String> {
 fn to_depth(c: &mut Criterion) {
     let gomoku = positions(include_str!("../configs/positions/gomoku-15x15.txt"));
     let ataxx = positions(include_str!("../configs/positions/ataxx-middlegame.txt"));
+    let games = positions(include_str!("../configs/positions/gomoku-games.txt"));
     let mut group = c.benchmark_group("to_depth");
     group.sample_size(10);
     for (name, list, depth) in [
@@ -55,8 +58,13 @@ fn to_depth(c: &mut Criterion) {
         ("gomoku-modern", &gomoku, 8),
         ("ataxx-rich", &ataxx, 6),
         ("ataxx-modern", &ataxx, 6),
+        ("gomoku-strong", &games, 5),
     ] {
-        let config = builtin::engine(name).expect("built-in engines load");
+        let config = builtin::engine(name).unwrap_or_else(|_| {
+            // Not embedded: the shipped file.
+            let path = format!("{}/configs/engines/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+            EngineConfig::load(std::path::Path::new(&path)).expect("shipped engines load")
+        });
         let first = bench::run_on(&config, Some(depth), Some(list)).expect("bench runs");
         let ebf = first.ebf.map_or("-".to_string(), |e| format!("{e:.2}"));
         println!(

@@ -104,8 +104,13 @@ fn range(config: &EngineConfig, name: &str) -> Option<(f64, f64)> {
         // `lmp_scale · d² / 100` stays within 32 bits for every depth up to lmp_depth.
         "params.lmp_depth" => (0.0, 64.0),
         "params.lmp_scale" => (0.0, 100_000.0),
-        "params.lmr_min_moves" | "params.lmp_base" | "params.lmp_defend_max" => (0.0, 1000.0),
-        "params.lmp_defend" | "params.lmr_history" => (0.0, 100_000.0),
+        "params.lmr_min_moves"
+        | "params.lmp_base"
+        | "params.lmp_defend_max"
+        | "params.lmp_all_max" => (0.0, 1000.0),
+        "params.lmp_defend" | "params.lmr_history" | "params.lmp_all" | "params.lmp_all_offset" => {
+            (0.0, 100_000.0)
+        }
         "params.order_far" => (0.0, side),
         // Hundredths of a ply, hundredths of the evaluator's unit.
         "params.lmr_base" => (0.0, 10_000.0),

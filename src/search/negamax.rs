@@ -280,13 +280,23 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         } else {
             None
         };
+        // Where nothing must be stopped, from the root's grandchildren on: only the first
+        // few moves of any kind, at every depth (PV nodes too).
+        let all_limit = if !threatened && ply >= 2 && s.late_move_pruning {
+            p.lmp_all_count(depth)
+        } else {
+            None
+        };
         let history_lmr = s.history && p.lmr_history > 0;
         let side = pos.side_to_move().index();
         if history_lmr {
             self.plies[ply].tried.clear();
         }
         while searched < limit {
-            if defend_limit.is_some_and(|n| searched >= n) && !is_decisive(alpha) {
+            if (defend_limit.is_some_and(|n| searched >= n)
+                || all_limit.is_some_and(|n| searched >= n))
+                && !is_decisive(alpha)
+            {
                 self.depth_cut = true;
                 break;
             }

@@ -67,6 +67,16 @@ pub struct SearchParams {
     pub lmp_defend: u32,
     /// The most moves `lmp_defend` keeps.
     pub lmp_defend_max: u32,
+    /// Move-count pruning of every move (with `late_move_pruning`): where no threat must
+    /// be stopped, from the root's grandchildren on (on the principal variation too), at
+    /// remaining depth d only the first `lmp_all · √d / 100 − lmp_all_offset / 100` moves
+    /// (at least 1, at most `lmp_all_max`) are searched, tactical ones and all, at any
+    /// depth; 0 = off.
+    pub lmp_all: u32,
+    /// Move-count pruning of every move: what `lmp_all` subtracts, in hundredths.
+    pub lmp_all_offset: u32,
+    /// The most moves `lmp_all` keeps.
+    pub lmp_all_max: u32,
     /// m,n,k with `static` ordering: a move farther than this many king steps from both
     /// of the last two stones has its point score halved, from all of the last four
     /// quartered, so play near the fight is tried first; 0 = off.
@@ -116,6 +126,9 @@ impl Default for SearchParams {
             lmp_scale: 100,
             lmp_defend: 0,
             lmp_defend_max: 8,
+            lmp_all: 0,
+            lmp_all_offset: 1200,
+            lmp_all_max: 32,
             order_far: 0,
             iir_depth: 4,
             vcf_moves: 10,
@@ -164,6 +177,18 @@ impl SearchParams {
         }
         let n = (f64::from(self.lmp_defend) * f64::from(depth.max(1)).sqrt() / 100.0).round() - 2.0;
         Some((n.max(2.0) as usize).min(self.lmp_defend_max.max(2) as usize))
+    }
+
+    /// Moves [`SearchParams::lmp_all`] keeps at remaining depth `depth` (`None`: off).
+    #[inline]
+    pub fn lmp_all_count(&self, depth: i32) -> Option<usize> {
+        if self.lmp_all == 0 {
+            return None;
+        }
+        let n = (f64::from(self.lmp_all) * f64::from(depth.max(1)).sqrt()
+            - f64::from(self.lmp_all_offset))
+            / 100.0;
+        Some((n.round().max(1.0) as usize).min(self.lmp_all_max.max(1) as usize))
     }
 
     /// Checks the values that would make a rule meaningless.
@@ -220,6 +245,22 @@ mod tests {
         assert_eq!(p.lmp_count(1), 4);
         assert_eq!(p.lmp_count(3), 12);
         assert_eq!(p.lmp_defend_count(4), None);
+        assert_eq!(p.lmp_all_count(4), None);
+        let all = SearchParams {
+            lmp_all: 1500,
+            ..SearchParams::default()
+        };
+        // round(15·√d − 12), at least 1, at most 32.
+        let counts: Vec<_> = [1, 2, 4, 9, 20]
+            .into_iter()
+            .map(|d| all.lmp_all_count(d).unwrap())
+            .collect();
+        assert_eq!(counts, [3, 9, 18, 32, 32]);
+        let few = SearchParams {
+            lmp_all: 100,
+            ..SearchParams::default()
+        };
+        assert_eq!(few.lmp_all_count(1), Some(1));
         let defend = SearchParams {
             lmp_defend: 500,
             ..SearchParams::default()

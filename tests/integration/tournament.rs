@@ -689,6 +689,23 @@ fn defence_move_counts_prune_and_the_shape_and_far_settings_reach_the_search() {
     );
     // Off by default: 0 is the shipped engine itself.
     assert_eq!(bench_nodes(&["--set", "search.params.lmp_defend=0"]), plain);
+    // The move-count limit of every move, at every depth.
+    let capped = bench_nodes(&["--set", "search.params.lmp_all=1000"]);
+    assert!(
+        capped < plain,
+        "lmp_all: {capped} nodes, {plain} without it"
+    );
+    assert_eq!(bench_nodes(&["--set", "search.params.lmp_all=0"]), plain);
+    // It belongs to late-move pruning: with that off it changes nothing.
+    assert_eq!(
+        bench_nodes(&[
+            "--set",
+            "search.late_move_pruning=false",
+            "--set",
+            "search.params.lmp_all=1000"
+        ]),
+        bench_nodes(&["--set", "search.late_move_pruning=false"]),
+    );
     assert_eq!(
         bench_nodes(&["--set", "search.params.lmr_history=0"]),
         plain
