@@ -42,6 +42,9 @@ pub enum OrderingKind {
     TtMove,
     /// Two killer moves per ply.
     Killers,
+    /// The counter move: per side, the move that last refuted each move of the
+    /// opponent, tried after the killers.
+    Counter,
     /// History heuristic.
     History,
     /// Ataxx: stones gained first (seed 004).
@@ -59,6 +62,7 @@ impl OrderingKind {
             OrderingKind::Threat => "threat",
             OrderingKind::TtMove => "tt_move",
             OrderingKind::Killers => "killers",
+            OrderingKind::Counter => "counter",
             OrderingKind::History => "history",
             OrderingKind::Captures => "captures",
             OrderingKind::SinglesFirst => "singles_first",
@@ -87,7 +91,8 @@ pub struct SearchConfig {
     /// Transposition table size in MB (0: none).
     pub tt_mb: u32,
     /// Ordering heuristics, combined in a fixed precedence: tt_move, then the threat or
-    /// singles-first class, then killers, then static or capture scores, then history.
+    /// singles-first class, then killers and the counter move, then static or capture
+    /// scores, then history.
     pub ordering: Vec<OrderingKind>,
     /// Search only the best K moves at each node (0: all; seed 001).
     pub top_k: u32,
@@ -238,6 +243,7 @@ impl SearchConfig {
             },
             tt_move: has(OrderingKind::TtMove),
             killers: has(OrderingKind::Killers),
+            counter: has(OrderingKind::Counter),
             history: has(OrderingKind::History),
             top_k: self.top_k as usize,
             aspiration: self.aspiration,

@@ -35,6 +35,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.tt.new_search();
         self.history
             .prepare(pos.move_index_bound(), self.settings.params.lmr_history > 0);
+        if self.settings.counter && self.counters.len() != 2 * pos.move_index_bound() {
+            self.counters = vec![None; 2 * pos.move_index_bound()];
+        }
         self.eval.reset(pos);
         self.unit = self.eval.unit().max(1);
         self.pos = Some(pos.clone());
@@ -299,6 +302,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             let Some((mv, _)) = self.pick(0, i) else {
                 break;
             };
+            self.plies[0].played = Some(mv);
             let undo = pos.play(mv);
             self.eval.played(pos, mv);
             // With a random margin, moves within the margin of the best need exact scores.

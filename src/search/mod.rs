@@ -81,6 +81,9 @@ pub struct SearchSettings {
     pub tt_move: bool,
     /// Two killer moves per ply, tried after the evaluator's higher classes.
     pub killers: bool,
+    /// The counter move (the reply that last refuted the opponent's previous move),
+    /// tried after the killers.
+    pub counter: bool,
     /// History heuristic as the last ordering key.
     pub history: bool,
     /// Search only the best K moves at each node (0: all).
@@ -135,6 +138,7 @@ impl Default for SearchSettings {
             order: OrderFlags::default(),
             tt_move: true,
             killers: false,
+            counter: false,
             history: false,
             top_k: 0,
             aspiration: 0,
@@ -222,6 +226,9 @@ struct Ply<M> {
     ordered: Vec<Ordered<M>>,
     pv: Vec<M>,
     killers: [Option<M>; 2],
+    /// The move being searched from this ply (`None` for a null move): the previous
+    /// move of the ply below, which the counter move answers.
+    played: Option<M>,
     /// The quiet moves searched at this node so far (with `lmr_history`: the ones a
     /// cutoff punishes).
     tried: Vec<M>,
@@ -235,6 +242,9 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     tt: TranspositionTable<G::Move>,
     plies: Vec<Ply<G::Move>>,
     history: History,
+    /// With `counter`: per side and move index of the opponent's previous move, the
+    /// reply that last caused a cutoff.
+    counters: Vec<Option<G::Move>>,
     /// Late-move reductions by depth and move number (from the params).
     lmr_table: Vec<[u8; 64]>,
     rng: ChaCha8Rng,
@@ -275,10 +285,12 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                     ordered: Vec::new(),
                     pv: Vec::with_capacity(MAX_PLY),
                     killers: [None; 2],
+                    played: None,
                     tried: Vec::new(),
                 })
                 .collect(),
             history: History::default(),
+            counters: Vec::new(),
             rng: ChaCha8Rng::seed_from_u64(0),
             pos: None,
             nodes: 0,
@@ -333,6 +345,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             ply.killers = [None; 2];
         }
         self.history.clear();
+        self.counters.iter_mut().for_each(|c| *c = None);
         self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 }

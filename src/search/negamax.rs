@@ -224,6 +224,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             && self.eval.null_move_safe(pos)
         {
             let r = (p.nmp_base + depth as u32 / p.nmp_divisor) as i32;
+            self.plies[ply].played = None;
             let undo = pos.play_null();
             let score = -self.negamax(
                 pos,
@@ -324,6 +325,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                     continue;
                 }
             }
+            self.plies[ply].played = Some(mv);
             let undo = pos.play(mv);
             self.eval.played(pos, mv);
             let new_depth = depth - 1;
@@ -454,8 +456,29 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         pv.extend_from_slice(&tail[0].pv);
     }
 
-    /// Killers and history for a move that caused a beta cutoff.
+    /// With `counter`, the reply that last refuted the move that led to `ply` (none at
+    /// the root and after a null move).
+    #[inline]
+    pub(super) fn counter_move(&self, pos: &G, ply: usize) -> Option<G::Move> {
+        self.counter_slot(pos, ply).and_then(|i| self.counters[i])
+    }
+
+    /// The counter-move table's slot for the node at `ply`.
+    #[inline]
+    fn counter_slot(&self, pos: &G, ply: usize) -> Option<usize> {
+        if !self.settings.counter || ply == 0 {
+            return None;
+        }
+        let prev = self.plies[ply - 1].played?;
+        let bound = self.counters.len() / 2;
+        Some(pos.side_to_move().index() * bound + pos.move_index(prev))
+    }
+
+    /// Killers, history and the counter move for a move that caused a beta cutoff.
     pub(super) fn reward(&mut self, pos: &G, ply: usize, mv: G::Move, depth: i32) {
+        if let Some(i) = self.counter_slot(pos, ply) {
+            self.counters[i] = Some(mv);
+        }
         if self.settings.killers {
             let k = &mut self.plies[ply].killers;
             if k[0] != Some(mv) {

@@ -21,7 +21,7 @@ pub(super) enum Stage<M> {
     /// `skip` holds the moves already searched.
     Generate {
         /// Moves already searched (the table's move, the killers).
-        skip: [Option<M>; 3],
+        skip: [Option<M>; 4],
         /// The batch to generate (always 0 without `staged`).
         batch: usize,
     },
@@ -32,16 +32,17 @@ pub(super) enum Stage<M> {
         /// Moves that may be searched (pruned ones and those past top_k excluded).
         len: usize,
         /// Moves already searched.
-        skip: Option<[Option<M>; 3]>,
+        skip: Option<[Option<M>; 4]>,
         /// The batch that follows this list, if any.
         then: Option<usize>,
     },
-    /// Between the first batch and the rest: killer `next` (0 or 1) is tried next.
+    /// Between the first batch and the rest: killer `next` (0 or 1), or with 2 the
+    /// counter move, is tried next.
     Killers {
-        /// Next killer slot.
+        /// Next slot: the killers, then the counter move.
         next: usize,
         /// Moves already searched.
-        skip: [Option<M>; 3],
+        skip: [Option<M>; 4],
         /// The batch that follows.
         batch: usize,
     },
@@ -70,7 +71,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             match *stage {
                 Stage::TableMove(tt) => {
                     *stage = Stage::Generate {
-                        skip: [tt, None, None],
+                        skip: [tt, None, None, None],
                         batch: 0,
                     };
                     if let Some(mv) = tt {
@@ -98,7 +99,10 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 } => {
                     if next >= len {
                         *stage = match (then, skip) {
-                            (Some(batch), Some(skip)) if batch == 1 && self.settings.killers => {
+                            (Some(batch), Some(skip))
+                                if batch == 1
+                                    && (self.settings.killers || self.settings.counter) =>
+                            {
                                 Stage::Killers {
                                     next: 0,
                                     skip,
@@ -126,11 +130,15 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                     mut skip,
                     batch,
                 } => {
-                    if next >= 2 {
+                    if next >= 3 {
                         *stage = Stage::Generate { skip, batch };
                         continue;
                     }
-                    let killer = self.plies[ply].killers[next];
+                    let killer = if next < 2 {
+                        self.plies[ply].killers[next]
+                    } else {
+                        self.counter_move(pos, ply)
+                    };
                     // Not already searched, legal here, a candidate, and not in the first
                     // batch (whose list is still in place).
                     let fresh = killer.filter(|&k| {
@@ -211,6 +219,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let settings = self.settings;
         let tt_move = if settings.tt_move { tt_move } else { None };
         let n = moves.len();
+        let counter = self.counter_move(pos, ply);
         // The evaluator's keys, then the search's own.
         let eval_keys = &mut self.scratch_keys;
         eval_keys.clear();
@@ -230,11 +239,11 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                     pruned += 1;
                     return (0, (mv, Hint::default()));
                 }
-                let killer = if !settings.killers {
-                    0
-                } else if killers[0] == Some(mv) {
+                let killer = if settings.killers && killers[0] == Some(mv) {
+                    3
+                } else if settings.killers && killers[1] == Some(mv) {
                     2
-                } else if killers[1] == Some(mv) {
+                } else if counter == Some(mv) {
                     1
                 } else {
                     0

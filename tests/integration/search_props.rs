@@ -82,6 +82,13 @@ fn settings(mnk: bool) -> Vec<(&'static str, SearchSettings)> {
             },
         ),
         (
+            "counter",
+            SearchSettings {
+                counter: true,
+                ..plain
+            },
+        ),
+        (
             "aspiration",
             SearchSettings {
                 aspiration: 50,
@@ -103,11 +110,12 @@ fn settings(mnk: bool) -> Vec<(&'static str, SearchSettings)> {
             },
         ),
         (
-            "pvs + staged killers + history + mate distance + aspiration",
+            "pvs + staged killers + counter + history + mate distance + aspiration",
             SearchSettings {
                 pvs: true,
                 staged: true,
                 killers: true,
+                counter: true,
                 history: true,
                 mate_distance: true,
                 aspiration: 50,

@@ -727,6 +727,7 @@ fn defence_move_counts_prune_and_the_shape_and_far_settings_reach_the_search() {
         "search.shape=lines",
         "search.params.order_far=2",
         "search.params.lmr_history=4096",
+        "search.ordering=[\"tt_move\",\"threat\",\"static\",\"killers\",\"counter\",\"history\"]",
     ] {
         assert_ne!(bench_nodes(&["--set", set]), plain, "{set}");
     }
