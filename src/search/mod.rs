@@ -6,8 +6,8 @@
 //!   top to bottom (principal variation search, mate-distance pruning, null move,
 //!   reverse futility, futility, late-move pruning and reductions, internal iterative
 //!   reduction, forced-move knowledge and threat search at the leaves);
-//! - [`picker`]: the staged move picker (table move, killers, then the list, or only the
-//!   moves a threat forces);
+//! - [`picker`]: the staged move picker (table move, killers and the counter move, then
+//!   the list, or only the moves a threat forces);
 //! - [`history`]: killers and the history table;
 //! - [`params`]: every margin, reduction and depth limit, by name;
 //! - [`time`]: soft and hard time limits;

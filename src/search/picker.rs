@@ -3,7 +3,7 @@
 //! threat forces), ordered by packed keys and picked lazily (see [`super::ordering`]).
 //! With `staged`, the candidates come in the evaluator's batches (gomoku: fours, threes
 //! and the blocks of the opponent's, then the rest; Ataxx: singles, then jumps), with the
-//! killers tried between the first batch and the rest. A cutoff in an early stage saves
+//! killers (and the counter move) tried between the first batch and the rest. A cutoff in an early stage saves
 //! generating and ordering the rest.
 
 use super::{Hint, Ordered, Ply, Searcher, ordering};
@@ -20,7 +20,7 @@ pub(super) enum Stage<M> {
     /// Generate and order the candidates (with `staged`, batch `batch` of them);
     /// `skip` holds the moves already searched.
     Generate {
-        /// Moves already searched (the table's move, the killers).
+        /// Moves already searched (the table's move, the killers, the counter move).
         skip: [Option<M>; 4],
         /// The batch to generate (always 0 without `staged`).
         batch: usize,
