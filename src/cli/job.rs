@@ -431,16 +431,22 @@ fn clock(seconds: f64) -> String {
     }
 }
 
-/// The verification line: games, W/D/L, Elo with its interval, and any warning.
-pub(crate) fn print_verification(out: &mut impl Write, v: &VerificationReport) -> io::Result<()> {
-    let elo = v.estimate.map_or("-".to_string(), |e| {
+/// An estimate as the verification lines print it: `+12.3 ± 20.1 (95 %), LOS 88.1 %`.
+fn elo_text(estimate: Option<arena::stats::EloEstimate>) -> String {
+    estimate.map_or("-".to_string(), |e| {
         format!(
             "{:+.1} ± {:.1} (95 %), LOS {:.1} %",
             e.elo,
             e.elo_error,
             100.0 * e.los
         )
-    });
+    })
+}
+
+/// The verification line: games, W/D/L, Elo with its interval; with an opponent, the
+/// tuned and the base engine's lines against it; and any warning.
+pub(crate) fn print_verification(out: &mut impl Write, v: &VerificationReport) -> io::Result<()> {
+    let elo = elo_text(v.estimate);
     writeln!(
         out,
         "\nverification: {} vs {}: {} games +{} ={} -{}  Elo {elo}",
@@ -451,6 +457,22 @@ pub(crate) fn print_verification(out: &mut impl Write, v: &VerificationReport) -
         v.wdl.draws,
         v.wdl.losses
     )?;
+    if let Some(o) = &v.opponent {
+        for (who, versus) in [(&v.engines[0], &o.tuned), (&v.engines[1], &o.base)] {
+            let w = versus.wdl;
+            writeln!(
+                out,
+                "against {}: {who} {} games +{} ={} -{}  {:.1} %  Elo {}",
+                o.name,
+                w.games(),
+                w.wins,
+                w.draws,
+                w.losses,
+                100.0 * w.score().unwrap_or(0.5),
+                elo_text(versus.estimate)
+            )?;
+        }
+    }
     if let Some(w) = &v.warning {
         writeln!(out, "warning: {w}")?;
     }

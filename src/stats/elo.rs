@@ -204,6 +204,16 @@ impl Penta {
         Penta { counts, dd: None }
     }
 
+    /// A's mean score per game in `[0, 1]` (a pair scores 0, ¼, ½, ¾ or 1); `None`
+    /// before the first pair.
+    pub fn score(&self) -> Option<f64> {
+        let pairs = self.pairs();
+        (pairs > 0).then(|| {
+            let quarters: u64 = (0..5).map(|i| i as u64 * self.counts[i]).sum();
+            quarters as f64 / (4 * pairs) as f64
+        })
+    }
+
     /// Number of pairs (saturating at `u64::MAX`, far beyond any real match).
     pub fn pairs(&self) -> u64 {
         self.counts

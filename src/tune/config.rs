@@ -10,6 +10,8 @@
 //! batch = 16                      # pairs per batch (one flip vector, played in parallel)
 //! seed = 1
 //! # a_ratio = 0.1, alpha = 0.602, gamma = 0.101 (fishtest's defaults)
+//! # opponent = "engines/rival.toml"   # plus and minus each play it, not each other
+//! # opponent_set = { "search.nodes" = 20000 }   # named parameters of the opponent
 //!
 //! [[params]]
 //! name = "table.open_three"       # start: the base engine's value
@@ -20,7 +22,7 @@
 //! [openings]                      # as in tournaments
 //! [adjudication]                  # as in tournaments
 //!
-//! [verification]                  # tuned against base after the tune
+//! [verification]                  # tuned against base (and the opponent) after the tune
 //! pairs = 200                     # at most this many game pairs
 //! # set = { "search.depth" = 3 }  # both engines, e.g. a deeper search
 //! # [verification.sprt]           # stop early, as tournaments do
@@ -29,7 +31,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    job_base::{JobBase, JobRead, apply_set, job_file, resolved_job},
+    job_base::{JobBase, JobRead, apply_set, engine_table, job_file, resolved_job},
     spsa::{Param, Settings},
 };
 use crate::{
@@ -198,6 +200,14 @@ job_config! {
         /// The parameters to tune.
         #[serde(default)]
         pub params: Vec<ParamEntry>,
+        /// An engine file (relative to this config) that the plus and the minus engine
+        /// each play instead of each other: θ moves by how much better the plus engine
+        /// scored against it than the minus engine did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub opponent: Option<String>,
+        /// Named parameters set on the opponent (its limits, say).
+        #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+        pub opponent_set: toml::Table,
     }
 }
 
@@ -230,6 +240,9 @@ pub struct Tune {
     pub params: Vec<Param>,
     /// The game, the base engine's file and where the config came from.
     pub job: JobBase,
+    /// The engine both the plus and the minus engine play (`opponent`, with
+    /// `opponent_set` applied); None: they play each other.
+    pub opponent: Option<EngineSpec>,
 }
 
 job_file!(Tune, TuneConfig, Tune, "the tune plays");
@@ -326,11 +339,41 @@ impl Tune {
             config.verification.as_ref(),
             &config.openings,
         )?;
+        let opponent = match &config.opponent {
+            Some(file) => Some(resolve_opponent(&read, file, &config.opponent_set)?),
+            None if !config.opponent_set.is_empty() => {
+                return Err(read.at(
+                    read.key_line("opponent_set"),
+                    "key `opponent_set` without `opponent`: name the opponent's engine file".into(),
+                ));
+            }
+            None => None,
+        };
+        if let (Some(o), Some(v)) = (&opponent, &config.verification) {
+            if v.sprt.is_some() {
+                return Err(read.at(
+                    config::line_of(read.text, "[verification.sprt]"),
+                    "[verification.sprt]: with an opponent the verification is a round robin \
+                     of the tuned engine, the base engine and the opponent, and an SPRT \
+                     needs two engines"
+                        .into(),
+                ));
+            }
+            apply_set(
+                &mut o.clone(),
+                &v.set,
+                read.source,
+                read.text,
+                config::line_of(read.text, "[verification]"),
+                "[verification] set (the opponent)",
+            )?;
+        }
         Ok(Tune {
             config,
             base: read.engine,
             params,
             job: read.job,
+            opponent,
         })
     }
 }
@@ -346,6 +389,12 @@ impl Tune {
             gamma: self.config.gamma,
             seed: self.config.seed,
         }
+    }
+
+    /// Whether the tune's games are reproducible: no time limit on the base engine nor
+    /// on the opponent.
+    pub fn is_reproducible(&self) -> bool {
+        self.base.is_reproducible() && self.opponent.as_ref().is_none_or(|o| o.is_reproducible())
     }
 
     /// The base engine with the parameters set to `values` (one per parameter), named
@@ -366,9 +415,59 @@ impl Tune {
     /// they change no tuning result.)
     pub fn resolved_toml(&self) -> String {
         let params = self.params.iter().map(config::to_table).collect();
-        let tree = resolved_job(&self.config, &[], self.job.game, &self.base, params);
+        let mut tree = resolved_job(
+            &self.config,
+            &["opponent", "opponent_set"],
+            self.job.game,
+            &self.base,
+            params,
+        );
+        // The opponent's every parameter, as the base engine's (`[base]`).
+        if let Some(o) = &self.opponent {
+            tree.insert(
+                "opponent".into(),
+                toml::Value::Table(engine_table(o, self.job.game)),
+            );
+        }
         toml::to_string(&tree).expect("a resolved tune serialises")
     }
+}
+
+/// The `opponent` engine file (relative to the config), checked to play the tune's game,
+/// with `opponent_set` applied.
+fn resolve_opponent(
+    read: &JobRead<'_>,
+    file: &str,
+    set: &toml::Table,
+) -> Result<EngineSpec, ConfigError> {
+    let line = read.key_line("opponent");
+    let game = read.job.game;
+    let (mut engine, own_game) = EngineSpec::load(&read.job.resolve(file))
+        .map_err(|e| read.at(line, format!("key `opponent`: {e}")))?;
+    if own_game.family() != game.family() {
+        return Err(read.at(
+            line,
+            format!(
+                "key `opponent`: the engine '{}' plays {own_game}, the tune plays {game}",
+                engine.name()
+            ),
+        ));
+    }
+    match &mut engine {
+        EngineSpec::Builtin(c) => c.game = game,
+        EngineSpec::External(e) => e
+            .validate(game)
+            .map_err(|m| read.at(line, format!("key `opponent`: {m}")))?,
+    }
+    apply_set(
+        &mut engine,
+        set,
+        read.source,
+        read.text,
+        read.key_line("opponent_set"),
+        "key `opponent_set`",
+    )?;
+    Ok(engine)
 }
 
 /// Checks a `[verification]` section against the engine and the `[openings]` section:

@@ -168,6 +168,32 @@ pub struct VerificationReport {
     /// engines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// With a tune's opponent: the tuned and the base engine's games against it (the
+    /// match is then a round robin of the three).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent: Option<OpponentReport>,
+}
+
+/// The verification's games against a tune's opponent, each engine's own view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpponentReport {
+    /// The opponent's name in the match.
+    pub name: String,
+    /// The tuned engine against it.
+    pub tuned: Versus,
+    /// The base engine against it.
+    pub base: Versus,
+}
+
+/// One engine's games against another in a match.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Versus {
+    /// Games.
+    pub wdl: Wdl,
+    /// Game pairs.
+    pub penta: Penta,
+    /// Elo with its 95 % interval (none before the first game).
+    pub estimate: Option<EloEstimate>,
 }
 
 /// A job whose result a verification match can check: the tuned or fitted engine
@@ -182,6 +208,10 @@ pub trait Verifiable {
     /// The finished job's engines in `out`: its result first, then the base; an error
     /// when the folder's job is not finished, or not this one.
     fn engines(&self, out: &Path) -> Result<[EngineSpec; 2], TuneError>;
+    /// An engine both are also played against (a tune's opponent).
+    fn opponent(&self) -> Option<EngineSpec> {
+        None
+    }
     /// Records the match in the job's report (and returns it).
     fn record(
         &self,
@@ -209,7 +239,15 @@ pub fn verify<J: Verifiable>(
     let out = &options.out_dir;
     let _lock = crate::tournament::lock::lock_exclusive(out, J::WHAT)?;
     let engines = job.engines(out)?;
-    let played = play_verification(&plan, seed, section, pairs, engines, options, sink)?;
+    let played = play_verification(
+        &plan,
+        seed,
+        section,
+        pairs,
+        (engines, job.opponent()),
+        options,
+        sink,
+    )?;
     let Some((outcome, report)) = played else {
         return Ok(None);
     };
@@ -218,14 +256,15 @@ pub fn verify<J: Verifiable>(
 }
 
 /// Plays a verification match: `engines` (each given the `[verification]` section's
-/// `set`), `pairs` game pairs (default: the section's), into `<out>/verification/`.
-/// None when there is nothing to play.
+/// `set`), `pairs` game pairs (default: the section's), into `<out>/verification/`;
+/// with an opponent, a round robin of the two and it (`pairs` for each pairing). None
+/// when there is nothing to play.
 fn play_verification(
     plan: &MatchPlan<'_>,
     seed: u64,
     section: Option<&VerificationConfig>,
     pairs: Option<u32>,
-    engines: [EngineSpec; 2],
+    (engines, opponent): ([EngineSpec; 2], Option<EngineSpec>),
     options: &JobOptions,
     sink: &mut dyn FnMut(&tournament::Event<'_>),
 ) -> Result<Option<(RunOutcome, VerificationReport)>, TuneError> {
@@ -233,18 +272,30 @@ fn play_verification(
     if pairs == 0 {
         return Ok(None);
     }
-    let mut engines = engines;
+    let names = engines.clone().map(|e| e.name().to_string());
+    let mut all: Vec<EngineSpec> = engines.into();
+    if let Some(mut o) = opponent {
+        // Three names for one tournament: the opponent's gives way.
+        if names.iter().any(|n| n == o.name()) {
+            let name = format!("{}-opponent", o.name());
+            o.rename(&name);
+        }
+        all.push(o);
+    }
     if let Some(v) = section {
-        for engine in &mut engines {
+        for (i, engine) in all.iter_mut().enumerate() {
             engine
                 .set_all(v.set.iter().map(|(k, v)| (k, v.clone())))
-                .map_err(|e| TuneError::Input(format!("[verification] set: {e}")))?;
+                .map_err(|e| {
+                    let whose = if i == 2 { " (the opponent)" } else { "" };
+                    TuneError::Input(format!("[verification] set{whose}: {e}"))
+                })?;
         }
     }
-    let deterministic = engines.iter().all(EngineSpec::is_deterministic);
-    let names = engines.clone().map(|e| e.name().to_string());
+    let deterministic = all.iter().all(EngineSpec::is_deterministic);
+    let opponent_name = all.get(2).map(|o| o.name().to_string());
     let seed = section.and_then(|v| v.seed).unwrap_or(seed.wrapping_add(1));
-    let mut t = plan.tournament("verification", pairs, seed, engines.into());
+    let mut t = plan.tournament("verification", pairs, seed, all);
     t.config.sprt = section.and_then(|v| v.sprt);
     // Deterministic engines replay the same pair on the same opening: an interval over
     // repeated pairs claims more than the games show.
@@ -261,7 +312,28 @@ fn play_verification(
         &options.run_options(options.out_dir.join(VERIFICATION_DIR)),
         sink,
     )?;
-    let p = &outcome.summary.pairings[0];
+    let pairing = |a: usize, b: usize| {
+        outcome
+            .summary
+            .pairings
+            .iter()
+            .find(|p| (p.a, p.b) == (a, b))
+            .expect("a round robin plays every pairing")
+    };
+    let versus = |a: usize| {
+        let p = pairing(a, 2);
+        Versus {
+            wdl: p.wdl,
+            penta: p.penta,
+            estimate: p.estimate,
+        }
+    };
+    let opponent = opponent_name.map(|name| OpponentReport {
+        name,
+        tuned: versus(0),
+        base: versus(1),
+    });
+    let p = pairing(0, 1);
     let report = VerificationReport {
         dir: VERIFICATION_DIR.to_string(),
         engines: names,
@@ -272,6 +344,7 @@ fn play_verification(
         estimate: p.estimate,
         sprt: outcome.summary.sprt.clone(),
         warning,
+        opponent,
     };
     Ok(Some((outcome, report)))
 }

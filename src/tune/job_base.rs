@@ -118,18 +118,27 @@ pub(crate) fn resolved_job(
         tree.remove(*key);
     }
     tree.insert("game".into(), toml::Value::String(game.to_string()));
-    let mut engine = match base {
-        EngineSpec::Builtin(c) => c.params(),
-        EngineSpec::External(e) => e.to_resolved(),
-    };
-    engine.insert("name".into(), toml::Value::String(base.name().to_string()));
-    engine.insert("game".into(), toml::Value::String(game.to_string()));
-    tree.insert("base".into(), toml::Value::Table(engine));
+    tree.insert("base".into(), toml::Value::Table(engine_table(base, game)));
     tree.insert(
         "params".into(),
         toml::Value::Array(params.into_iter().map(toml::Value::Table).collect()),
     );
     tree
+}
+
+/// An engine's every parameter (a built-in engine's) or its resolved entry (an outside
+/// engine's), with its name and `game`: how a resolved job holds an engine.
+pub(crate) fn engine_table(engine: &EngineSpec, game: GameSpec) -> toml::Table {
+    let mut table = match engine {
+        EngineSpec::Builtin(c) => c.params(),
+        EngineSpec::External(e) => e.to_resolved(),
+    };
+    table.insert(
+        "name".into(),
+        toml::Value::String(engine.name().to_string()),
+    );
+    table.insert("game".into(), toml::Value::String(game.to_string()));
+    table
 }
 
 /// What [`resolve_engine`] reads from a tune or fit config.

@@ -40,6 +40,10 @@ pub struct PairLine {
     /// The plus engine's result in the game it moved first, then in the other: `win`,
     /// `draw` or `loss`.
     pub plus: [String; 2],
+    /// With an opponent: the minus engine's results against it, in the same order (and
+    /// `plus` is then the plus engine's against it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minus: Option<[String; 2]>,
     /// Milliseconds the pair took (measured).
     #[serde(default)]
     pub ms: u64,
@@ -52,15 +56,20 @@ impl PairLine {
             k,
             batch,
             plus: outcome.plus.map(|s| score_text(s).to_string()),
+            minus: outcome.minus.map(|m| m.map(|s| score_text(s).to_string())),
             ms,
         }
     }
 
     /// The outcome it records.
     pub fn outcome(&self) -> Option<PairOutcome> {
-        let [a, b] = &self.plus;
+        let both = |[a, b]: &[String; 2]| Some([score_of(a)?, score_of(b)?]);
         Some(PairOutcome {
-            plus: [score_of(a)?, score_of(b)?],
+            plus: both(&self.plus)?,
+            minus: match &self.minus {
+                Some(m) => Some(both(m)?),
+                None => None,
+            },
         })
     }
 }
@@ -147,14 +156,17 @@ pub struct JournalReader {
 impl JournalReader {
     /// Reads what the journals in `dir` gained since the last call. A line that is not
     /// a pair of this tune (`batch_of` gives a k's batch, `last` is the last k) is an
-    /// error naming its file and line; a last line without its line break is still
-    /// being written (or was torn by a kill) and is read later, if ever.
+    /// error naming its file and line (as is a line with the minus engine's results in
+    /// a tune without an opponent, or without them in a tune with one); a last line
+    /// without its line break is still being written (or was torn by a kill) and is read
+    /// later, if ever.
     pub fn refresh(
         &mut self,
         dir: &Path,
         from_batch: u64,
         last: u64,
         batch_of: impl Fn(u64) -> u64,
+        opponent: bool,
     ) -> Result<(), TuneError> {
         let folder = dir.join(PAIRS_DIR);
         let entries = match fs::read_dir(&folder) {
@@ -200,11 +212,25 @@ impl JournalReader {
                 let pair: PairLine = serde_json::from_str(line)
                     .map_err(|e| bad(format!("not a pair of this tune ({e})")))?;
                 let outcome = pair.outcome().ok_or_else(|| {
+                    let (key, value) = match &pair.minus {
+                        Some(m) if pair.plus.iter().all(|s| score_of(s).is_some()) => ("minus", m),
+                        _ => ("plus", &pair.plus),
+                    };
                     bad(format!(
-                        "key `plus`: {:?} is not two of win, draw, loss",
-                        pair.plus
+                        "key `{key}`: {value:?} is not two of win, draw, loss"
                     ))
                 })?;
+                if outcome.minus.is_some() != opponent {
+                    return Err(bad(if opponent {
+                        "key `minus` is missing: this tune plays an opponent, and each \
+                         pair holds the minus engine's results against it"
+                            .to_string()
+                    } else {
+                        "key `minus`: this tune has no opponent (the plus engine plays the \
+                         minus engine)"
+                            .to_string()
+                    }));
+                }
                 if pair.k == 0 || pair.k > last || batch_of(pair.k) != pair.batch {
                     return Err(bad(format!(
                         "key `k`: pair {} of batch {} is not a pair of this tune ({last} \

@@ -159,11 +159,46 @@ impl Checkpoint {
                 ),
             );
         }
+        // The minus engine's pairs against the opponent: one per pair with an opponent
+        // (none yet before the first), none without one.
+        let opponent = plays_opponent(&self.config);
+        match (&state.minus_penta, opponent) {
+            (Some(m), true) if m.pairs() != state.pairs_done => {
+                return fail(
+                    "minus_penta",
+                    format!(
+                        "the counts add up to {} pairs, not pairs_done = {}",
+                        m.pairs(),
+                        state.pairs_done
+                    ),
+                );
+            }
+            (None, true) if state.pairs_done > 0 => {
+                return fail(
+                    "pairs_done",
+                    "no minus_penta: this tune plays an opponent, and the checkpoint holds \
+                     the minus engine's pairs against it"
+                        .into(),
+                );
+            }
+            (Some(_), false) => {
+                return fail(
+                    "minus_penta",
+                    "this tune has no opponent (the plus engine plays the minus engine)".into(),
+                );
+            }
+            _ => {}
+        }
         if !(self.elapsed_s.is_finite() && self.elapsed_s >= 0.0) {
             return fail("elapsed_s", format!("{} is not a duration", self.elapsed_s));
         }
         Ok(())
     }
+}
+
+/// Whether a checkpoint's resolved config plays an opponent (an `[opponent]` table).
+fn plays_opponent(resolved: &str) -> bool {
+    toml::from_str::<toml::Table>(resolved).is_ok_and(|t| t.contains_key("opponent"))
 }
 
 /// One parameter's line of `tune.json`.
@@ -229,8 +264,15 @@ pub struct TuneReport {
     pub gamma: f64,
     /// The parameters.
     pub params: Vec<ParamReport>,
-    /// The plus engine's game pairs against the minus engine (pentanomial).
+    /// The plus engine's game pairs against the minus engine, or against the opponent
+    /// when the tune has one (pentanomial).
     pub plus_penta: Penta,
+    /// The opponent's name, when the plus and minus engines each played it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent: Option<String>,
+    /// With an opponent: the minus engine's game pairs against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minus_penta: Option<Penta>,
     /// Seconds spent playing, over every session.
     pub elapsed_s: f64,
     /// Measured speed.
@@ -302,13 +344,18 @@ impl TuneReport {
             gamma: spsa.settings().gamma,
             params,
             plus_penta: state.penta,
+            opponent: tune.opponent.as_ref().map(|o| o.name().to_string()),
+            minus_penta: tune
+                .opponent
+                .as_ref()
+                .map(|_| state.minus_penta.unwrap_or_default()),
             elapsed_s,
             pairs_per_hour: if elapsed_s > 0.0 {
                 state.pairs_done as f64 * 3600.0 / elapsed_s
             } else {
                 0.0
             },
-            reproducible: tune.base.is_reproducible(),
+            reproducible: tune.is_reproducible(),
             files,
             verification,
         }
@@ -795,6 +842,7 @@ mod tests {
         let jobs = spsa.next_batch(&state);
         let won = crate::tune::spsa::PairOutcome {
             plus: [crate::stats::GameScore::Win, crate::stats::GameScore::Draw],
+            minus: None,
         };
         let row = spsa.apply(&mut state, &jobs, &vec![won; jobs.len()]);
         a.append(&row).unwrap();

@@ -121,6 +121,8 @@ pub struct TuneOutcome {
 
 /// Engine names in the tune's games.
 const PLAYER_NAMES: [&str; 2] = ["plus", "minus"];
+/// The opponent's name in the tune's games (and its log's).
+const OPPONENT: &str = "opponent";
 
 /// How often a worker with nothing to play looks again (for others' pairs, a new state).
 const POLL: Duration = Duration::from_millis(100);
@@ -350,6 +352,10 @@ fn run_game<G: OpeningGame + ExternalGame>(
             .build_player::<G>(game, &PlayerContext::default())
             .map_err(|e| TuneError::Input(format!("engine: {e}")))?;
     }
+    if let Some(o) = &tune.opponent {
+        o.build_player::<G>(game, &PlayerContext::default())
+            .map_err(|e| TuneError::Input(format!("opponent: {e}")))?;
+    }
 
     let session = Session::open(out, worker, options.resume, &resolved)?;
     // The state now: the checkpoint, or the start written as the first one; the
@@ -380,7 +386,7 @@ fn run_game<G: OpeningGame + ExternalGame>(
         tune,
         game,
         openings: &openings,
-        reproducible: tune.base.is_reproducible(),
+        reproducible: tune.is_reproducible(),
         logs: out.join("logs"),
         label: &session.label,
     };
@@ -485,7 +491,13 @@ impl Tuner<'_> {
             }
             let batch = self.spsa.next_batch(&self.state);
             let b = self.state.batches_done;
-            self.reader.refresh(self.out, b, total, self.batch_of())?;
+            self.reader.refresh(
+                self.out,
+                b,
+                total,
+                self.batch_of(),
+                self.tune.opponent.is_some(),
+            )?;
             let recorded = batch
                 .iter()
                 .filter(|j| self.reader.outcome(j.k).is_some())
@@ -650,8 +662,10 @@ impl Tuner<'_> {
     }
 }
 
-/// Plays the task's pair: the plus engine first, then colours swapped, from the pair's
-/// opening. None when stopped.
+/// Plays the task's pair from the pair's opening: the plus engine against the minus
+/// engine, plus first, then colours swapped; or, when the tune has an opponent, the plus
+/// engine against it twice the same way, then the minus engine (the same game seeds:
+/// both face the same opponent in the same conditions). None when stopped.
 fn play_pair<G: OpeningGame + ExternalGame>(
     cx: &Context<'_, G>,
     task: &Task,
@@ -663,7 +677,8 @@ fn play_pair<G: OpeningGame + ExternalGame>(
     let opening = cx.openings.get(pair)?;
     let start = G::from_text(cx.game, &opening.position).map_err(|e| format!("opening: {e}"))?;
     // An outside engine is started afresh for each pair with the pair's options (one
-    // process for plus, one for minus); its log holds this pair only.
+    // process for plus, one for minus, one for the opponent); its log holds this pair
+    // only.
     let log_of = |side: &str| cx.logs.join(format!("{}-t{thread}-{side}.log", cx.label));
     let build = |config: &EngineSpec, side: &str| -> Result<Box<dyn Player<G>>, String> {
         let log = config.external().map(|_| log_of(side));
@@ -681,15 +696,24 @@ fn play_pair<G: OpeningGame + ExternalGame>(
         Ok(e)
     };
     let [plus_config, minus_config] = &task.engines;
-    let (mut plus, mut minus) = (
-        build(plus_config, PLAYER_NAMES[0])?,
-        build(minus_config, PLAYER_NAMES[1])?,
-    );
-    let names: Vec<String> = PLAYER_NAMES.iter().map(|n| n.to_string()).collect();
-    let mut scores = [GameScore::Draw; 2];
-    for (g, score) in scores.iter_mut().enumerate() {
+    let mut plus = build(plus_config, PLAYER_NAMES[0])?;
+    let mut minus = build(minus_config, PLAYER_NAMES[1])?;
+    let mut opponent = match &cx.tune.opponent {
+        Some(o) => Some((o, build(o, OPPONENT)?)),
+        None => None,
+    };
+    // Each game: (the engine tuned: plus or minus, its rival's name, config and player).
+    let mut play = |tuned: usize, g: usize| -> Result<Option<GameScore>, String> {
         let index = 2 * pair + g as u64;
-        // Engine 0 is plus: it moves first in the pair's first game.
+        let me_config = &task.engines[tuned];
+        let (rival_name, rival_config) = match &opponent {
+            Some((config, _)) => (OPPONENT, *config),
+            None => (PLAYER_NAMES[1], minus_config),
+        };
+        let configs = [me_config, rival_config];
+        let names = [PLAYER_NAMES[tuned].to_string(), rival_name.to_string()];
+        // Engine 0 (plus, or with an opponent the engine tuned) moves first in the
+        // pair's first game.
         let (black, white) = if g == 0 { (0, 1) } else { (1, 0) };
         let setup = GameSetup {
             variant: cx.tune.job.game,
@@ -706,41 +730,74 @@ fn play_pair<G: OpeningGame + ExternalGame>(
             seed: derive_seed(cx.tune.config.seed, Stream::Game, index),
             adjudication: &cx.tune.config.adjudication,
             reproducible: cx.reproducible,
-            time_controls: [black, white].map(|e| task.engines[e].time_control()),
-            move_limits: [black, white].map(|e| task.engines[e].move_limit()),
+            time_controls: [black, white].map(|e| configs[e].time_control()),
+            move_limits: [black, white].map(|e| configs[e].move_limit()),
             stop,
         };
-        let players: [&mut dyn Player<G>; 2] = if g == 0 {
-            [plus.as_mut(), minus.as_mut()]
-        } else {
-            [minus.as_mut(), plus.as_mut()]
+        let (me, rival): (&mut dyn Player<G>, &mut dyn Player<G>) = match opponent.as_mut() {
+            Some((_, o)) if tuned == 0 => (plus.as_mut(), o.as_mut()),
+            Some((_, o)) => (minus.as_mut(), o.as_mut()),
+            None => (plus.as_mut(), minus.as_mut()),
         };
+        let players: [&mut dyn Player<G>; 2] = if g == 0 { [me, rival] } else { [rival, me] };
         let Ok(record) = play_game(&setup, players) else {
             return Ok(None);
         };
         // A fault says nothing of the parameters: the tune stops (the pair is not
         // recorded, a resume plays it again) rather than learn from it.
         if record.reason.starts_with("fault: ") || record.reason == "illegal-move" {
-            // Engine 0 is plus in both games of the pair.
-            let side = PLAYER_NAMES[usize::from(record.half_points_of(0) != Some(0))];
-            let log = task.engines[0].external().map_or(String::new(), |_| {
+            let side = if record.half_points_of(0) != Some(0) {
+                rival_name
+            } else {
+                PLAYER_NAMES[tuned]
+            };
+            let faulty = if side == rival_name {
+                rival_config
+            } else {
+                me_config
+            };
+            let log = faulty.external().map_or(String::new(), |_| {
                 format!(" (its log: {})", log_of(side).display())
             });
             return Err(format!(
                 "pair {} game {}: the {side} engine lost by '{}'{log}: the tune stops \
                  rather than learn from a fault; fix the engine and resume",
                 job.k,
-                g + 1,
+                2 * tuned + g + 1,
                 record.reason
             ));
         }
-        *score = match record.half_points_of(0) {
+        Ok(Some(match record.half_points_of(0) {
             Some(2) => GameScore::Win,
             Some(1) => GameScore::Draw,
             _ => GameScore::Loss,
-        };
-    }
-    Ok(Some(PairOutcome { plus: scores }))
+        }))
+    };
+    let mut scores = |tuned: usize| -> Result<Option<[GameScore; 2]>, String> {
+        let mut two = [GameScore::Draw; 2];
+        for (g, score) in two.iter_mut().enumerate() {
+            match play(tuned, g)? {
+                Some(s) => *score = s,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(two))
+    };
+    let Some(plus_scores) = scores(0)? else {
+        return Ok(None);
+    };
+    let minus_scores = if cx.tune.opponent.is_some() {
+        match scores(1)? {
+            Some(s) => Some(s),
+            None => return Ok(None),
+        }
+    } else {
+        None
+    };
+    Ok(Some(PairOutcome {
+        plus: plus_scores,
+        minus: minus_scores,
+    }))
 }
 
 impl Verifiable for Tune {
@@ -758,6 +815,10 @@ impl Verifiable for Tune {
             .engine_with(&format!("{}-tuned", self.base.name()), &values)
             .map_err(TuneError::Input)?;
         Ok([tuned, self.base.clone()])
+    }
+
+    fn opponent(&self) -> Option<EngineSpec> {
+        self.opponent.clone()
     }
 
     fn record(&self, out: &Path, v: VerificationReport) -> Result<TuneReport, TuneError> {

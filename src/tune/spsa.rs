@@ -188,21 +188,34 @@ pub struct PairJob {
 /// The plus engine's results in the two games of a pair (same opening, colours swapped).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PairOutcome {
-    /// The plus engine's result in the game it moved first, then in the other.
+    /// The plus engine's result in the game it moved first, then in the other (against
+    /// the minus engine, or against the opponent when the tune has one).
     pub plus: [GameScore; 2],
+    /// With an opponent: the minus engine's results against it on the same opening, in
+    /// the same order.
+    pub minus: Option<[GameScore; 2]>,
+}
+
+/// Wins minus losses in two games: -2..=2.
+fn net(scores: &[GameScore; 2]) -> i32 {
+    scores
+        .iter()
+        .map(|s| match s {
+            GameScore::Win => 1,
+            GameScore::Draw => 0,
+            GameScore::Loss => -1,
+        })
+        .sum()
 }
 
 impl PairOutcome {
-    /// Wins minus losses of the plus engine: -2..=2.
+    /// Against each other: the plus engine's wins minus losses, -2..=2. Against an
+    /// opponent: the plus engine's wins minus losses less the minus engine's, -4..=4.
+    /// Both have the same expectation for the same strength difference between plus
+    /// and minus (near even: 4·(p₊ − p₋) where p is a game's expected score), so the
+    /// gains need no other scale.
     pub fn result(&self) -> i32 {
-        self.plus
-            .iter()
-            .map(|s| match s {
-                GameScore::Win => 1,
-                GameScore::Draw => 0,
-                GameScore::Loss => -1,
-            })
-            .sum()
+        net(&self.plus) - self.minus.as_ref().map_or(0, net)
     }
 }
 
@@ -225,8 +238,12 @@ pub struct State {
     pub pairs_done: u64,
     /// Batches played and applied.
     pub batches_done: u64,
-    /// The plus engine's game pairs, pentanomial (LL, LD, WL+DD, WD, WW).
+    /// The plus engine's game pairs, pentanomial (LL, LD, WL+DD, WD, WW): against the
+    /// minus engine, or against the opponent when the tune has one.
     pub penta: Penta,
+    /// With an opponent: the minus engine's game pairs against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minus_penta: Option<Penta>,
 }
 
 impl State {
@@ -336,6 +353,7 @@ impl Spsa {
             pairs_done: 0,
             batches_done: 0,
             penta: Penta::default(),
+            minus_penta: None,
         }
     }
 
@@ -431,6 +449,9 @@ impl Spsa {
                 state.theta[i] = p.clip(state.theta[i] + step);
             }
             state.penta.add_pair(outcome.plus[0], outcome.plus[1]);
+            if let Some([a, b]) = outcome.minus {
+                state.minus_penta.get_or_insert_default().add_pair(a, b);
+            }
             state.pairs_done = job.k;
         }
         state.batches_done += 1;
@@ -510,23 +531,65 @@ mod tests {
         fn play(&self, job: &PairJob, seed: u64) -> PairOutcome {
             let mut rng = ChaCha8Rng::seed_from_u64(seed ^ job.k.wrapping_mul(0x9E37_79B9));
             let score = score_from_elo(self.elo(&job.plus) - self.elo(&job.minus));
-            let draw: f64 = 0.2;
-            let mut game = || {
-                let u: f64 = rng.random();
-                // Expected score `score` with a 20 % draw share (where possible).
-                let draw = draw.min(2.0 * score).min(2.0 * (1.0 - score));
-                let win = score - draw / 2.0;
-                if u < win {
-                    GameScore::Win
-                } else if u < win + draw {
-                    GameScore::Draw
-                } else {
-                    GameScore::Loss
-                }
-            };
             PairOutcome {
-                plus: [game(), game()],
+                plus: [game(score, &mut rng), game(score, &mut rng)],
+                minus: None,
             }
+        }
+
+        /// The pair as a tune with an opponent of `opponent` Elo plays it: plus and then
+        /// minus each play it twice.
+        fn play_against(&self, job: &PairJob, seed: u64, opponent: f64) -> PairOutcome {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ job.k.wrapping_mul(0x9E37_79B9));
+            let plus = score_from_elo(self.elo(&job.plus) - opponent);
+            let minus = score_from_elo(self.elo(&job.minus) - opponent);
+            let mut two = |score| [game(score, &mut rng), game(score, &mut rng)];
+            PairOutcome {
+                plus: two(plus),
+                minus: Some(two(minus)),
+            }
+        }
+    }
+
+    /// A game with expected score `score` and a 20 % draw share (where possible).
+    fn game(score: f64, rng: &mut ChaCha8Rng) -> GameScore {
+        let u: f64 = rng.random();
+        let draw = 0.2f64.min(2.0 * score).min(2.0 * (1.0 - score));
+        let win = score - draw / 2.0;
+        if u < win {
+            GameScore::Win
+        } else if u < win + draw {
+            GameScore::Draw
+        } else {
+            GameScore::Loss
+        }
+    }
+
+    #[test]
+    fn against_an_opponent_a_pair_scores_plus_less_minus() {
+        use GameScore::{Draw, Loss, Win};
+        let o = |plus, minus| PairOutcome { plus, minus }.result();
+        assert_eq!(o([Win, Draw], None), 1);
+        assert_eq!(o([Win, Draw], Some([Loss, Loss])), 3);
+        assert_eq!(o([Win, Win], Some([Loss, Loss])), 4);
+        assert_eq!(o([Loss, Draw], Some([Win, Loss])), -1);
+        assert_eq!(o([Draw, Draw], Some([Win, Loss])), 0);
+    }
+
+    #[test]
+    fn spsa_against_an_opponent_finds_the_top_of_the_bowl_too() {
+        // As spsa_finds_the_top_of_a_smooth_bowl, but each engine plays an opponent
+        // (weaker than the start, stronger than the start, even with the top): the
+        // same gains find the same top.
+        for (seed, opponent) in [(1, -300.0), (2, -20.0), (3, 0.0)] {
+            let (bowl, spsa) = two_far_from_the_top(seed);
+            let mut state = spsa.start_state();
+            spsa.run_serial(&mut state, |job| bowl.play_against(job, seed, opponent));
+            for (i, (&t, &o)) in state.theta.iter().zip(&bowl.optimum).enumerate() {
+                assert!((t - o).abs() < 6.0, "seed {seed}: θ{i} = {t}, optimum {o}");
+            }
+            let minus = state.minus_penta.expect("minus engine's pairs");
+            assert_eq!((state.penta.pairs(), minus.pairs()), (40_000, 40_000));
         }
     }
 
@@ -568,22 +631,29 @@ mod tests {
         assert_eq!(s.c_k(0, 100), MIN_INTEGER_C);
     }
 
+    /// A bowl with its top at (30, -40) and a 40,000-pair tune of two float parameters
+    /// on [-100, 100] that starts 70-90 away from it.
+    fn two_far_from_the_top(seed: u64) -> (Bowl, Spsa) {
+        let bowl = Bowl {
+            optimum: vec![30.0, -40.0],
+            weight: 0.05,
+        };
+        let spsa = Spsa::new(
+            vec![
+                param("x", -100.0, 100.0, -60.0, false),
+                param("y", -100.0, 100.0, 50.0, false),
+            ],
+            Settings::new(40_000, 8, seed),
+        )
+        .unwrap();
+        (bowl, spsa)
+    }
+
     #[test]
     fn spsa_finds_the_top_of_a_smooth_bowl() {
         // Two float parameters, optimum well inside the ranges, far from the starts.
         for seed in [1, 2, 3] {
-            let bowl = Bowl {
-                optimum: vec![30.0, -40.0],
-                weight: 0.05,
-            };
-            let spsa = Spsa::new(
-                vec![
-                    param("x", -100.0, 100.0, -60.0, false),
-                    param("y", -100.0, 100.0, 50.0, false),
-                ],
-                Settings::new(40_000, 8, seed),
-            )
-            .unwrap();
+            let (bowl, spsa) = two_far_from_the_top(seed);
             let mut state = spsa.start_state();
             let rows = spsa.run_serial(&mut state, |job| bowl.play(job, seed));
             assert_eq!(state.pairs_done, 40_000);
@@ -728,6 +798,7 @@ mod tests {
             sizes.push(());
             PairOutcome {
                 plus: [GameScore::Draw, GameScore::Draw],
+                minus: None,
             }
         });
         assert_eq!(sizes.len(), 25);

@@ -26,5 +26,6 @@ mod shards;
 mod threats;
 mod tournament;
 mod tune;
+mod tune_opponent;
 mod tune_outside;
 mod tune_workers;

@@ -13,7 +13,9 @@ use arena::{
     tournament::{GameRecord, read_records},
 };
 
-use crate::common::{arena_bin, fixture, root, run_bad_input, run_ok, serve_ok, write};
+use crate::common::{
+    arena_bin, assert_refused, fixture, root, run_bad_input, run_ok, serve_ok, write,
+};
 
 /// Writes an engine config into `dir` with the table `table` (under configs/tables).
 fn engine_file(dir: &Path, name: &str, game: &str, table: &str, search: &str) -> String {
@@ -586,11 +588,7 @@ fn external_engine_errors_are_caught_before_the_run() {
             &format!("bad{i}.toml"),
             &format!("{header}{first}{entry}"),
         );
-        let e = run_bad_input(&["run", &path, "--quiet", "--out", out.to_str().unwrap()]);
-        for n in needles {
-            assert!(e.contains(n), "case {i}: '{n}' not in: {e}");
-        }
-        assert!(!out.exists(), "case {i}: nothing is written");
+        assert_refused("run", &path, &out, needles, i);
     }
 }
 

@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use crate::common::{arena, arena_bin, fixture, root, run_bad_input, run_ok, write};
+use crate::common::{
+    arena, arena_bin, fixture, root, run_bad_input, run_ok, shipped_engine, write,
+};
 
 /// The tune's state (θ as bits, pairs, pentanomial counts) and trajectory.
 fn result(dir: &Path) -> (serde_json::Value, String) {
@@ -14,14 +16,6 @@ fn result(dir: &Path) -> (serde_json::Value, String) {
     // The outside tune's columns are named option.*: compare the numbers.
     let numbers = trajectory.lines().skip(1).collect::<Vec<_>>().join("\n");
     (state["state"].clone(), numbers)
-}
-
-fn engine_file(name: &str) -> String {
-    root()
-        .join("configs/engines")
-        .join(name)
-        .display()
-        .to_string()
 }
 
 /// A tune config of `engine` over two `search.params.*` numbers, named `prefix`NAME.
@@ -52,7 +46,7 @@ fn served(dir: &Path, file: &str, engine: &str, protocol: &str, extra: &str) -> 
             "name = \"served\"\ncommand = \"{}\"\nargs = [\"serve\", \"{}\", \"--protocol\", \
              \"{protocol}\"]\nprotocol = \"{protocol}\"\nnodes = 1500\n{extra}",
             arena_bin(),
-            engine_file(engine)
+            shipped_engine(engine)
         ),
     )
 }
@@ -80,7 +74,7 @@ fn both_ways(
     plies: u32,
 ) -> ((serde_json::Value, String), (serde_json::Value, String)) {
     let set = "set = { \"search.nodes\" = 1500, \"search.depth\" = 0 }";
-    let inside = tune_config(&engine_file(engine), set, "", starts, plies);
+    let inside = tune_config(&shipped_engine(engine), set, "", starts, plies);
     let outside = tune_config(served, "", "option.", starts, plies);
     tune(&write(dir, "in.toml", &inside), &dir.join("in"));
     tune(&write(dir, "out.toml", &outside), &dir.join("out"));
@@ -309,7 +303,7 @@ fn a_crashing_outside_engine_stops_the_tune_without_recording_the_pair() {
              \"uai\"\nnodes = 300\n",
             fixture("faulty-uai.sh"),
             arena_bin(),
-            engine_file("ataxx-modern.toml")
+            shipped_engine("ataxx-modern.toml")
         ),
     );
     let config = write(
@@ -366,7 +360,7 @@ fn a_sweep_sets_outside_engines_limits_and_options() {
              plies = 4\n[adjudication]\nmax_plies = 30\n\
              [[engines]]\nfile = \"{}\"\nname = \"inside\"\n\
              [[engines]]\nfile = \"{served}\"\n",
-            engine_file("gomoku-modern.toml")
+            shipped_engine("gomoku-modern.toml")
         ),
     );
     let out = dir.path().join("sw");
@@ -419,7 +413,7 @@ fn a_sweep_sets_outside_engines_limits_and_options() {
             &format!("[[engines]]\nfile = \"{served}\"\n"),
             &format!(
                 "[[engines]]\nfile = \"{}\"\nname = \"b\"\n",
-                engine_file("gomoku-modern.toml")
+                shipped_engine("gomoku-modern.toml")
             ),
         ),
     );

@@ -119,6 +119,25 @@ pub fn table(name: &str) -> String {
         .to_string()
 }
 
+/// A path under `configs/engines/` (a shipped engine), as text for configs.
+pub fn shipped_engine(name: &str) -> String {
+    root()
+        .join("configs/engines")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Runs `arena COMMAND CONFIG --quiet --out OUT` on a bad config (case `case` of a
+/// test's list): a one-line error holding every needle, exit 2, and nothing written.
+pub fn assert_refused(command: &str, config: &str, out: &Path, needles: &[&str], case: usize) {
+    let e = run_bad_input(&[command, config, "--quiet", "--out", out.to_str().unwrap()]);
+    for n in needles {
+        assert!(e.contains(n), "case {case}: '{n}' not in: {e}");
+    }
+    assert!(!out.exists(), "case {case}: nothing is written");
+}
+
 /// A path under `tests/fixtures/` (the fake engines), as text for configs.
 pub fn fixture(name: &str) -> String {
     root()
