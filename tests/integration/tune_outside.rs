@@ -4,9 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{
-    arena, arena_bin, fixture, root, run_bad_input, run_ok, shipped_engine, write,
-};
+use crate::common::{arena, arena_bin, fixture, run_bad_input, run_ok, shipped_engine, write};
 
 /// The tune's state (θ as bits, pairs, pentanomial counts) and trajectory.
 fn result(dir: &Path) -> (serde_json::Value, String) {
