@@ -274,19 +274,14 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             Stage::TableMove(tt_move)
         };
         let lmp_count = p.lmp_count(depth);
-        // Where a threat must be stopped, only the first few moves (off the principal
-        // variation, once something is searched).
-        let defend_limit = if threatened && !node.pv && s.late_move_pruning {
-            p.lmp_defend_count(depth)
-        } else {
-            None
-        };
+        // Move-count pruning of every kind of move. Where a threat must be stopped: only
+        // the first few moves (off the principal variation, once something is searched).
         // Where nothing must be stopped, from the root's grandchildren on: only the first
         // few moves of any kind, at every depth (PV nodes too).
-        let all_limit = if !threatened && ply >= 2 && s.late_move_pruning {
-            p.lmp_all_count(depth)
-        } else {
-            None
+        let move_limit = match (s.late_move_pruning, threatened) {
+            (true, true) if !node.pv => p.lmp_defend_count(depth),
+            (true, false) if ply >= 2 => p.lmp_all_count(depth),
+            _ => None,
         };
         let history_lmr = s.history && p.lmr_history > 0;
         let side = pos.side_to_move().index();
@@ -294,10 +289,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             self.plies[ply].tried.clear();
         }
         while searched < limit {
-            if (defend_limit.is_some_and(|n| searched >= n)
-                || all_limit.is_some_and(|n| searched >= n))
-                && !is_decisive(alpha)
-            {
+            if move_limit.is_some_and(|n| searched >= n) && !is_decisive(alpha) {
                 self.depth_cut = true;
                 break;
             }
