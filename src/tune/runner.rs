@@ -664,8 +664,9 @@ impl Tuner<'_> {
 
 /// Plays the task's pair from the pair's opening: the plus engine against the minus
 /// engine, plus first, then colours swapped; or, when the tune has an opponent, the plus
-/// engine against it twice the same way, then the minus engine (the same game seeds:
-/// both face the same opponent in the same conditions). None when stopped.
+/// engine against it twice the same way, then the minus engine against a fresh one (the
+/// same game seeds: both face the same opponent in the same conditions, and neither
+/// faces one that has played the opening before). None when stopped.
 fn play_pair<G: OpeningGame + ExternalGame>(
     cx: &Context<'_, G>,
     task: &Task,
@@ -677,8 +678,8 @@ fn play_pair<G: OpeningGame + ExternalGame>(
     let opening = cx.openings.get(pair)?;
     let start = G::from_text(cx.game, &opening.position).map_err(|e| format!("opening: {e}"))?;
     // An outside engine is started afresh for each pair with the pair's options (one
-    // process for plus, one for minus, one for the opponent); its log holds this pair
-    // only.
+    // process for plus, one for minus, and one opponent for each of them); its log holds
+    // this pair only.
     let log_of = |side: &str| cx.logs.join(format!("{}-t{thread}-{side}.log", cx.label));
     let build = |config: &EngineSpec, side: &str| -> Result<Box<dyn Player<G>>, String> {
         let log = config.external().map(|_| log_of(side));
@@ -698,8 +699,14 @@ fn play_pair<G: OpeningGame + ExternalGame>(
     let [plus_config, minus_config] = &task.engines;
     let mut plus = build(plus_config, PLAYER_NAMES[0])?;
     let mut minus = build(minus_config, PLAYER_NAMES[1])?;
+    // An opponent that played plus's games knows the opening (an outside engine's hash
+    // table, say): minus gets its own. Its log: `opponent-plus`, `opponent-minus`.
+    let opponent_log = |tuned: usize| format!("{OPPONENT}-{}", PLAYER_NAMES[tuned]);
     let mut opponent = match &cx.tune.opponent {
-        Some(o) => Some((o, build(o, OPPONENT)?)),
+        Some(o) => Some((
+            o,
+            [build(o, &opponent_log(0))?, build(o, &opponent_log(1))?],
+        )),
         None => None,
     };
     // Each game: (the engine tuned: plus or minus, its rival's name, config and player).
@@ -735,8 +742,8 @@ fn play_pair<G: OpeningGame + ExternalGame>(
             stop,
         };
         let (me, rival): (&mut dyn Player<G>, &mut dyn Player<G>) = match opponent.as_mut() {
-            Some((_, o)) if tuned == 0 => (plus.as_mut(), o.as_mut()),
-            Some((_, o)) => (minus.as_mut(), o.as_mut()),
+            Some((_, [o, _])) if tuned == 0 => (plus.as_mut(), o.as_mut()),
+            Some((_, [_, o])) => (minus.as_mut(), o.as_mut()),
             None => (plus.as_mut(), minus.as_mut()),
         };
         let players: [&mut dyn Player<G>; 2] = if g == 0 { [me, rival] } else { [rival, me] };
@@ -751,13 +758,13 @@ fn play_pair<G: OpeningGame + ExternalGame>(
             } else {
                 PLAYER_NAMES[tuned]
             };
-            let faulty = if side == rival_name {
-                rival_config
-            } else {
-                me_config
+            let (faulty, log_name) = match (side == rival_name, &opponent) {
+                (true, Some(_)) => (rival_config, opponent_log(tuned)),
+                (true, None) => (rival_config, side.to_string()),
+                (false, _) => (me_config, side.to_string()),
             };
             let log = faulty.external().map_or(String::new(), |_| {
-                format!(" (its log: {})", log_of(side).display())
+                format!(" (its log: {})", log_of(&log_name).display())
             });
             return Err(format!(
                 "pair {} game {}: the {side} engine lost by '{}'{log}: the tune stops \

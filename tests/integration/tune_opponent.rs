@@ -165,8 +165,13 @@ fn an_opponent_served_over_gomocup_tunes_to_the_in_process_theta() {
         state(&tmp.path().join("out")),
         state(&tmp.path().join("in"))
     );
-    // Its log names it as the opponent.
-    assert!(tmp.path().join("out/logs/main-t0-opponent.log").exists());
+    // One opponent for plus's games, a fresh one for minus's; each log names it.
+    for side in ["plus", "minus"] {
+        let log = tmp
+            .path()
+            .join(format!("out/logs/main-t0-opponent-{side}.log"));
+        assert!(log.exists(), "{}", log.display());
+    }
 }
 
 #[test]
