@@ -26,7 +26,7 @@ use super::{
 #[derive(Args, Debug)]
 #[command(after_help = "\
 An ENGINE is an engine config (TOML), or an outside program written \
-cmd=PATH[,proto=gomocup|uai][,name=NAME][,arg=ARG]...[,dir=DIR][,option.KEY=VALUE]... \
+cmd=PATH[,proto=gomocup|uai][,name=NAME][,arg=ARG]...[,dir=DIR][,restart=on][,option.KEY=VALUE]... \
 (PATH relative to the current folder when it holds a '/', else looked up in PATH).
 
 Results go to results/<name>/ (default name: match-A-vs-B) exactly as for 'arena run': \
@@ -375,6 +375,14 @@ fn external(args: &MatchArgs, cwd: &Path, spec: &str) -> Result<Side> {
                 entry.insert("protocol".into(), protocol.to_string().into());
             }
             "arg" => arg_list.push(toml::Value::String(value.to_string())),
+            "restart" => {
+                let on = match value {
+                    "on" | "true" => true,
+                    "off" | "false" => false,
+                    other => bail!("restart={other}: on or off"),
+                };
+                entry.insert("restart".into(), on.into());
+            }
             "dir" => {
                 entry.insert("working_dir".into(), absolute(cwd, Path::new(value)).into());
             }
@@ -386,7 +394,7 @@ fn external(args: &MatchArgs, cwd: &Path, spec: &str) -> Result<Side> {
             }
             other => bail!(
                 "unknown key '{other}' after cmd=... (known: name, proto, arg, dir, \
-                 option.KEY)"
+                 restart, option.KEY)"
             ),
         }
     }

@@ -280,7 +280,7 @@ fn has_parameter(spec: &EngineSpec, key: &str) -> bool {
                     key.strip_prefix("search.").unwrap_or(key),
                     "depth" | "nodes" | "movetime_ms" | "tc"
                 )
-                || matches!(key, "tolerance_ms" | "reply_timeout_ms")
+                || matches!(key, "tolerance_ms" | "reply_timeout_ms" | "restart")
         }
     }
 }

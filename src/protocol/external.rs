@@ -100,6 +100,11 @@ pub struct ExternalEngine {
         skip_serializing_if = "is_default_reply_timeout"
     )]
     pub reply_timeout_ms: u64,
+    /// A fresh process for every game (cutechess-cli's `restart=on`): a process that
+    /// has played keeps what it learnt (a hash table many engines clear on no protocol
+    /// command), and a pair plays one opening twice in a row.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub restart: bool,
 }
 
 impl ExternalEngine {
@@ -185,7 +190,7 @@ impl ExternalEngine {
     /// as a built-in engine's, so one assignment sets both kinds; 0 or "" clears one)
     /// and its waits (`tolerance_ms`, `reply_timeout_ms`).
     pub const PARAMETERS: &'static str = "option.NAME, depth, nodes, movetime_ms, tc, \
-                                          tolerance_ms, reply_timeout_ms";
+                                          tolerance_ms, reply_timeout_ms, restart";
 
     /// Sets one named parameter (see [`ExternalEngine::PARAMETERS`]), checked with the
     /// others; nothing changes on error.
@@ -239,6 +244,11 @@ impl ExternalEngine {
             "tolerance_ms" if !key.starts_with("search.") => self.tolerance_ms = count(&value)?,
             "reply_timeout_ms" if !key.starts_with("search.") => {
                 self.reply_timeout_ms = count(&value)?;
+            }
+            "restart" => {
+                self.restart = value
+                    .as_bool()
+                    .ok_or_else(|| format!("`{key}`: {value} is not true or false"))?;
             }
             _ => {
                 return Err(format!(
@@ -336,6 +346,9 @@ pub struct ExternalFields {
     /// Wait for replies without a time limit (default 60000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_timeout_ms: Option<u64>,
+    /// A fresh process for every game (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub restart: bool,
 }
 
 impl ExternalFields {
@@ -379,6 +392,7 @@ impl ExternalFields {
             tc: self.tc,
             tolerance_ms: self.tolerance_ms.unwrap_or(DEFAULT_TOLERANCE_MS),
             reply_timeout_ms: self.reply_timeout_ms.unwrap_or(DEFAULT_REPLY_TIMEOUT_MS),
+            restart: self.restart,
         };
         engine.validate(game)?;
         Ok(engine)
@@ -474,6 +488,7 @@ mod tests {
             tc: None,
             tolerance_ms: DEFAULT_TOLERANCE_MS,
             reply_timeout_ms: DEFAULT_REPLY_TIMEOUT_MS,
+            restart: false,
         }
     }
 

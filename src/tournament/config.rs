@@ -230,6 +230,9 @@ pub struct EngineEntry {
     /// External: wait for replies without a time limit (default 60000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_timeout_ms: Option<u64>,
+    /// External: a fresh process for every game (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub restart: bool,
 }
 
 /// A tournament config as written.
@@ -558,6 +561,7 @@ fn resolve_engine(
         ("tc", entry.tc.is_some()),
         ("tolerance_ms", entry.tolerance_ms.is_some()),
         ("reply_timeout_ms", entry.reply_timeout_ms.is_some()),
+        ("restart", entry.restart),
     ];
     if let Some((key, _)) = external_keys.iter().find(|(_, given)| *given) {
         return Err(format!(
@@ -589,7 +593,7 @@ fn resolve_external(
         return Err(format!(
             "key `{key}` is for built-in engines; an external engine (`command`) takes \
              name, args, protocol, working_dir, options, depth, nodes, movetime_ms, tc, \
-             tolerance_ms and reply_timeout_ms"
+             tolerance_ms, reply_timeout_ms and restart"
         ));
     }
     ExternalFields {
@@ -606,6 +610,7 @@ fn resolve_external(
         tc: entry.tc,
         tolerance_ms: entry.tolerance_ms,
         reply_timeout_ms: entry.reply_timeout_ms,
+        restart: entry.restart,
     }
     .resolve(base, config.game)
 }

@@ -159,6 +159,10 @@ fn match_refuses_bad_arguments_in_one_line() {
         (vec!["match", &a, &a, "--tc", "fast"], "--tc"),
         (vec!["match", &a, "cmd="], "cmd="),
         (vec!["match", &a, "cmd=x,colour=red"], "colour"),
+        (
+            vec!["match", &a, "cmd=x,restart=maybe"],
+            "restart=maybe: on or off",
+        ),
         (vec!["match", "missing.toml", &a], "missing.toml"),
     ] {
         let e = run_bad_input(&args);

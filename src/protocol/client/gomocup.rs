@@ -270,6 +270,7 @@ impl Player<Mnk> for GomocupPlayer {
 
     fn new_game(&mut self, _seed: u64) -> Result<(), PlayerError> {
         self.synced.clear();
+        self.conn.begin_game();
         match self.handshake() {
             Ok(()) => Ok(()),
             Err(fault) => {
@@ -324,6 +325,7 @@ mod tests {
             tc: None,
             tolerance_ms: 100,
             reply_timeout_ms: 5000,
+            restart: false,
         }
     }
 
@@ -514,5 +516,38 @@ mod tests {
         drop(p);
         let starts = std::fs::read_to_string(&count).unwrap();
         assert_eq!(starts.lines().count(), 2);
+    }
+
+    #[test]
+    fn restart_on_starts_a_fresh_process_for_every_game() {
+        // Answers START and RESTART; writes "start" when it starts and "restart" on
+        // RESTART, so the test sees which processes served which games.
+        let dir = tempfile::tempdir().unwrap();
+        let seen = dir.path().join("seen");
+        let script = format!(
+            "echo start >> '{0}'; while read l; do case \"$l\" in START*) echo OK;; \
+             RESTART) echo restart >> '{0}'; echo OK;; BEGIN) echo 7,7;; END) exit 0;; \
+             esac; done",
+            seen.display()
+        );
+        let game = MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap();
+        let start = Mnk::new(&game);
+        for (restart, expected) in [
+            (false, "start restart restart"),
+            (true, "start start start"),
+        ] {
+            let mut engine = spec(&script);
+            engine.restart = restart;
+            let mut p = GomocupPlayer::new(&engine, game, None);
+            for _ in 0..3 {
+                p.new_game(0).unwrap();
+                p.play(&turn(&start, &start)).unwrap();
+            }
+            drop(p);
+            let text = std::fs::read_to_string(&seen).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.join(" "), expected, "restart = {restart}");
+            std::fs::remove_file(&seen).unwrap();
+        }
     }
 }

@@ -99,6 +99,16 @@ impl Connection {
         }
     }
 
+    /// Before a game: with `restart`, the process of the last game is stopped (the
+    /// handshake starts a fresh one).
+    fn begin_game(&mut self) {
+        if self.spec.restart
+            && let Some(p) = self.process.take()
+        {
+            p.stop(self.quit, QUIT_GRACE);
+        }
+    }
+
     /// Makes sure a process runs; true when it was just started (it needs the
     /// protocol's start-up handshake).
     fn ensure_started(&mut self) -> Result<bool, Fault> {

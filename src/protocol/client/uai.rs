@@ -288,6 +288,7 @@ impl<G: Game> Player<G> for UaiPlayer<G> {
 
     fn new_game(&mut self, _seed: u64) -> Result<(), PlayerError> {
         self.own_last = None;
+        self.conn.begin_game();
         self.handshake().map_err(|fault| {
             self.ready = false;
             self.conn.fail(fault)
@@ -358,6 +359,7 @@ mod tests {
             tc: None,
             tolerance_ms: 100,
             reply_timeout_ms: 5000,
+            restart: false,
         }
     }
 
