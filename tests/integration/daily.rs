@@ -651,6 +651,69 @@ fn match_plays_an_outside_engine_given_as_cmd() {
     );
 }
 
+/// `restart=on` in a `cmd=...` spec: a fresh process every game, over both protocols
+/// (arena itself served over Gomocup and over UAI). Without it one process plays every
+/// game of a worker (Gomocup hears RESTART between games); with it each game's log
+/// starts a process of its own and no RESTART is sent.
+#[test]
+fn restart_on_starts_an_outside_engine_afresh_for_every_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("arena");
+    let count = |log: &str, needle: &str| log.lines().filter(|l| l.contains(needle)).count();
+    for (engine_name, game, restart_line) in [
+        ("gomoku-seed003-threat", "mnk:9,9,5", Some("> RESTART")),
+        ("ataxx-seed004", "ataxx", None),
+    ] {
+        let a = engine(engine_name);
+        for restart in [false, true] {
+            let out = tmp.path().join(format!("{engine_name}-{restart}"));
+            let mut cmd = format!("cmd={},arg=serve,arg={a},name=served", bin.display());
+            if restart {
+                cmd.push_str(",restart=on");
+            }
+            run_ok(&[
+                "match",
+                &a,
+                &cmd,
+                "--game",
+                game,
+                "--depth",
+                "1",
+                "--rounds",
+                "2",
+                "--max-plies",
+                "20",
+                "--jobs",
+                "1",
+                "--quiet",
+                "--no-report",
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            let records = read_records(&out.join("games.jsonl")).unwrap().records;
+            assert_eq!(records.len(), 4);
+            assert!(
+                records.iter().all(|r| !r.reason.starts_with("fault")),
+                "{records:?}"
+            );
+            let log = read(&out.join("logs/served-w0.log"));
+            let started = count(&log, "# started pid");
+            assert_eq!(
+                started,
+                if restart { 4 } else { 1 },
+                "{engine_name}, restart {restart}: processes started\n{log}"
+            );
+            if let Some(line) = restart_line {
+                assert_eq!(
+                    count(&log, line),
+                    if restart { 0 } else { 3 },
+                    "{engine_name}, restart {restart}: RESTART between games\n{log}"
+                );
+            }
+        }
+    }
+}
+
 /// The lines of the "what differs" block a run prints.
 fn what_differs(printed: &str) -> Vec<&str> {
     printed

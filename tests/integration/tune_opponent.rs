@@ -261,3 +261,71 @@ fn a_journal_line_without_the_minus_results_is_refused_with_its_line() {
     assert!(e.contains("main.jsonl:10"), "{e}");
     assert!(e.contains("key `minus` is missing"), "{e}");
 }
+
+/// A checkpoint whose `minus_penta` was edited as by hand: counts that do not add up to
+/// the pairs played, none at all in a tune with an opponent, or one in a tune without:
+/// each is refused on `--resume` with the file and the key at fault.
+#[test]
+fn a_checkpoint_whose_minus_results_do_not_fit_the_tune_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let with = write(
+        tmp.path(),
+        "t.toml",
+        &config(&shipped_engine("gomoku-modern.toml"), NODES),
+    );
+    let out = tmp.path().join("out");
+    tune(&with, &out, "1");
+    let checkpoint = out.join("state.json");
+    let original = std::fs::read_to_string(&checkpoint).unwrap();
+    let resume = |config: &str, out: &Path| {
+        run_bad_input(&[
+            "tune",
+            config,
+            "--quiet",
+            "--resume",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let edit = |change: &dyn Fn(&mut serde_json::Value)| {
+        let mut v: serde_json::Value = serde_json::from_str(&original).unwrap();
+        change(&mut v["state"]);
+        std::fs::write(&checkpoint, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    };
+    // One pair more in the minus engine's counts than pairs_done says were played.
+    edit(&|s| {
+        let ww = s["minus_penta"]["counts"][4].as_u64().unwrap();
+        s["minus_penta"]["counts"][4] = (ww + 1).into();
+    });
+    let e = resume(&with, &out);
+    assert!(e.contains("state.json"), "{e}");
+    assert!(e.contains("minus_penta"), "{e}");
+    assert!(e.contains("add up to 9 pairs, not pairs_done = 8"), "{e}");
+    // No minus results at all, where the tune plays an opponent.
+    edit(&|s| {
+        s.as_object_mut().unwrap().remove("minus_penta");
+    });
+    let e = resume(&with, &out);
+    assert!(e.contains("state.json"), "{e}");
+    assert!(e.contains("no minus_penta"), "{e}");
+
+    // A tune without an opponent whose checkpoint was given minus results.
+    let without = write(
+        tmp.path(),
+        "plain.toml",
+        &config(&shipped_engine("gomoku-modern.toml"), "").replace(
+            &format!("opponent = \"{}\"\n", shipped_engine("gomoku-modern.toml")),
+            "",
+        ),
+    );
+    let plain = tmp.path().join("plain");
+    tune(&without, &plain, "1");
+    let checkpoint = plain.join("state.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&checkpoint).unwrap()).unwrap();
+    v["state"]["minus_penta"] = v["state"]["penta"].clone();
+    std::fs::write(&checkpoint, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let e = resume(&without, &plain);
+    assert!(e.contains("state.json"), "{e}");
+    assert!(e.contains("this tune has no opponent"), "{e}");
+}
