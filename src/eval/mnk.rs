@@ -31,7 +31,8 @@ use crate::game::{
 mod check;
 mod points;
 
-use points::{COUNTS, KeptSets, combos_of};
+pub use points::COMBOS;
+use points::{COUNTS, ComboCounts, ComboSets, KeptSets, ThreatSets, combos_of};
 pub use points::{PointInfo, level};
 
 /// One neighbour of a cell along a line: the neighbour, the direction, and where the
@@ -65,7 +66,11 @@ struct Frame {
     /// The cell the stone went on.
     cell: u16,
     sums: [i64; 2],
-    kept: KeptSets,
+    /// The threat sets (the combination sets, when kept, go on `combo_frames`: most
+    /// tables have none, and a frame is copied on every move).
+    threats: ThreatSets,
+    /// The combination counts (zeros unless counted).
+    combo_n: ComboCounts,
     near_empty: CellSet,
 }
 
@@ -131,7 +136,7 @@ pub struct MnkEval {
     four_three: i64,
     double_three: i64,
     /// The `lines` score's weights per combination cell ([`MnkTable::cell_weights`]).
-    cell_weights: [i64; 3],
+    cell_weights: [i64; COMBOS],
     /// Whether the `lines` score reads combination cells (a cell weight is not 0): only
     /// then are the combination sets kept.
     cells_on: bool,
@@ -162,6 +167,8 @@ pub struct MnkEval {
     /// taking the stone off restores it, which gives the same state as working it out
     /// again from the keys, at a fraction of the cost.
     frames: Vec<Frame>,
+    /// The combination sets before each stone placed, when they are kept (renju).
+    combo_frames: Vec<ComboSets>,
     /// The states of the cells each placed stone linked to, before it (a stack, the
     /// links' order).
     saved_cells: Vec<CellState>,
@@ -246,9 +253,10 @@ impl MnkEval {
             near: Vec::new(),
             stones: 0,
             track: true,
-            kept: KeptSets::new(false),
+            kept: KeptSets::new(false, false),
             near_empty: CellSet::EMPTY,
             frames: Vec::new(),
+            combo_frames: Vec::new(),
             saved_cells: Vec::new(),
             vcf_memo: super::memo::Memo::default(),
             vcf_near: None,
@@ -277,9 +285,10 @@ impl MnkEval {
         self.sums = [0; 2];
         self.near = vec![0; cells];
         self.stones = 0;
-        self.kept = KeptSets::new(self.cells_on);
+        self.kept = KeptSets::new(self.cells_on, self.renju);
         self.near_empty = CellSet::EMPTY;
         self.frames.clear();
+        self.combo_frames.clear();
         self.saved_cells.clear();
         if self.track {
             for c in 0..cells {
@@ -390,10 +399,14 @@ impl MnkEval {
     #[inline]
     pub(super) fn place(&mut self, c: usize, side: usize) {
         let bits = side as u32 + 1;
+        if self.kept.combo_sets_on() {
+            self.combo_frames.push(self.kept.combo_sets());
+        }
         self.frames.push(Frame {
             cell: c as u16,
             sums: self.sums,
-            kept: self.kept,
+            threats: self.kept.threat_sets(),
+            combo_n: self.kept.combo_n(),
             near_empty: self.near_empty,
         });
         let cells = &self.cells;
@@ -441,7 +454,15 @@ impl MnkEval {
         }
         self.saved_cells.truncate(start);
         self.sums = frame.sums;
-        self.kept = frame.kept;
+        self.kept.restore_threat_sets(frame.threats);
+        self.kept.restore_combo_n(frame.combo_n);
+        if self.kept.combo_sets_on() {
+            let combos = self
+                .combo_frames
+                .pop()
+                .expect("the stone's combination sets");
+            self.kept.restore_combo_sets(combos);
+        }
         self.near_empty = frame.near_empty;
         self.board[c] = EMPTY;
         self.stones -= 1;
@@ -571,7 +592,7 @@ impl MnkEval {
     /// Per combination ([`MnkTable::cell_weights`]' order), the empty cells where a stone
     /// of `side` would make it, without black's forbidden points under renju: kept when
     /// tracking and the table has cell weights, else counted from the keys.
-    pub fn combo_counts(&self, side: usize) -> [u32; 3] {
+    pub fn combo_counts(&self, side: usize) -> [u32; COMBOS] {
         let forbidden = |c: usize| side == 0 && self.black_forbidden(c);
         if self.track && self.cells_on {
             let renju_black = self.renju && side == 0;
@@ -579,13 +600,13 @@ impl MnkEval {
                 .kept
                 .combo_counts(side, renju_black.then_some(forbidden));
         }
-        let mut n = [0; 3];
+        let mut n = [0; COMBOS];
         for c in 0..self.config.cells() {
             if self.board[c] != EMPTY {
                 continue;
             }
             let p = self.point_from_scratch(c, side);
-            let bits = combos_of(p.fours.into(), p.open_threes.into());
+            let bits = combos_of(p.fours.into(), p.open_threes.into(), p.open_twos.into());
             if bits != 0 && !forbidden(c) {
                 for (k, v) in n.iter_mut().enumerate() {
                     *v += u32::from(bits >> k & 1);

@@ -8,7 +8,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::patterns::{PATTERN_COUNT, Pattern};
+use super::{
+    mnk::COMBOS,
+    patterns::{PATTERN_COUNT, Pattern},
+};
 use crate::config::{self, ConfigError};
 
 /// A weight table for one game family. The file's `family` key (`mnk` or `ataxx`) says
@@ -187,6 +190,18 @@ pub struct MnkTable {
     /// threes.
     #[serde(default)]
     pub cell_double_three: i64,
+    /// Position score (`lines` only), per empty cell where one stone would make a four
+    /// and an open two.
+    #[serde(default)]
+    pub cell_four_two: i64,
+    /// Position score (`lines` only), per empty cell where one stone would make an open
+    /// three and an open two.
+    #[serde(default)]
+    pub cell_three_two: i64,
+    /// Position score (`lines` only), per empty cell where one stone would make two open
+    /// twos (next move's double three).
+    #[serde(default)]
+    pub cell_double_two: i64,
     /// Weight of a stone in a winning line (position score; the same names below).
     #[serde(default)]
     pub five: i64,
@@ -260,16 +275,26 @@ impl MnkTable {
 
     /// The keys of the per-cell combination terms of the `lines` score, in
     /// [`MnkTable::cell_weights`] order.
-    pub const CELL_KEYS: [&'static str; 3] =
-        ["cell_double_four", "cell_four_three", "cell_double_three"];
+    pub const CELL_KEYS: [&'static str; COMBOS] = [
+        "cell_double_four",
+        "cell_four_three",
+        "cell_double_three",
+        "cell_four_two",
+        "cell_three_two",
+        "cell_double_two",
+    ];
 
     /// The per-cell combination weights of the `lines` score: [two fours, a four and an
-    /// open three, two open threes].
-    pub fn cell_weights(&self) -> [i64; 3] {
+    /// open three, two open threes, a four and an open two, an open three and an open
+    /// two, two open twos].
+    pub fn cell_weights(&self) -> [i64; COMBOS] {
         [
             self.cell_double_four,
             self.cell_four_three,
             self.cell_double_three,
+            self.cell_four_two,
+            self.cell_three_two,
+            self.cell_double_two,
         ]
     }
 

@@ -23,13 +23,16 @@ fn table() -> MnkTable {
 }
 
 /// Seed 003 with weights on the combination cells, so the `lines` score also keeps (or,
-/// without tracking, counts) the cells where one stone makes two fours, a four-three or
-/// a double three.
+/// without tracking, counts) the cells where one stone makes two fours, a four-three, a
+/// double three, a four and a two, a three and a two, or two twos.
 fn table_with_cells() -> MnkTable {
     MnkTable {
         cell_double_four: 40_000,
         cell_four_three: 30_000,
         cell_double_three: 3_000,
+        cell_four_two: 900,
+        cell_three_two: 700,
+        cell_double_two: 200,
         ..table()
     }
 }
@@ -139,7 +142,8 @@ fn combination_cells_are_counted_and_renju_drops_blacks_forbidden_ones() {
         plain.reset(&pos);
         let kept = [eval.combo_counts(0), eval.combo_counts(1)];
         assert_eq!(kept, [plain.combo_counts(0), plain.combo_counts(1)]);
-        kept
+        // The first three combinations (those with a four or two threes).
+        kept.map(|k| [k[0], k[1], k[2]])
     };
     assert_eq!(counts(MnkConfig::gomoku(), four_three), [[0, 1, 0], [0; 3]]);
     assert_eq!(
@@ -160,10 +164,54 @@ fn combination_cells_are_counted_and_renju_drops_blacks_forbidden_ones() {
         eval.reset(&pos);
         eval.evaluate(&pos)
     };
-    assert_eq!(
-        score(&table_with_cells()) - score(&table()),
-        table_with_cells().cell_four_three as i32
-    );
+    let only_four_three = MnkTable {
+        cell_four_three: 30_000,
+        ..table()
+    };
+    assert_eq!(score(&only_four_three) - score(&table()), 30_000);
+}
+
+/// Known answers for the combinations of twos: black's lone stones on h8 and i10 (a
+/// knight's move apart, so no line holds both and no stone can make a three or a four),
+/// white's far away in the corners. A black stone on h9, i9, h10 or i8 makes an open two
+/// with each of them, along two lines: those are double-two points, whatever else the
+/// pattern table also counts as an open two. The kept sets must count exactly what a
+/// scan of every cell's own patterns counts.
+#[test]
+fn combinations_of_twos_are_counted_as_a_scan_of_the_points_counts_them() {
+    let config = MnkConfig::gomoku();
+    let pos = Mnk::from_text(&config, "h8a1i10o1").unwrap();
+    let mut eval = MnkEval::new(&config, &table_with_cells(), 2);
+    eval.reset(&pos);
+    let mut slow = [0u32; 6];
+    for c in 0..config.cells() {
+        if !eval.is_candidate_cell(c) {
+            continue;
+        }
+        let p = eval.point_from_scratch(c, 0);
+        let (f, t, w) = (p.fours, p.open_threes, p.open_twos);
+        let combos = [
+            f >= 2,
+            f >= 1 && t >= 1,
+            t >= 2,
+            f >= 1 && w >= 1,
+            t >= 1 && w >= 1,
+            w >= 2,
+        ];
+        for (n, on) in slow.iter_mut().zip(combos) {
+            *n += u32::from(on);
+        }
+    }
+    assert_eq!(eval.combo_counts(0), slow);
+    assert_eq!(slow[..5], [0; 5], "no fours or threes from two lone stones");
+    for cell in ["h9", "i9", "h10", "i8"] {
+        let c = pos.parse_move(cell).unwrap().cell();
+        assert!(
+            eval.point(c, 0).open_twos >= 2,
+            "{cell} makes two open twos"
+        );
+    }
+    assert!(slow[5] >= 4, "{slow:?}");
 }
 
 #[test]

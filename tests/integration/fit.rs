@@ -388,7 +388,10 @@ fn the_shipped_fit_configs_run() {
                 [
                     "table.cell_double_four",
                     "table.cell_four_three",
-                    "table.cell_double_three"
+                    "table.cell_double_three",
+                    "table.cell_four_two",
+                    "table.cell_three_two",
+                    "table.cell_double_two"
                 ]
             );
             assert_eq!(r.game, "gomoku");

@@ -33,7 +33,7 @@ impl MnkEval {
             return Ok(());
         }
         let mut near_empty = CellSet::EMPTY;
-        let mut scan = KeptSets::new(self.cells_on);
+        let mut scan = KeptSets::new(self.cells_on, self.renju);
         for c in 0..self.config.cells() {
             if self.board[c] != EMPTY {
                 continue;
@@ -65,7 +65,11 @@ impl MnkEval {
                 let levels = (0..level::COUNT)
                     .filter(|&lvl| want.at_level(lvl))
                     .fold(0u8, |bits, lvl| bits | 1 << lvl);
-                let combos = combos_of(want.fours.into(), want.open_threes.into());
+                let combos = combos_of(
+                    want.fours.into(),
+                    want.open_threes.into(),
+                    want.open_twos.into(),
+                );
                 scan.mark(side, c, levels, combos);
             }
         }

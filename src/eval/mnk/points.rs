@@ -47,17 +47,27 @@ fn level_bits(counts: u32) -> u8 {
         | u8::from(counts & 0x0F00_0000 != 0) << 3
 }
 
-/// The combinations packed counts make, one bit each: two fours, a four and an open
-/// three, two open threes ([`crate::eval::table::MnkTable::cell_weights`]' order).
+/// Number of combinations a cell can make ([`combos_of`]).
+pub const COMBOS: usize = 6;
+
+/// The combinations packed counts make, one bit each ([`combos_of`]).
 #[inline]
 fn combo_bits(counts: u32) -> u8 {
-    combos_of((counts >> 16) & 0xFF, (counts >> 24) & 0xF)
+    combos_of((counts >> 16) & 0xFF, (counts >> 24) & 0xF, counts >> 28)
 }
 
-/// [`combo_bits`] from a point's fours and open threes.
+/// The combinations a stone makes from its lines' fours, open threes and open twos, one
+/// bit each in [`crate::eval::table::MnkTable::cell_weights`]' order: two fours, a four
+/// and an open three, two open threes, a four and an open two, an open three and an
+/// open two, two open twos.
 #[inline]
-pub(super) fn combos_of(fours: u32, threes: u32) -> u8 {
-    u8::from(fours >= 2) | u8::from(fours >= 1 && threes >= 1) << 1 | u8::from(threes >= 2) << 2
+pub(super) fn combos_of(fours: u32, threes: u32, twos: u32) -> u8 {
+    u8::from(fours >= 2)
+        | u8::from(fours >= 1 && threes >= 1) << 1
+        | u8::from(threes >= 2) << 2
+        | u8::from(fours >= 1 && twos >= 1) << 3
+        | u8::from(threes >= 1 && twos >= 1) << 4
+        | u8::from(twos >= 2) << 5
 }
 
 /// What a stone of one side would make on an empty cell, over its four lines.
@@ -115,25 +125,98 @@ impl PointInfo {
 }
 
 /// Per side, the empty cells whose point reaches each [`level`] and, when the `lines`
-/// score reads combination cells, the empty cells where a stone would make each
-/// combination ([`combo_bits`]' order).
+/// score reads combination cells, how many empty cells there are where a stone would
+/// make each combination ([`combo_bits`]' order), and under renju which (black's
+/// forbidden ones must be left out when counted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct KeptSets {
     /// Per side and [`level`].
-    threats: [[CellSet; level::COUNT]; 2],
-    /// Per side and combination (empty unless `combos_on`).
-    combos: [[CellSet; 3]; 2],
-    /// Whether the combination sets are kept.
+    threats: ThreatSets,
+    /// Per side and combination, the cells (empty unless `combo_sets_on`).
+    combos: ComboSets,
+    /// Per side and combination, how many cells (0 unless `combos_on`).
+    combo_n: ComboCounts,
+    /// Whether the combinations are counted.
     combos_on: bool,
+    /// Whether the combinations' cells are kept as sets too.
+    combo_sets_on: bool,
 }
 
+/// Per side and combination, how many empty cells make it.
+pub(super) type ComboCounts = [[u16; COMBOS]; 2];
+
+/// Per side and [`level`], the empty cells reaching it.
+pub(super) type ThreatSets = [[CellSet; level::COUNT]; 2];
+
+/// Per side and combination, the empty cells where a stone would make it.
+pub(super) type ComboSets = [[CellSet; COMBOS]; 2];
+
 impl KeptSets {
-    /// Every set empty; the combination sets kept only if `combos_on`.
-    pub(super) fn new(combos_on: bool) -> KeptSets {
+    /// Whether the combination sets are kept (not only counted).
+    #[inline]
+    pub(super) fn combo_sets_on(&self) -> bool {
+        self.combo_sets_on
+    }
+
+    /// A copy of the combination counts.
+    #[inline]
+    pub(super) fn combo_n(&self) -> ComboCounts {
+        self.combo_n
+    }
+
+    /// Puts back combination counts copied before.
+    #[inline]
+    pub(super) fn restore_combo_n(&mut self, n: ComboCounts) {
+        self.combo_n = n;
+    }
+
+    /// A copy of the threat sets (to put back with [`KeptSets::restore_threat_sets`]).
+    #[inline]
+    pub(super) fn threat_sets(&self) -> ThreatSets {
+        self.threats
+    }
+
+    /// Puts back threat sets copied before.
+    #[inline]
+    pub(super) fn restore_threat_sets(&mut self, threats: ThreatSets) {
+        self.threats = threats;
+    }
+
+    /// A copy of the combination sets.
+    #[inline]
+    pub(super) fn combo_sets(&self) -> ComboSets {
+        self.combos
+    }
+
+    /// Puts back combination sets copied before.
+    #[inline]
+    pub(super) fn restore_combo_sets(&mut self, combos: ComboSets) {
+        self.combos = combos;
+    }
+
+    /// Every set empty; the combinations counted only if `combos_on`, their cells kept
+    /// as sets only if `combo_sets` too.
+    pub(super) fn new(combos_on: bool, combo_sets: bool) -> KeptSets {
         KeptSets {
             threats: [[CellSet::EMPTY; level::COUNT]; 2],
-            combos: [[CellSet::EMPTY; 3]; 2],
+            combos: [[CellSet::EMPTY; COMBOS]; 2],
+            combo_n: [[0; COMBOS]; 2],
             combos_on,
+            combo_sets_on: combos_on && combo_sets,
+        }
+    }
+
+    /// Counts the combinations `bits` of cell `c` in (or, `on` false, out of) `side`'s.
+    #[inline]
+    fn count_combos(&mut self, side: usize, c: usize, bits: u8, on: bool) {
+        for k in 0..COMBOS {
+            if bits & (1 << k) != 0 {
+                let n = &mut self.combo_n[side][k];
+                *n = if on { *n + 1 } else { *n - 1 };
+                if self.combo_sets_on {
+                    self.combos[side][k].set(c, on);
+                }
+            }
         }
     }
 
@@ -148,12 +231,7 @@ impl KeptSets {
             }
         }
         if self.combos_on {
-            let bits = combo_bits(counts);
-            for (k, set) in self.combos[side].iter_mut().enumerate() {
-                if bits & (1 << k) != 0 {
-                    set.set(c, on);
-                }
-            }
+            self.count_combos(side, c, combo_bits(counts), on);
         }
     }
 
@@ -169,10 +247,9 @@ impl KeptSets {
         }
         if self.combos_on {
             let (b, a) = (combo_bits(before), combo_bits(after));
-            for (k, set) in self.combos[side].iter_mut().enumerate() {
-                if (a ^ b) & (1 << k) != 0 {
-                    set.set(c, a & (1 << k) != 0);
-                }
+            if a != b {
+                self.count_combos(side, c, b & !a, false);
+                self.count_combos(side, c, a & !b, true);
             }
         }
     }
@@ -190,13 +267,16 @@ impl KeptSets {
         &self,
         side: usize,
         forbidden: Option<impl Fn(usize) -> bool>,
-    ) -> [u32; 3] {
-        std::array::from_fn(|k| {
-            let set = &self.combos[side][k];
-            match &forbidden {
-                Some(forbidden) => set.iter().filter(|&c| !forbidden(c)).count() as u32,
-                None => set.len(),
+    ) -> [u32; COMBOS] {
+        std::array::from_fn(|k| match &forbidden {
+            Some(forbidden) => {
+                debug_assert!(self.combo_sets_on, "forbidden cells need the sets");
+                self.combos[side][k]
+                    .iter()
+                    .filter(|&c| !forbidden(c))
+                    .count() as u32
             }
+            None => u32::from(self.combo_n[side][k]),
         })
     }
 
@@ -207,9 +287,7 @@ impl KeptSets {
             set.set(c, levels & (1 << lvl) != 0);
         }
         if self.combos_on {
-            for (k, set) in self.combos[side].iter_mut().enumerate() {
-                set.set(c, combos & (1 << k) != 0);
-            }
+            self.count_combos(side, c, combos, true);
         }
     }
 
@@ -219,7 +297,7 @@ impl KeptSets {
         if self.threats != scan.threats {
             return Err("a threat set differs from a scan".into());
         }
-        if self.combos != scan.combos {
+        if self.combos != scan.combos || self.combo_n != scan.combo_n {
             return Err("a combination set differs from a scan".into());
         }
         Ok(())

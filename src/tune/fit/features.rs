@@ -45,11 +45,11 @@ pub mod mnk_slot {
     pub const DOUBLE_THREE: usize = CENTRE + 3;
     /// The opponent-weighting factor.
     pub const DEFENCE: usize = CENTRE + 4;
-    /// `lines` score per cell where a stone makes two fours, then per four-three cell
-    /// and per double-three cell ([`MnkTable::cell_weights`](crate::eval::MnkTable)).
+    /// `lines` score per cell where a stone makes two fours, then per cell of each
+    /// other combination ([`MnkTable::cell_weights`](crate::eval::MnkTable)).
     pub const CELL_DOUBLE_FOUR: usize = CENTRE + 5;
     /// Length of the vector.
-    pub const COUNT: usize = CENTRE + 8;
+    pub const COUNT: usize = CELL_DOUBLE_FOUR + crate::eval::mnk::COMBOS;
 }
 
 /// The Ataxx terms in [`AtaxxEval::side_terms`]'s order, then the side to move's
@@ -82,12 +82,12 @@ const FILE_G: u64 = FILE_A << 6;
 const EDGES: u64 = (RANK_1 | RANK_7 | FILE_A | FILE_G) & !CORNERS;
 
 /// Features of a `lines` position: per side (side to move first), the count of each
-/// pattern in 0..14, at 14 the rings of its stones summed, and at 15..18 its
+/// pattern in 0..14, at 14 the rings of its stones summed, and from 15 on its
 /// combination cells ([`MnkEval::combo_counts`]).
 pub type LinesFeatures = [[u16; LINES_WIDTH]; 2];
 
 /// Length of a side's row of [`LinesFeatures`].
-pub const LINES_WIDTH: usize = PATTERN_COUNT + 4;
+pub const LINES_WIDTH: usize = PATTERN_COUNT + 1 + crate::eval::mnk::COMBOS;
 
 /// One candidate cell of a `points` position: its four point patterns and its ring.
 pub type PointCell = [u8; 5];
@@ -380,6 +380,9 @@ mod tests {
             t.cell_double_four = rng.random_range(-1000..50_000);
             t.cell_four_three = rng.random_range(-1000..50_000);
             t.cell_double_three = rng.random_range(-1000..10_000);
+            t.cell_four_two = rng.random_range(-1000..10_000);
+            t.cell_three_two = rng.random_range(-1000..10_000);
+            t.cell_double_two = rng.random_range(-1000..5_000);
         }
         t.five = w.five;
         t.open_four = w.open_four;
@@ -480,7 +483,9 @@ mod tests {
                         let got = match mode {
                             MnkEvaluation::Lines => {
                                 let f = lines_features(&eval, &pos);
-                                if f.iter().any(|row| row[PATTERN_COUNT + 1..] != [0; 3]) {
+                                if f.iter().any(|row| {
+                                    row[PATTERN_COUNT + 1..] != [0; crate::eval::mnk::COMBOS]
+                                }) {
                                     with_combos += 1;
                                 }
                                 let side = |row: &[u16]| -> i64 {
