@@ -576,7 +576,13 @@ mod tests {
             .collect()
     }
 
-    fn check_gradient(data: &Dataset, w: &[f64], k: f64, slots: &[usize]) {
+    /// Checks the analytic gradient against central differences at every slot where
+    /// the loss is smooth; returns (slots checked, slots skipped). A `points` score is
+    /// a maximum over cells: where a step of ±h changes which cell is best, the loss
+    /// has a kink there and no difference quotient is a gradient (the two one-sided
+    /// quotients then disagree, and such a slot is skipped, not passed).
+    fn check_gradient(data: &Dataset, w: &[f64], k: f64, slots: &[usize]) -> (usize, usize) {
+        let (mut checked, mut skipped) = (0, 0);
         for loss in [Loss::Mse, Loss::Log] {
             let (_, grad) = data.loss(None, w, k, loss, true);
             for &s in slots {
@@ -586,9 +592,17 @@ mod tests {
                     v[s] += d;
                     data.loss(None, &v, k, loss, false).0
                 };
-                let numeric = (at(h) - at(-h)) / (2.0 * h);
+                let (up, mid, down) = (at(h), at(0.0), at(-h));
+                let numeric = (up - down) / (2.0 * h);
                 // Relative error, plus what rounding in the loss costs the difference.
                 let tol = 1e-4 * numeric.abs().max(grad[s].abs()) + 1e-12 / h;
+                let (forward, backward) = ((up - mid) / h, (mid - down) / h);
+                if (forward - backward).abs() > 1e-3 * forward.abs().max(backward.abs()) + 2e-12 / h
+                {
+                    skipped += 1;
+                    continue;
+                }
+                checked += 1;
                 assert!(
                     (numeric - grad[s]).abs() <= tol,
                     "{loss:?} slot {s}: analytic {} numeric {numeric}",
@@ -596,6 +610,7 @@ mod tests {
                 );
             }
         }
+        (checked, skipped)
     }
 
     #[test]
@@ -604,19 +619,26 @@ mod tests {
         let lines = mnk_data(false, 400, 1);
         let points = mnk_data(true, 150, 2);
         let mnk_slots: Vec<usize> = (1..mnk_slot::COUNT).collect();
+        let mut tally = (0, 0);
+        let mut add = |(checked, skipped): (usize, usize)| {
+            tally = (tally.0 + checked, tally.1 + skipped);
+        };
         for _ in 0..4 {
             let w = jiggle(&seed003(), &mut rng);
             let k = 1.0 / lines.mean_abs_eval(&w);
-            check_gradient(&lines, &w, k, &mnk_slots);
+            add(check_gradient(&lines, &w, k, &mnk_slots));
             let k = 1.0 / points.mean_abs_eval(&w);
-            check_gradient(&points, &w, k, &mnk_slots);
+            add(check_gradient(&points, &w, k, &mnk_slots));
         }
         let ataxx = ataxx_data(400, 3);
         for _ in 0..4 {
             let w: Vec<f64> = (0..18).map(|_| rng.random_range(-50.0..150.0)).collect();
             let k = 1.0 / ataxx.mean_abs_eval(&w);
-            check_gradient(&ataxx, &w, k, &(0..18).collect::<Vec<_>>());
+            add(check_gradient(&ataxx, &w, k, &(0..18).collect::<Vec<_>>()));
         }
+        // Kinks (and curvature that one-sided quotients see) are rare: nearly every
+        // slot is checked.
+        assert!(tally.1 * 20 <= tally.0, "{tally:?} (checked, skipped)");
     }
 
     /// Fits `free` slots from a start where each is off by up to 40 %, on labels made
