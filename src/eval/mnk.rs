@@ -32,7 +32,7 @@ mod check;
 mod points;
 
 pub use points::COMBOS;
-use points::{COUNTS, ComboCounts, ComboSets, KeptSets, ThreatSets, combos_of};
+use points::{COUNTS, ComboCounts, ComboSets, KeptSets, ThreatSets};
 pub use points::{PointInfo, level};
 
 /// One neighbour of a cell along a line: the neighbour, the direction, and where the
@@ -138,7 +138,7 @@ pub struct MnkEval {
     /// The `lines` score's weights per combination cell ([`MnkTable::cell_weights`]).
     cell_weights: [i64; COMBOS],
     /// Whether the `lines` score reads combination cells (a cell weight is not 0): only
-    /// then are the combination sets kept.
+    /// then are the combinations counted (and, under renju, their cells kept).
     cells_on: bool,
     /// `defence` in 1/256ths.
     defence_q8: i64,
@@ -606,7 +606,7 @@ impl MnkEval {
                 continue;
             }
             let p = self.point_from_scratch(c, side);
-            let bits = combos_of(p.fours.into(), p.open_threes.into(), p.open_twos.into());
+            let bits = p.combos();
             if bits != 0 && !forbidden(c) {
                 for (k, v) in n.iter_mut().enumerate() {
                     *v += u32::from(bits >> k & 1);

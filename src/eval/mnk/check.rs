@@ -1,10 +1,7 @@
 //! The evaluator's kept state against a recomputation from scratch: what the property
 //! tests compare (incremental == from scratch).
 
-use super::{
-    EMPTY, MnkEval, level,
-    points::{KeptSets, combos_of},
-};
+use super::{EMPTY, MnkEval, level, points::KeptSets};
 use crate::eval::cells::CellSet;
 
 impl MnkEval {
@@ -65,11 +62,7 @@ impl MnkEval {
                 let levels = (0..level::COUNT)
                     .filter(|&lvl| want.at_level(lvl))
                     .fold(0u8, |bits, lvl| bits | 1 << lvl);
-                let combos = combos_of(
-                    want.fours.into(),
-                    want.open_threes.into(),
-                    want.open_twos.into(),
-                );
+                let combos = want.combos();
                 scan.mark(side, c, levels, combos);
             }
         }

@@ -61,7 +61,7 @@ fn combo_bits(counts: u32) -> u8 {
 /// and an open three, two open threes, a four and an open two, an open three and an
 /// open two, two open twos.
 #[inline]
-pub(super) fn combos_of(fours: u32, threes: u32, twos: u32) -> u8 {
+fn combos_of(fours: u32, threes: u32, twos: u32) -> u8 {
     u8::from(fours >= 2)
         | u8::from(fours >= 1 && threes >= 1) << 1
         | u8::from(threes >= 2) << 2
@@ -110,6 +110,16 @@ impl PointInfo {
     /// and an open three (seed 001's "near kill").
     pub fn is_decisive(&self) -> bool {
         self.open_fours > 0 || self.fours >= 2 || (self.fours >= 1 && self.open_threes >= 1)
+    }
+
+    /// The combinations the point makes, one bit each ([`combos_of`]).
+    #[inline]
+    pub(super) fn combos(&self) -> u8 {
+        combos_of(
+            self.fours.into(),
+            self.open_threes.into(),
+            self.open_twos.into(),
+        )
     }
 
     /// Whether the point reaches a [`level`].
