@@ -44,7 +44,7 @@ impl Param {
 }
 
 /// Gomoku's parameters that Ataxx engines do not have.
-const MNK_ONLY: [&str; 12] = [
+const MNK_ONLY: [&str; 14] = [
     "search.radius",
     "search.params.lmp_defend",
     "search.params.lmp_defend_max",
@@ -53,6 +53,8 @@ const MNK_ONLY: [&str; 12] = [
     "search.params.vcf_moves",
     "search.params.vcf_nodes",
     "search.params.vcf_near",
+    "search.params.vcf_breadth",
+    "search.params.vcf_threes",
     "search.params.vcf_root_moves",
     "search.params.vcf_root_nodes",
     "search.params.vct_moves",
@@ -117,9 +119,12 @@ fn range(config: &EngineConfig, name: &str) -> Option<(f64, f64)> {
         "params.rfp_margin" | "params.razor_margin" | "params.futility_margin" => {
             (0.0, 1_000_000.0)
         }
-        "params.vcf_near" | "params.lmr_tactical" => (0.0, 1.0),
+        "params.vcf_near" | "params.vcf_threes" | "params.lmr_tactical" => (0.0, 1.0),
         "params.ext_defend_plies" | "params.ext_ply_factor" => (0.0, DEPTH),
-        "params.vcf_moves" | "params.vcf_root_moves" | "params.vct_moves" => (0.0, 100.0),
+        "params.vcf_moves"
+        | "params.vcf_root_moves"
+        | "params.vct_moves"
+        | "params.vcf_breadth" => (0.0, 100.0),
         "params.vcf_nodes" | "params.vcf_root_nodes" | "params.vct_nodes" => (0.0, 100_000_000.0),
         _ => return None,
     })

@@ -174,8 +174,9 @@ pub struct MnkEval {
     saved_cells: Vec<CellState>,
     /// Positions known to have no VCF for the side to move within some number of fours.
     pub(super) vcf_memo: super::memo::Memo,
-    /// During a [`ThreatKind::VcfNear`] search: the moves it started with.
-    pub(super) vcf_near: Option<u32>,
+    /// During a [`ThreatKind::VcfLeaf`] search: how it is narrowed, and the moves it
+    /// started with.
+    pub(super) vcf_leaf: Option<(super::LeafVcf, u32)>,
     /// Renju: black's forbidden points are neither moves nor threats for black.
     renju: bool,
 }
@@ -259,7 +260,7 @@ impl MnkEval {
             combo_frames: Vec::new(),
             saved_cells: Vec::new(),
             vcf_memo: super::memo::Memo::default(),
-            vcf_near: None,
+            vcf_leaf: None,
             renju: config.rule() == MnkRule::Renju,
         };
         eval.clear();
@@ -573,6 +574,27 @@ impl MnkEval {
             set.insert(usize::from(link.cell));
         }
         set
+    }
+
+    /// The cells of `fours` (empty cells where `side` makes a four) where a stone of
+    /// `side` makes besides an open four, or a four or a three (open or sleeping) on
+    /// another line (tracking only).
+    pub fn fours_with_more(&self, side: usize, fours: &CellSet) -> CellSet {
+        let mut out = CellSet::EMPTY;
+        for c in fours.iter() {
+            let st = &self.cells[c];
+            let mut threes = 0;
+            let mut open_four = false;
+            for raw in st.raw {
+                let p = (raw >> (8 * side)) as u8;
+                threes += u32::from(p >= Pattern::SleepThree as u8);
+                open_four |= p == Pattern::OpenFour as u8;
+            }
+            if threes >= 2 || open_four {
+                out.insert(c);
+            }
+        }
+        out
     }
 
     /// Renju: whether a black stone on the empty cell `c` would be forbidden (always

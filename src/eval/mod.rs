@@ -98,13 +98,26 @@ pub enum Forcing<M> {
 pub enum ThreatKind {
     /// Victory by continuous fours: the attacker plays only fours, every reply is forced.
     Vcf,
-    /// A VCF whose every four after the first lies on a line through the attacker's
-    /// previous four, within reach: a quick check for the leaves (it can miss a win that
-    /// needs an unrelated four, never claims a false one).
-    VcfNear,
+    /// A VCF narrowed as [`LeafVcf`] says: a quick check for the leaves (it can miss a
+    /// win, never claims a false one).
+    VcfLeaf(LeafVcf),
     /// Victory by continuous threats: fours and open threes (the defender then has every
     /// move that stops the three, and its own fours).
     Vct,
+}
+
+/// How a leaf's VCF ([`ThreatKind::VcfLeaf`]) is narrowed. Each narrowing can miss a win
+/// (never claims a false one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LeafVcf {
+    /// After the first four, only fours on the lines through the attacker's previous
+    /// four, within reach.
+    pub near: bool,
+    /// After the first four, at most this many fours tried in a position (0: all).
+    pub breadth: u32,
+    /// Only fours that make besides a second four or a three (open or sleeping) on
+    /// another line: a four that makes nothing else adds only a blocked line.
+    pub threes: bool,
 }
 
 /// A budget for a threat-space search: positions visited count as search nodes; an

@@ -24,7 +24,7 @@ use crate::game::{Game, Mnk, MnkMove, mnk::DIRECTIONS};
 
 /// Salt that keeps VCT results apart from VCF results in the memo.
 const VCT_SALT: u64 = 0x5643_545F_5341_4C54;
-/// Salt for the results of the restricted VCF ([`ThreatKind::VcfNear`]).
+/// Salt for the results of the narrowed VCF ([`ThreatKind::VcfLeaf`]).
 const NEAR_SALT: u64 = 0x4E45_4152_5F56_4346;
 
 /// The direction (an index of [`DIRECTIONS`]) and the signed number of steps along it
@@ -143,9 +143,14 @@ impl MnkEval {
         budget: &mut NodeBudget,
     ) -> Option<ThreatWin<MnkMove>> {
         let mut line = Vec::new();
-        self.vcf_near = (kind == ThreatKind::VcfNear).then_some(max_moves);
+        self.vcf_leaf = match kind {
+            ThreatKind::VcfLeaf(leaf) => Some((leaf, max_moves)),
+            _ => None,
+        };
         let plies = match kind {
-            ThreatKind::Vcf | ThreatKind::VcfNear => self.vcf(pos, max_moves, budget, &mut line)?,
+            ThreatKind::Vcf | ThreatKind::VcfLeaf(_) => {
+                self.vcf(pos, max_moves, budget, &mut line)?
+            }
             ThreatKind::Vct => self.vct(pos, max_moves, budget, &mut line)?,
         };
         line.reverse();
@@ -191,20 +196,31 @@ impl MnkEval {
         }
         let mut fours = self.real_threat_cells(me, level::FOUR);
         let mut key = pos.hash();
-        if let Some(start) = self.vcf_near {
+        let mut breadth = usize::MAX;
+        if let Some((leaf, start)) = self.vcf_leaf {
             key ^= NEAR_SALT;
+            let first = moves_left == start;
             // After the first four: only fours on the lines through the previous one.
-            if moves_left < start
+            if leaf.near
+                && !first
                 && let Some(prev) = pos.history().iter().rev().nth(1)
             {
                 fours = fours.and(&self.line_cells(prev.cell()));
+            }
+            if leaf.threes {
+                // The block of the defender's five point stays whatever it makes.
+                let block = fours.and(self.threat_cells(1 - me, level::FIVE));
+                fours = self.fours_with_more(me, &fours).or(&block);
+            }
+            if leaf.breadth > 0 && !first {
+                breadth = leaf.breadth as usize;
             }
         }
         if self.vcf_memo.no_win_within(key, moves_left) {
             return None;
         }
         let moves = self.attack_moves(me, &fours)?;
-        for mv in moves {
+        for mv in moves.into_iter().take(breadth) {
             if budget.exhausted() {
                 return None;
             }

@@ -11,7 +11,7 @@ use super::{
     tt::Bound,
 };
 use crate::{
-    eval::{Evaluator, Forcing, NodeBudget, ThreatKind},
+    eval::{Evaluator, Forcing, LeafVcf, NodeBudget, ThreatKind},
     game::{Game, Outcome},
 };
 
@@ -423,14 +423,19 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     /// A VCF for the side to move at a leaf: its score, with the first move as the PV.
     fn leaf_vcf(&mut self, pos: &mut G, ply: usize) -> Option<i32> {
         let p = self.settings.params;
-        let mut budget = NodeBudget::new(self.node_budget(u64::from(p.vcf_nodes)));
         // The hard limit is checked between nodes of the main search; a leaf's VCF is
         // small enough not to need it.
-        let kind = if p.vcf_near == 1 {
-            ThreatKind::VcfNear
-        } else {
-            ThreatKind::Vcf
+        let leaf = LeafVcf {
+            near: p.vcf_near == 1,
+            breadth: p.vcf_breadth,
+            threes: p.vcf_threes == 1,
         };
+        let kind = if leaf == LeafVcf::default() {
+            ThreatKind::Vcf
+        } else {
+            ThreatKind::VcfLeaf(leaf)
+        };
+        let mut budget = NodeBudget::new(self.node_budget(u64::from(p.vcf_nodes)));
         let win = self.eval.threat_search(pos, kind, p.vcf_moves, &mut budget);
         self.nodes += budget.used;
         let win = win?;

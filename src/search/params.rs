@@ -91,6 +91,13 @@ pub struct SearchParams {
     /// lines through its previous four (a cheaper check that can miss a win needing an
     /// unrelated four, never claims a false one); 0 = any four, as the root's VCF.
     pub vcf_near: u32,
+    /// VCF at a leaf: after its first four, at most this many fours tried in a position
+    /// (as PentaZen's VCF tries two); 0 = every one.
+    pub vcf_breadth: u32,
+    /// VCF at a leaf: 1 = only fours that make besides a second four or a three (open or
+    /// sleeping) on another line (a four that makes nothing else leaves only a blocked
+    /// line behind); 0 = every four.
+    pub vcf_threes: u32,
     /// VCF at the root: the attacker's moves at most.
     pub vcf_root_moves: u32,
     /// VCF at the root: positions at most.
@@ -134,6 +141,8 @@ impl Default for SearchParams {
             vcf_moves: 10,
             vcf_nodes: 500,
             vcf_near: 1,
+            vcf_breadth: 0,
+            vcf_threes: 0,
             vcf_root_moves: 30,
             vcf_root_nodes: 200_000,
             vct_moves: 6,
@@ -214,6 +223,12 @@ impl SearchParams {
                 self.vcf_near
             ));
         }
+        if self.vcf_threes > 1 {
+            return Err(format!(
+                "search.vcf_threes = {} must be 0 (every four) or 1 (only fours that make a three or a second four besides)",
+                self.vcf_threes
+            ));
+        }
         for (name, v) in [
             ("vcf_moves", self.vcf_moves),
             ("vcf_root_moves", self.vcf_root_moves),
@@ -288,6 +303,13 @@ mod tests {
                     ..SearchParams::default()
                 },
                 "search.vcf_near = 3",
+            ),
+            (
+                SearchParams {
+                    vcf_threes: 2,
+                    ..SearchParams::default()
+                },
+                "search.vcf_threes = 2",
             ),
         ] {
             let e = p.validate().unwrap_err();

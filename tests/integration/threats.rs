@@ -7,7 +7,9 @@
 //! - every VCT win is confirmed by a plain alpha-beta.
 
 use arena::{
-    eval::{Evaluator, Forcing, MnkTable, NodeBudget, OrderFlags, ThreatKind, mnk::MnkEval},
+    eval::{
+        Evaluator, Forcing, LeafVcf, MnkTable, NodeBudget, OrderFlags, ThreatKind, mnk::MnkEval,
+    },
     game::{Game, Mnk, MnkConfig, MnkMove, MnkRule},
     search::{
         Limits, SearchSettings, Searcher,
@@ -201,7 +203,8 @@ fn check_vcf_line(pos: &Mnk, line: &[MnkMove]) {
 #[test]
 fn vcf_finds_a_win_exactly_when_brute_force_over_fours_does() {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let (mut wins, mut no_wins, mut near_wins) = (0, 0, 0);
+    let (mut wins, mut no_wins) = (0, 0);
+    let mut narrowed_wins = [0; NARROWED.len()];
     let mut positions = 0;
     for config in [
         MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap(),
@@ -236,23 +239,28 @@ fn vcf_finds_a_win_exactly_when_brute_force_over_fours_does() {
                 "VCF within {moves} moves of {}",
                 pos.to_text()
             );
-            // The leaves' restricted VCF (fours on the lines through the previous one)
-            // finds a subset of these wins, each a real one.
-            let mut near_budget = NodeBudget::new(u64::MAX);
-            let near = eval.threat_search(&mut pos, ThreatKind::VcfNear, moves, &mut near_budget);
-            assert_eq!(
-                pos, before,
-                "the restricted search leaves the position as it was"
-            );
-            eval.check_kept_state().unwrap();
-            if let Some(near) = &near {
-                assert!(
-                    win.is_some(),
-                    "a restricted VCF without a VCF in {}",
-                    pos.to_text()
+            // The leaves' narrowed VCFs (fours on the lines through the previous one,
+            // only fours that make more, a few fours a position) find a subset of these
+            // wins, each a real one.
+            for (i, leaf) in NARROWED.iter().enumerate() {
+                let mut leaf_budget = NodeBudget::new(u64::MAX);
+                let found = eval.threat_search(
+                    &mut pos,
+                    ThreatKind::VcfLeaf(*leaf),
+                    moves,
+                    &mut leaf_budget,
                 );
-                check_vcf_line(&pos, &near.line);
-                near_wins += 1;
+                assert_eq!(pos, before, "{leaf:?} leaves the position as it was");
+                eval.check_kept_state().unwrap();
+                if let Some(found) = &found {
+                    assert!(
+                        win.is_some(),
+                        "{leaf:?} found a VCF where there is none in {}",
+                        pos.to_text()
+                    );
+                    check_vcf_line(&pos, &found.line);
+                    narrowed_wins[i] += 1;
+                }
             }
             if let Some(win) = win {
                 wins += 1;
@@ -269,12 +277,45 @@ fn vcf_finds_a_win_exactly_when_brute_force_over_fours_does() {
         wins >= 60 && no_wins >= 60,
         "{wins} wins, {no_wins} without"
     );
-    // Most wins within 4 fours stay on the lines of the previous four.
+    eprintln!("{wins} wins; found narrowed: {narrowed_wins:?} ({NARROWED:?})");
+    // Most wins within 4 fours stay on the lines of the previous four, and most are
+    // made of fours that make more than a four.
+    for (found, leaf) in narrowed_wins.iter().zip(NARROWED) {
+        assert!(
+            found * 2 >= wins,
+            "{found} of {wins} wins found by {leaf:?}"
+        );
+    }
+    // Each narrowing misses some: the test positions reach them.
     assert!(
-        near_wins * 2 >= wins,
-        "{near_wins} of {wins} wins found restricted"
+        narrowed_wins.iter().all(|&n| n < wins),
+        "{narrowed_wins:?} of {wins}"
     );
 }
+
+/// The leaf VCF's narrowings the VCF test compares with the full VCF.
+const NARROWED: [LeafVcf; 4] = [
+    LeafVcf {
+        near: true,
+        breadth: 0,
+        threes: false,
+    },
+    LeafVcf {
+        near: false,
+        breadth: 0,
+        threes: true,
+    },
+    LeafVcf {
+        near: false,
+        breadth: 2,
+        threes: false,
+    },
+    LeafVcf {
+        near: true,
+        breadth: 2,
+        threes: true,
+    },
+];
 
 /// Plain alpha-beta (no selectivity: threat and point ordering without pruning, a
 /// table) to exactly `depth`.
