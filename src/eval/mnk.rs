@@ -579,7 +579,7 @@ impl MnkEval {
     /// The cells of `fours` (empty cells where `side` makes a four) where a stone of
     /// `side` makes besides an open four, or a four or a three (open or sleeping) on
     /// another line (tracking only).
-    pub fn fours_with_more(&self, side: usize, fours: &CellSet) -> CellSet {
+    pub(super) fn fours_with_more(&self, side: usize, fours: &CellSet) -> CellSet {
         let mut out = CellSet::EMPTY;
         for c in fours.iter() {
             let st = &self.cells[c];

@@ -679,6 +679,40 @@ fn bench_nodes(extra: &[&str]) -> u64 {
 }
 
 #[test]
+fn the_leaf_vcf_narrowings_reach_the_search_and_are_off_by_default() {
+    let plain = bench_nodes(&[]);
+    // Only fours that make more: far fewer VCF positions (each counts as a node).
+    let threes = bench_nodes(&["--set", "search.params.vcf_threes=1"]);
+    assert!(
+        threes < plain,
+        "vcf_threes: {threes} nodes, {plain} without it"
+    );
+    assert_eq!(bench_nodes(&["--set", "search.params.vcf_threes=0"]), plain);
+    let narrow = bench_nodes(&["--set", "search.params.vcf_breadth=1"]);
+    assert_ne!(narrow, plain, "vcf_breadth=1 changed nothing");
+    assert_eq!(
+        bench_nodes(&["--set", "search.params.vcf_breadth=0"]),
+        plain
+    );
+    // A value the rule has no meaning for is refused, naming the key.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let o = arena()
+        .args([
+            "bench",
+            &format!("{root}/configs/engines/gomoku-strong.toml"),
+            "--depth",
+            "1",
+            "--set",
+            "search.params.vcf_threes=2",
+        ])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("vcf_threes"), "{e}");
+}
+
+#[test]
 fn defence_move_counts_prune_and_the_shape_and_far_settings_reach_the_search() {
     // Node counts do not depend on the machine.
     let plain = bench_nodes(&[]);
