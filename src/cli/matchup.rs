@@ -38,7 +38,9 @@ Openings: gomoku, renju and Ataxx play the balanced openings that ship with aren
 configs/openings/ataxx-6ply-balanced.txt: \
 [openings] kind = \"balanced\" in run.toml); other games (tic-tac-toe, gomoku-exact, \
 mnk:W,H,K) have none and play random 2-ply openings, as before. --plies N plays random \
-N-ply openings instead, --openings FILE a file.
+N-ply openings instead, --openings FILE a file. A file or the balanced set is played in \
+its order (the same games whatever --seed, with depth or node limits): --shuffle draws \
+the order from --seed, --transform plays each opening in the board's symmetries.
 
 Examples:
   arena match configs/engines/gomoku-seed003-threat.toml configs/engines/gomoku-seed000-threat.toml --rounds 20
@@ -81,6 +83,10 @@ pub struct MatchArgs {
     /// another), so a file of N openings serves 8N distinct game pairs.
     #[arg(long, conflicts_with = "plies")]
     transform: bool,
+    /// Play the openings (a file or the balanced set) in an order drawn from --seed
+    /// instead of the file's order (`[openings] order = "shuffle"` in run.toml).
+    #[arg(long)]
+    shuffle: bool,
     /// Stop when this SPRT decides: ELO0,ELO1[,ALPHA,BETA] (α = β = 0.05 by default).
     #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt, allow_hyphen_values = true)]
     sprt: Option<SprtConfig>,
@@ -100,7 +106,11 @@ pub struct MatchArgs {
     /// A game still going after this many plies is a draw (0: never).
     #[arg(long, value_name = "N")]
     max_plies: Option<u32>,
-    /// Master seed.
+    /// Master seed: every game's seed derives from it. It changes the games only where
+    /// something is drawn: random openings (--plies, or games without a balanced set),
+    /// the order of --shuffle, the symmetries of --transform, and engines that choose at
+    /// random. A node- or depth-limited match on a file of openings in order plays the
+    /// same games whatever the seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Run name: the results folder is results/<name> (default: match-A-vs-B).
@@ -212,6 +222,15 @@ pub fn matchup(args: MatchArgs) -> Result<()> {
     }
     if args.transform {
         openings.insert("transform".into(), true.into());
+    }
+    if args.shuffle {
+        if openings.get("kind").and_then(|k| k.as_str()) == Some("random") {
+            bail!(
+                "--shuffle: the openings here are random (drawn from --seed already); \
+                 it orders a file's openings (--openings FILE) or the balanced set"
+            );
+        }
+        openings.insert("order".into(), "shuffle".into());
     }
     tree.insert("openings".into(), openings.into());
     if let Some(m) = args.max_plies {

@@ -247,3 +247,69 @@ fn the_summary_shows_split_pairs_and_the_first_players_interval() {
     );
     assert!(md.contains(" of 2 pairs split 1-1 ("), "{md}");
 }
+
+/// `arena match --help`: a file of openings in order plays the same games whatever the
+/// seed; `--shuffle` draws the order from `--seed` (the same order for the same seed);
+/// with random openings it is refused, naming the flag.
+#[test]
+fn shuffle_draws_the_opening_order_from_the_seed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let play = |name: &str, extra: &[&str]| {
+        let out = tmp.path().join(name);
+        let mut args = vec!["--rounds", "4"];
+        args.extend_from_slice(extra);
+        gomoku_match(&out, &args);
+        let mut played = openings_of(&out);
+        played.sort();
+        played.dedup();
+        played.into_iter().map(|(_, o)| o).collect::<Vec<_>>()
+    };
+    let in_order = play("o1", &["--seed", "1"]);
+    assert_eq!(in_order.len(), 4, "{in_order:?}");
+    assert_eq!(
+        in_order,
+        play("o2", &["--seed", "2"]),
+        "the seed leaves the order"
+    );
+    let run = std::fs::read_to_string(tmp.path().join("o1/run.toml")).unwrap();
+    assert!(!run.contains("shuffle"), "{run}");
+
+    let shuffled = play("s1", &["--seed", "1", "--shuffle"]);
+    let run = std::fs::read_to_string(tmp.path().join("s1/run.toml")).unwrap();
+    assert!(run.contains("order = \"shuffle\""), "{run}");
+    assert_eq!(shuffled.len(), 4);
+    assert_ne!(
+        shuffled, in_order,
+        "shuffled openings are not the file's first four"
+    );
+    assert_eq!(
+        shuffled,
+        play("s1b", &["--seed", "1", "--shuffle"]),
+        "same seed, same order"
+    );
+    let other = play("s2", &["--seed", "2", "--shuffle"]);
+    assert_ne!(shuffled, other, "another seed, another order");
+    // Every shuffled opening is one of the shipped set's (as a move list it starts some
+    // game of a long match in order).
+    let all: std::collections::HashSet<String> = {
+        let out = tmp.path().join("all");
+        let set = SHIPPED.iter().find(|s| s.game == "gomoku").unwrap();
+        let lines = set
+            .text
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'));
+        let n = lines.count().to_string();
+        gomoku_match(&out, &["--rounds", &n]);
+        openings_of(&out).into_iter().map(|(_, o)| o).collect()
+    };
+    for o in shuffled.iter().chain(&other) {
+        assert!(all.contains(o), "{o} is not a shipped opening");
+    }
+
+    let (a, b) = (
+        engine("gomoku-seed003-threat"),
+        engine("gomoku-seed000-threat"),
+    );
+    let refused = run_bad_input(&["match", &a, &b, "--plies", "4", "--shuffle"]);
+    assert!(refused.contains("--shuffle"), "{refused}");
+}
