@@ -348,8 +348,16 @@ fn side(
     apply_flagged(&given, |a| engine.set_all(a))?;
     // Later assignments win, as they did on the engine.
     let mut set = toml::Table::new();
-    for a in &assignments {
+    for (flag, a) in &given {
         let (key, value) = arena::config::parse_assignment(a).map_err(anyhow::Error::msg)?;
+        if let EngineSpec::Builtin(e) = &engine
+            && let Some(why) = e.inert_reason(&key)
+        {
+            eprintln!(
+                "arena: warning: {flag} {key}: changes no move of '{}': {why}",
+                e.name
+            );
+        }
         set.insert(key, value);
     }
     Ok(Side::File {

@@ -157,6 +157,47 @@ impl EngineConfig {
             .find(|p| p.name.eq_ignore_ascii_case(name))
     }
 
+    /// Why the parameter `name` changes no move of this engine, if it changes none
+    /// whatever its value: the switch or ordering it works through is off
+    /// (`search.params.razor_margin` without `search.razoring`, `order_far` without
+    /// `static` in `search.ordering`). `None` for a parameter that can change moves, and
+    /// for names this does not know.
+    pub fn inert_reason(&self, name: &str) -> Option<String> {
+        use super::config::OrderingKind as O;
+        let s = &self.search;
+        let ordered = |k: O| s.ordering.contains(&k);
+        let key = name.strip_prefix("search.")?;
+        // The switch a parameter works through, by prefix; then the orderings.
+        let switch = match key.strip_prefix("params.") {
+            Some(p) if p.starts_with("nmp_") => Some(("null_move", s.null_move)),
+            Some(p) if p.starts_with("lmr_") => Some(("lmr", s.lmr)),
+            Some(p) if p.starts_with("ext_") => Some(("extensions", s.extensions)),
+            Some(p) if p.starts_with("rfp_") => Some(("reverse_futility", s.reverse_futility)),
+            Some(p) if p.starts_with("razor_") => Some(("razoring", s.razoring)),
+            Some(p) if p.starts_with("futility_") => Some(("futility", s.futility)),
+            Some(p) if p.starts_with("lmp_") => Some(("late_move_pruning", s.late_move_pruning)),
+            Some("iir_depth") => Some(("iir", s.iir)),
+            Some(p) if p.starts_with("vcf_") => Some(("vcf", s.vcf)),
+            Some(p) if p.starts_with("vct_") => Some(("vct", s.vct)),
+            _ => None,
+        };
+        if let Some((switch, false)) = switch {
+            return Some(format!("search.{switch} is off"));
+        }
+        let needs = match key {
+            "params.order_far" => Some((O::Static, "static")),
+            "params.lmr_history" => Some((O::History, "history")),
+            "threat_prune" => Some((O::Threat, "threat")),
+            _ => None,
+        };
+        match needs {
+            Some((kind, word)) if !ordered(kind) => {
+                Some(format!("search.ordering has no \"{word}\""))
+            }
+            _ => None,
+        }
+    }
+
     /// Checks that every parameter its game uses is within its range; the error names
     /// the first that is not.
     pub fn check_ranges(&self) -> Result<(), String> {
@@ -181,6 +222,82 @@ impl EngineConfig {
 #[cfg(test)]
 mod tests {
     use crate::engine::builtin;
+
+    #[test]
+    fn a_parameter_whose_switch_or_ordering_is_off_is_inert() {
+        // gomoku-strong: no razoring, no counter; static, threat and history ordered.
+        let strong = crate::engine::EngineConfig::load(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("configs/engines/gomoku-strong.toml"),
+        )
+        .unwrap();
+        let inert = |e: &crate::engine::EngineConfig, n: &str| e.inert_reason(n);
+        assert_eq!(
+            inert(&strong, "search.params.razor_margin").as_deref(),
+            Some("search.razoring is off")
+        );
+        for live in [
+            "search.params.rfp_margin",
+            "search.params.lmr_divisor",
+            "search.params.lmr_history",
+            "search.params.nmp_base",
+            "search.params.lmp_scale",
+            "search.params.futility_margin",
+            "search.params.iir_depth",
+            "search.params.vcf_nodes",
+            "search.params.ext_defend_plies",
+            "search.params.order_far",
+            "search.threat_prune",
+            "search.radius",
+            "search.aspiration",
+            "table.open_three",
+            "search.nodes",
+        ] {
+            assert_eq!(inert(&strong, live), None, "{live}");
+        }
+        // Every switch in turn, and the orderings.
+        for (param, switch) in [
+            ("search.params.nmp_base", "null_move"),
+            ("search.params.lmr_base", "lmr"),
+            ("search.params.ext_ply_factor", "extensions"),
+            ("search.params.rfp_depth", "reverse_futility"),
+            ("search.params.futility_depth", "futility"),
+            ("search.params.lmp_all", "late_move_pruning"),
+            ("search.params.iir_depth", "iir"),
+            ("search.params.vcf_near", "vcf"),
+        ] {
+            let mut e = strong.clone();
+            e.set(&format!("search.{switch}"), toml::Value::Boolean(false))
+                .unwrap();
+            assert_eq!(
+                inert(&e, param),
+                Some(format!("search.{switch} is off")),
+                "{param}"
+            );
+        }
+        assert_eq!(
+            inert(&strong, "search.params.vct_nodes").as_deref(),
+            Some("search.vct is off")
+        );
+        let mut e = strong.clone();
+        e.set(
+            "search.ordering",
+            toml::Value::Array(vec!["tt_move".into(), "killers".into()]),
+        )
+        .unwrap();
+        assert_eq!(
+            inert(&e, "search.params.order_far").as_deref(),
+            Some("search.ordering has no \"static\"")
+        );
+        assert_eq!(
+            inert(&e, "search.params.lmr_history").as_deref(),
+            Some("search.ordering has no \"history\"")
+        );
+        assert_eq!(
+            inert(&e, "search.threat_prune").as_deref(),
+            Some("search.ordering has no \"threat\"")
+        );
+    }
 
     #[test]
     fn ataxx_engines_have_no_gomoku_parameters_and_every_range_is_real() {

@@ -287,6 +287,18 @@ impl Tune {
                 EngineSpec::External(e) => outside_param(e, entry, &mut listed),
             }
             .map_err(|(key, m)| err(key, m))?;
+            if let EngineSpec::Builtin(e) = &read.engine
+                && let Some(why) = e.inert_reason(&entry.name)
+            {
+                return Err(err(
+                    "name",
+                    format!(
+                        "changes no move of '{}': {why} (turn it on in the engine file, or \
+                         in this config's `set`)",
+                        e.name
+                    ),
+                ));
+            }
             if params.iter().any(|p: &Param| p.name == entry.name) {
                 return Err(err("name", "is tuned twice".into()));
             }

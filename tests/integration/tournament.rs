@@ -779,3 +779,48 @@ fn defence_move_counts_prune_and_the_shape_and_far_settings_reach_the_search() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("shape"), "{err}");
 }
+
+/// `arena match --set-a` of a number whose switch is off says so before the games (the
+/// games are still played: a user may want to see it); a number that changes moves
+/// gets no such line.
+#[test]
+fn a_set_number_whose_switch_is_off_is_warned_about_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let engine = format!(
+        "{}/configs/engines/gomoku-seed003-threat.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let stderr = |set: &str, dir: &str| {
+        let dir = out_dir(&tmp, dir);
+        let out = arena()
+            .args([
+                "match",
+                &engine,
+                &engine,
+                "--depth",
+                "1",
+                "--rounds",
+                "1",
+                "--set-a",
+                set,
+                "--quiet",
+                "--no-report",
+                "--out",
+                dir.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let said = stderr("search.params.razor_depth=4", "razor");
+    assert!(
+        said.contains(
+            "arena: warning: --set-a search.params.razor_depth: changes no move of \
+             'seed003-threat': search.razoring is off"
+        ),
+        "{said}"
+    );
+    let said = stderr("search.radius=1", "radius");
+    assert!(!said.contains("changes no move"), "{said}");
+}

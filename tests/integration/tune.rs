@@ -405,28 +405,83 @@ fn the_shipped_tune_config_runs() {
     }
 }
 
-#[test]
-fn a_tuned_number_whose_switch_is_off_moves_nothing_and_is_warned_about() {
-    // seed003-threat has no razoring: its razoring margin changes no move, so every
-    // pair is a split or a double draw and θ stays where it started.
-    let tmp = tempfile::tempdir().unwrap();
+/// The small tune with its parameters replaced by `param` (a `[[params]]` body) and
+/// `extra` added to its `set`, 16 pairs, the engine path made absolute; its path.
+fn small_with(dir: &Path, name: &str, extra_set: &str, param: &str) -> PathBuf {
     let small = std::fs::read_to_string(config("small")).unwrap();
     let start = small.find("[[params]]").unwrap();
-    let inert = format!(
-        "{}[[params]]\nname = \"search.params.razor_margin\"\nmin = 100\nmax = 500\n",
+    let text = format!(
+        "{}[[params]]\n{param}",
         small[..start].replace("pairs = 240", "pairs = 16")
-    );
-    let path = tmp.path().join("inert.toml");
+    )
+    .replace(
+        "\"search.tt_mb\" = 1 }",
+        &format!("\"search.tt_mb\" = 1{extra_set} }}"),
+    )
     // The engine path is relative to the config: point it at the shipped one.
-    let engine = format!(
-        "{}/configs/engines/gomoku-seed003-threat.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let inert = inert.replace(
+    .replace(
         "../../../configs/engines/gomoku-seed003-threat.toml",
-        &engine,
+        &format!(
+            "{}/configs/engines/gomoku-seed003-threat.toml",
+            env!("CARGO_MANIFEST_DIR")
+        ),
     );
-    std::fs::write(&path, inert).unwrap();
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_tuned_number_whose_switch_is_off_is_refused_naming_the_switch() {
+    // seed003-threat has no razoring: its razoring margin changes no move, so the tune
+    // could only burn its pairs.
+    let tmp = tempfile::tempdir().unwrap();
+    let path = small_with(
+        tmp.path(),
+        "inert",
+        "",
+        "name = \"search.params.razor_margin\"\nmin = 100\nmax = 500\n",
+    );
+    let err = run_bad_input(&[
+        "tune",
+        path.to_str().unwrap(),
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains("inert.toml:")
+            && err.contains("search.params.razor_margin")
+            && err.contains("search.razoring is off")
+            && err.contains("seed003-threat"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("o").exists(), "nothing written");
+    // With razoring turned on in `set`, the same number is tuned.
+    let on = small_with(
+        tmp.path(),
+        "on",
+        ", \"search.razoring\" = true",
+        "name = \"search.params.razor_margin\"\nmin = 100\nmax = 500\n",
+    );
+    let printed = tune(
+        &[on.to_str().unwrap(), "--verify-pairs", "0"],
+        &tmp.path().join("on"),
+    );
+    assert!(printed.contains("search.params.razor_margin"), "{printed}");
+}
+
+#[test]
+fn a_tuned_number_that_moves_nothing_is_warned_about() {
+    // With late-move pruning on but no `lmp_defend`, `lmp_defend_max` changes no move
+    // (no switch tells: the load cannot refuse it), so every pair is a split or a double
+    // draw and θ stays where it started.
+    let tmp = tempfile::tempdir().unwrap();
+    let path = small_with(
+        tmp.path(),
+        "inert",
+        ", \"search.late_move_pruning\" = true",
+        "name = \"search.params.lmp_defend_max\"\nmin = 2\nmax = 20\nstart = 8\n",
+    );
     let out = tmp.path().join("inert");
     let printed = tune(&[path.to_str().unwrap(), "--verify-pairs", "0"], &out);
     assert!(
