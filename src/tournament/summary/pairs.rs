@@ -163,7 +163,9 @@ pub(super) fn count_alike(records: &[&GameRecord], pairings: usize) -> Vec<(u64,
 /// alike (here and in `arena tune`).
 pub const SWITCH_HINT: &str = "a search.params number does nothing while its switch is off \
                                (razor_* needs search.razoring, rfp_* search.reverse_futility, \
-                               lmr_* search.lmr, and so on)";
+                               lmr_* search.lmr, and so on) or while the number it works \
+                               through is 0 (lmp_defend_max needs lmp_defend, lmp_all_max \
+                               lmp_all)";
 
 /// The warning for a pairing whose engines played the same game twice in most of its
 /// (at least [`SPLIT_WARNING_PAIRS`]) complete pairs, naming what differs between the
