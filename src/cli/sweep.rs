@@ -71,6 +71,34 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("results").join(format!("{}-sweep", base.config.name)));
+    // A number whose switch is off in every engine that takes it changes no game.
+    let inert: Vec<String> = base
+        .engines
+        .iter()
+        .filter(|spec| has_parameter(spec, key))
+        .filter_map(|spec| match spec {
+            EngineSpec::Builtin(e) => e
+                .inert_reason(key)
+                .map(|why| format!("'{}': {why}", e.name)),
+            EngineSpec::External(_) => None,
+        })
+        .collect();
+    let takers = base
+        .engines
+        .iter()
+        .filter(|spec| has_parameter(spec, key))
+        .count();
+    if !inert.is_empty() && inert.len() == takers {
+        bail!(
+            "--over {key}: changes no move of any engine of {} ({}): turn it on in the \
+             engines or in the config's `set`",
+            args.config.display(),
+            inert.join("; ")
+        );
+    }
+    for why in &inert {
+        eprintln!("arena: warning: --over {key}: changes no move of {why}");
+    }
     // Check every point before playing any.
     let mut points = Vec::new();
     for &v in &values {

@@ -652,6 +652,29 @@ fn sweep_writes_a_scaling_table_and_resumes() {
     );
 }
 
+/// A sweep over a number whose switch is off in every engine is refused before any game,
+/// naming the engines and the switch.
+#[test]
+fn a_sweep_over_a_number_that_changes_no_move_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/tictactoe.toml");
+    let out = out_dir(&tmp, "inert");
+    let e = run_bad_input(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--over",
+        "search.params.razor_margin=100,200",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("--over search.params.razor_margin: changes no move of any engine")
+            && e.contains("search.razoring is off"),
+        "{e}"
+    );
+    assert!(!out.exists(), "nothing written");
+}
+
 /// The total on `arena bench`'s last line ("N nodes ...").
 fn bench_nodes(extra: &[&str]) -> u64 {
     let root = env!("CARGO_MANIFEST_DIR");
