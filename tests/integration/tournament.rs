@@ -529,8 +529,9 @@ fn replayed_pairs_are_counted_and_warned_about() {
 
 #[test]
 fn engines_that_played_alike_are_warned_about_with_what_differs() {
-    // seed003-threat has no razoring, so a razoring number changes no move: every pair
-    // is the same game twice. A smaller radius changes the moves, and the warning goes.
+    // seed003-threat has no razoring, so a razoring number changes no move: `arena
+    // match` says so before the games, and every pair is the same game twice. A smaller
+    // radius changes the moves, and both warnings go.
     let tmp = tempfile::tempdir().unwrap();
     let engine = format!(
         "{}/configs/engines/gomoku-seed003-threat.toml",
@@ -538,27 +539,40 @@ fn engines_that_played_alike_are_warned_about_with_what_differs() {
     );
     let play = |set: &str, dir: &str| {
         let dir = out_dir(&tmp, dir);
-        let out = run_ok(&[
-            "match",
-            &engine,
-            &engine,
-            "--depth",
-            "2",
-            "--rounds",
-            "10",
-            "--set-a",
-            set,
-            "--quiet",
-            "--no-report",
-            "--out",
-            dir.to_str().unwrap(),
-        ]);
+        let o = arena()
+            .args([
+                "match",
+                &engine,
+                &engine,
+                "--depth",
+                "2",
+                "--rounds",
+                "10",
+                "--set-a",
+                set,
+                "--quiet",
+                "--no-report",
+                "--out",
+                dir.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(o.stderr).unwrap();
+        assert!(o.status.success(), "{stderr}");
         let summary: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
                 .unwrap();
-        (out, summary["warnings"].to_string())
+        let out = String::from_utf8(o.stdout).unwrap();
+        (out, summary["warnings"].to_string(), stderr)
     };
-    let (out, warnings) = play("search.params.razor_depth=4", "alike");
+    let (out, warnings, stderr) = play("search.params.razor_depth=4", "alike");
+    assert!(
+        stderr.contains(
+            "arena: warning: --set-a search.params.razor_depth: changes no move of \
+             'seed003-threat': search.razoring is off"
+        ),
+        "{stderr}"
+    );
     let said = "in 10 of 10 game pairs the two games were the same game move for move: the \
                 engines played alike, so what differs between them \
                 (search.params.razor_depth) changed no move at these limits";
@@ -568,8 +582,9 @@ fn engines_that_played_alike_are_warned_about_with_what_differs() {
         warnings.contains("the two games were the same game"),
         "{warnings}"
     );
-    let (out, _) = play("search.radius=1", "unlike");
+    let (out, _, stderr) = play("search.radius=1", "unlike");
     assert!(!out.contains("the same game move for move"), "{out}");
+    assert!(!stderr.contains("changes no move"), "{stderr}");
 }
 
 #[test]
@@ -801,49 +816,4 @@ fn defence_move_counts_prune_and_the_shape_and_far_settings_reach_the_search() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("shape"), "{err}");
-}
-
-/// `arena match --set-a` of a number whose switch is off says so before the games (the
-/// games are still played: a user may want to see it); a number that changes moves
-/// gets no such line.
-#[test]
-fn a_set_number_whose_switch_is_off_is_warned_about_at_once() {
-    let tmp = tempfile::tempdir().unwrap();
-    let engine = format!(
-        "{}/configs/engines/gomoku-seed003-threat.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let stderr = |set: &str, dir: &str| {
-        let dir = out_dir(&tmp, dir);
-        let out = arena()
-            .args([
-                "match",
-                &engine,
-                &engine,
-                "--depth",
-                "1",
-                "--rounds",
-                "1",
-                "--set-a",
-                set,
-                "--quiet",
-                "--no-report",
-                "--out",
-                dir.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        String::from_utf8(out.stderr).unwrap()
-    };
-    let said = stderr("search.params.razor_depth=4", "razor");
-    assert!(
-        said.contains(
-            "arena: warning: --set-a search.params.razor_depth: changes no move of \
-             'seed003-threat': search.razoring is off"
-        ),
-        "{said}"
-    );
-    let said = stderr("search.radius=1", "radius");
-    assert!(!said.contains("changes no move"), "{said}");
 }
