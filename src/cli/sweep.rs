@@ -72,22 +72,16 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| Path::new("results").join(format!("{}-sweep", base.config.name)));
     // A number whose switch is off in every engine that takes it changes no game.
-    let inert: Vec<String> = base
-        .engines
-        .iter()
-        .filter(|spec| has_parameter(spec, key))
-        .filter_map(|spec| match spec {
-            EngineSpec::Builtin(e) => e
-                .inert_reason(key)
-                .map(|why| format!("'{}': {why}", e.name)),
-            EngineSpec::External(_) => None,
-        })
-        .collect();
-    let takers = base
-        .engines
-        .iter()
-        .filter(|spec| has_parameter(spec, key))
-        .count();
+    let mut takers = 0;
+    let mut inert = Vec::new();
+    for spec in base.engines.iter().filter(|spec| has_parameter(spec, key)) {
+        takers += 1;
+        if let EngineSpec::Builtin(e) = spec
+            && let Some(why) = e.inert_reason(key)
+        {
+            inert.push(format!("'{}': {why}", e.name));
+        }
+    }
     if !inert.is_empty() && inert.len() == takers {
         bail!(
             "--over {key}: changes no move of any engine of {} ({}): turn it on in the \

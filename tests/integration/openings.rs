@@ -271,6 +271,18 @@ fn shuffle_draws_the_opening_order_from_the_seed() {
         play("o2", &["--seed", "2"]),
         "the seed leaves the order"
     );
+    // ... and, at a depth limit, the games themselves (move for move; each record's
+    // own seed differs).
+    let games = |dir: &str| -> Vec<_> {
+        let mut r = read_records(&tmp.path().join(dir).join("games.jsonl"))
+            .unwrap()
+            .records;
+        r.sort_by_key(|r| r.game);
+        r.into_iter()
+            .map(|r| (r.game, r.opening, r.moves))
+            .collect()
+    };
+    assert_eq!(games("o1"), games("o2"), "another seed, the same games");
     let run = std::fs::read_to_string(tmp.path().join("o1/run.toml")).unwrap();
     assert!(!run.contains("shuffle"), "{run}");
 

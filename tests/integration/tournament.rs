@@ -667,10 +667,10 @@ fn sweep_writes_a_scaling_table_and_resumes() {
     );
 }
 
-/// A sweep over a number whose switch is off in every engine is refused before any game,
-/// naming the engines and the switch.
+/// README: a sweep over a number whose switch is off in every engine is refused before
+/// any game, naming the engines and the switch; off in some, a warning names those.
 #[test]
-fn a_sweep_over_a_number_that_changes_no_move_is_refused() {
+fn a_sweep_over_a_number_that_changes_no_move_is_refused_or_warned_about() {
     let tmp = tempfile::tempdir().unwrap();
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/tictactoe.toml");
     let out = out_dir(&tmp, "inert");
@@ -688,6 +688,43 @@ fn a_sweep_over_a_number_that_changes_no_move_is_refused() {
         "{e}"
     );
     assert!(!out.exists(), "nothing written");
+    // With razoring on in one engine the sweep plays, and a warning names the others.
+    let text = std::fs::read_to_string(&config).unwrap().replace(
+        "set = { \"search.depth\" = 2 }",
+        "set = { \"search.depth\" = 2, \"search.razoring\" = true }",
+    );
+    let dir = tmp.path().join("cfg");
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let text = text
+        .replace("\"engines/", &format!("\"{}/engines/", root.display()))
+        .replace("\"openings/", &format!("\"{}/openings/", root.display()));
+    let path = dir.join("mixed.toml");
+    std::fs::write(&path, text).unwrap();
+    let o = arena()
+        .args([
+            "sweep",
+            path.to_str().unwrap(),
+            "--over",
+            "search.params.razor_margin=100,200",
+            "--rounds",
+            "1",
+            "--quiet",
+            "--no-report",
+            "--out",
+            out_dir(&tmp, "mixed").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "arena: warning: --over search.params.razor_margin: changes no move of \
+             'tictactoe-perfect': search.razoring is off"
+        ) && !stderr.contains("'depth-2'"),
+        "{stderr}"
+    );
 }
 
 /// The total on `arena bench`'s last line ("N nodes ...").
