@@ -102,7 +102,8 @@ fn range(config: &EngineConfig, name: &str) -> Option<(f64, f64)> {
         | "params.rfp_depth"
         | "params.razor_depth"
         | "params.futility_depth"
-        | "params.iir_depth" => (0.0, DEPTH),
+        | "params.iir_depth"
+        | "params.se_depth" => (0.0, DEPTH),
         // `lmp_scale · d² / 100` stays within 32 bits for every depth up to lmp_depth.
         "params.lmp_depth" => (0.0, 64.0),
         "params.lmp_scale" => (0.0, 100_000.0),
@@ -116,9 +117,10 @@ fn range(config: &EngineConfig, name: &str) -> Option<(f64, f64)> {
         "params.order_far" => (0.0, side),
         // Hundredths of a ply, hundredths of the evaluator's unit.
         "params.lmr_base" => (0.0, 10_000.0),
-        "params.rfp_margin" | "params.razor_margin" | "params.futility_margin" => {
-            (0.0, 1_000_000.0)
-        }
+        "params.rfp_margin"
+        | "params.razor_margin"
+        | "params.futility_margin"
+        | "params.se_margin" => (0.0, 1_000_000.0),
         "params.vcf_near" | "params.vcf_threes" | "params.lmr_tactical" => (0.0, 1.0),
         "params.ext_defend_plies" | "params.ext_ply_factor" => (0.0, DEPTH),
         "params.vcf_moves"
@@ -160,9 +162,17 @@ impl EngineConfig {
     /// Why the parameter `name` changes no move of this engine, if it changes none
     /// whatever its value: the switch or ordering it works through is off
     /// (`search.params.razor_margin` without `search.razoring`, `order_far` without
-    /// `static` in `search.ordering`). `None` for a parameter that can change moves, and
-    /// for names this does not know.
+    /// `static` in `search.ordering`), or the number it works through has the value that
+    /// turns its rule off (`lmp_defend_max` while `lmp_defend` is 0). `None` for a
+    /// parameter that can change moves, and for names this does not know.
     pub fn inert_reason(&self, name: &str) -> Option<String> {
+        self.inert_reason_while(name, &[])
+    }
+
+    /// [`EngineConfig::inert_reason`] for a parameter moved together with `moving` (the
+    /// other parameters of a tune): a number that works through one of them is not inert,
+    /// since that one may move away from the value that turns its rule off.
+    pub fn inert_reason_while(&self, name: &str, moving: &[&str]) -> Option<String> {
         use super::config::OrderingKind as O;
         let s = &self.search;
         let ordered = |k: O| s.ordering.contains(&k);
@@ -177,6 +187,7 @@ impl EngineConfig {
             Some(p) if p.starts_with("futility_") => Some(("futility", s.futility)),
             Some(p) if p.starts_with("lmp_") => Some(("late_move_pruning", s.late_move_pruning)),
             Some("iir_depth") => Some(("iir", s.iir)),
+            Some(p) if p.starts_with("se_") => Some(("singular", s.singular)),
             Some(p) if p.starts_with("vcf_") => Some(("vcf", s.vcf)),
             Some(p) if p.starts_with("vct_") => Some(("vct", s.vct)),
             _ => None,
@@ -190,12 +201,39 @@ impl EngineConfig {
             "threat_prune" => Some((O::Threat, "threat")),
             _ => None,
         };
-        match needs {
-            Some((kind, word)) if !ordered(kind) => {
-                Some(format!("search.ordering has no \"{word}\""))
-            }
-            _ => None,
+        if let Some((kind, word)) = needs
+            && !ordered(kind)
+        {
+            return Some(format!("search.ordering has no \"{word}\""));
         }
+        // The number a parameter works through, and whether its value turns the rule
+        // off: a depth limit of 0 (the rule applies at no node, every node having at
+        // least a ply left), a count of 0 that means "off".
+        let p = &s.params;
+        let (parent, value, off, meaning) = match key.strip_prefix("params.")? {
+            "lmp_defend_max" => ("lmp_defend", p.lmp_defend, p.lmp_defend == 0, "off"),
+            "lmp_all_offset" | "lmp_all_max" => ("lmp_all", p.lmp_all, p.lmp_all == 0, "off"),
+            "lmp_base" | "lmp_scale" => ("lmp_depth", p.lmp_depth, p.lmp_depth == 0, "no ply"),
+            "rfp_margin" => ("rfp_depth", p.rfp_depth, p.rfp_depth == 0, "no ply"),
+            "razor_margin" => ("razor_depth", p.razor_depth, p.razor_depth == 0, "no ply"),
+            "futility_margin" => (
+                "futility_depth",
+                p.futility_depth,
+                p.futility_depth == 0,
+                "no ply",
+            ),
+            // The bound applies only to defences longer than a four's (2 plies).
+            "ext_ply_factor" => (
+                "ext_defend_plies",
+                p.ext_defend_plies,
+                p.ext_defend_plies <= 2,
+                "only fours extended, which this does not bound",
+            ),
+            _ => return None,
+        };
+        let parent = format!("search.params.{parent}");
+        (off && !moving.iter().any(|m| m.eq_ignore_ascii_case(&parent)))
+            .then(|| format!("{parent} is {value} ({meaning})"))
     }
 
     /// Checks that every parameter its game uses is within its range; the error names
@@ -278,6 +316,47 @@ mod tests {
         assert_eq!(
             inert(&strong, "search.params.vct_nodes").as_deref(),
             Some("search.vct is off")
+        );
+        assert_eq!(
+            inert(&strong, "search.params.se_margin").as_deref(),
+            Some("search.singular is off")
+        );
+        let mut e = strong.clone();
+        e.set("search.singular", toml::Value::Boolean(true))
+            .unwrap();
+        assert_eq!(inert(&e, "search.params.se_depth"), None);
+        // A number whose rule another number's value turns off: inert, unless that one
+        // is moved too.
+        assert_eq!(
+            inert(&strong, "search.params.lmp_defend_max").as_deref(),
+            Some("search.params.lmp_defend is 0 (off)")
+        );
+        assert_eq!(
+            strong.inert_reason_while(
+                "search.params.lmp_defend_max",
+                &["search.params.lmp_defend"]
+            ),
+            None
+        );
+        assert_eq!(
+            inert(&strong, "search.params.lmp_all_offset").as_deref(),
+            Some("search.params.lmp_all is 0 (off)")
+        );
+        assert_eq!(inert(&strong, "search.params.ext_ply_factor"), None);
+        let mut e = strong.clone();
+        e.set("search.params.ext_defend_plies", toml::Value::Integer(2))
+            .unwrap();
+        e.set("search.params.rfp_depth", toml::Value::Integer(0))
+            .unwrap();
+        assert!(
+            inert(&e, "search.params.ext_ply_factor")
+                .is_some_and(|w| w.starts_with("search.params.ext_defend_plies is 2 ")),
+            "{:?}",
+            inert(&e, "search.params.ext_ply_factor")
+        );
+        assert_eq!(
+            inert(&e, "search.params.rfp_margin").as_deref(),
+            Some("search.params.rfp_depth is 0 (no ply)")
         );
         let mut e = strong.clone();
         e.set(

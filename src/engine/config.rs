@@ -138,6 +138,8 @@ pub struct SearchConfig {
     pub late_move_pruning: bool,
     /// Internal iterative reduction.
     pub iir: bool,
+    /// Singular extensions: the table's move a ply deeper when no other move comes close.
+    pub singular: bool,
     /// Gomoku: VCF threat search at the leaves and the root.
     pub vcf: bool,
     /// Gomoku: VCT threat search (fours and threes) at the root.
@@ -177,6 +179,7 @@ impl Default for SearchConfig {
             razoring: false,
             late_move_pruning: false,
             iir: false,
+            singular: false,
             vcf: false,
             vct: false,
             partial_iterations: false,
@@ -260,6 +263,7 @@ impl SearchConfig {
             razoring: self.razoring,
             late_move_pruning: self.late_move_pruning,
             iir: self.iir,
+            singular: self.singular,
             vcf: self.vcf,
             vct: self.vct,
             partial_iterations: self.partial_iterations,

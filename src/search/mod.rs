@@ -121,6 +121,9 @@ pub struct SearchSettings {
     pub late_move_pruning: bool,
     /// Internal iterative reduction: one ply less where the table has no move.
     pub iir: bool,
+    /// Singular extensions: the table's move searches a ply deeper when every other move,
+    /// searched shallower, stays below its stored score by a margin.
+    pub singular: bool,
     /// Threat search (VCF) at the leaves and at the root.
     pub vcf: bool,
     /// Threat search with threes (VCT) at the root.
@@ -155,6 +158,7 @@ impl Default for SearchSettings {
             razoring: false,
             late_move_pruning: false,
             iir: false,
+            singular: false,
             vcf: false,
             vct: false,
             partial_iterations: false,
@@ -232,6 +236,9 @@ struct Ply<M> {
     /// The quiet moves searched at this node so far (with `lmr_history`: the ones a
     /// cutoff punishes).
     tried: Vec<M>,
+    /// With `singular`: the table's move, left out of the search of this node that asks
+    /// whether any other move comes close to it.
+    excluded: Option<M>,
 }
 
 /// A searcher: an evaluator, a transposition table, heuristics and buffers, reused for
@@ -287,6 +294,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                     killers: [None; 2],
                     played: None,
                     tried: Vec::new(),
+                    excluded: None,
                 })
                 .collect(),
             history: History::default(),

@@ -65,6 +65,8 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         node: Node,
     ) -> i32 {
         self.plies[ply].pv.clear();
+        // With `singular`: this node is asked without the table's move (see below).
+        let excluded = self.plies[ply].excluded.take();
         if self.check_stop() {
             return 0;
         }
@@ -129,7 +131,16 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let alpha_start = alpha;
         let mut tt_move = None;
         let mut tt_bound = None;
-        if let Some(hit) = self.tt.probe(pos.hash(), ply) {
+        let mut tt_depth = 0;
+        // A search without the table's move is not this position's result: it neither
+        // reads nor writes the table.
+        let probe = if excluded.is_none() {
+            self.tt.probe(pos.hash(), ply)
+        } else {
+            None
+        };
+        if let Some(hit) = probe {
+            tt_depth = hit.depth;
             tt_move = hit.mv;
             if hit.depth >= depth && !(s.pvs && node.pv) {
                 let cut = match hit.bound {
@@ -151,7 +162,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
 
         // Pruning before any move is searched: only away from the principal variation
         // and when nothing is threatened.
-        let prunable = !node.pv && !threatened;
+        let prunable = !node.pv && !threatened && excluded.is_none();
         let wants_static = prunable
             && (s.reverse_futility
                 || s.razoring
@@ -247,8 +258,40 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
 
         // Internal iterative reduction: without a table move the ordering is a guess;
         // spend one ply less here (the next iteration will have the move).
-        if s.iir && tt_move.is_none() && depth >= p.iir_depth as i32 {
+        if s.iir && tt_move.is_none() && excluded.is_none() && depth >= p.iir_depth as i32 {
             depth -= 1;
+        }
+
+        // Singular extension: when every other move, searched to half the depth, stays
+        // a margin below what the table proved for its move, that move is the only one
+        // and searches a ply deeper (within twice the iteration's depth from the root).
+        // When even the others reach beta, the node fails high at once (multi-cut).
+        let mut singular_move = None;
+        if s.singular
+            && ply > 0
+            && !threatened
+            && excluded.is_none()
+            && depth >= p.se_depth as i32
+            && ply < 2 * self.root_depth.max(1) as usize
+            && let (Some(mv), Some((score, bound))) = (tt_move, tt_bound)
+            && bound != Bound::Upper
+            && tt_depth >= depth - 3
+            && !is_decisive(score)
+            && pos.is_legal(mv)
+        {
+            let s_beta = score.saturating_sub(margin(p.se_margin, depth).max(1));
+            self.plies[ply].excluded = Some(mv);
+            let v = self.negamax(pos, (depth - 1) / 2, ply, s_beta - 1, s_beta, Node::CUT);
+            self.plies[ply].pv.clear();
+            if self.stopped {
+                return 0;
+            }
+            if v < s_beta {
+                singular_move = Some(mv);
+            } else if s_beta >= beta {
+                self.depth_cut = true;
+                return s_beta;
+            }
         }
 
         let mut best = -INFINITY;
@@ -271,7 +314,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 then: None,
             }
         } else {
-            Stage::TableMove(tt_move)
+            // Without the table's move: the generator skips it as it skips a table move
+            // already tried, and the loop below passes it over.
+            Stage::TableMove(excluded.or(tt_move))
         };
         let lmp_count = p.lmp_count(depth);
         // Move-count pruning of every kind of move. Where a threat must be stopped: only
@@ -296,6 +341,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             let Some((mv, hint)) = self.next_move(pos, ply, &mut stage) else {
                 break;
             };
+            if excluded == Some(mv) {
+                continue;
+            }
             let quiet = !hint.tactical;
             if prunable && quiet && searched > 0 && !is_decisive(alpha) {
                 // Late-move pruning: at low depth only the first few quiet moves.
@@ -320,7 +368,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             self.plies[ply].played = Some(mv);
             let undo = pos.play(mv);
             self.eval.played(pos, mv);
-            let new_depth = depth - 1;
+            let new_depth = depth - 1 + i32::from(singular_move == Some(mv));
             let score = if searched == 0 {
                 -self.negamax(
                     pos,
@@ -415,8 +463,10 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         } else {
             Bound::Upper
         };
-        self.tt
-            .store(pos.hash(), ply, best_move, best, depth, bound);
+        if excluded.is_none() {
+            self.tt
+                .store(pos.hash(), ply, best_move, best, depth, bound);
+        }
         best
     }
 

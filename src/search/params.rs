@@ -83,6 +83,12 @@ pub struct SearchParams {
     pub order_far: u32,
     /// Internal iterative reduction: least remaining depth.
     pub iir_depth: u32,
+    /// Singular extensions: least remaining depth (the table's entry must be at most 3
+    /// plies shallower, the other moves are searched to half the depth).
+    pub se_depth: u32,
+    /// Singular extensions: how far below the table's score every other move must stay,
+    /// per ply of remaining depth, in hundredths of a unit.
+    pub se_margin: u32,
     /// VCF at a leaf: the attacker's moves at most (the winning one included).
     pub vcf_moves: u32,
     /// VCF at a leaf: positions at most.
@@ -138,6 +144,8 @@ impl Default for SearchParams {
             lmp_all_max: 32,
             order_far: 0,
             iir_depth: 4,
+            se_depth: 6,
+            se_margin: 50,
             vcf_moves: 10,
             vcf_nodes: 500,
             vcf_near: 1,

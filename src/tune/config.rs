@@ -274,6 +274,7 @@ impl Tune {
         }
         let mut listed: Option<Vec<UaiOption>> = None;
         let mut params = Vec::new();
+        let names: Vec<&str> = config.params.iter().map(|p| p.name.as_str()).collect();
         for (i, entry) in config.params.iter().enumerate() {
             let line = |key: &str| param_line(read.text, i, key);
             let err = |key: &str, message: String| {
@@ -288,15 +289,16 @@ impl Tune {
             }
             .map_err(|(key, m)| err(key, m))?;
             if let EngineSpec::Builtin(e) = &read.engine
-                && let Some(why) = e.inert_reason(&entry.name)
+                && let Some(why) = e.inert_reason_while(&entry.name, &names)
             {
+                let fix = if why.starts_with("search.params.") {
+                    "set it in the engine file or in this config's `set`, or tune it too"
+                } else {
+                    "turn it on in the engine file, or in this config's `set`"
+                };
                 return Err(err(
                     "name",
-                    format!(
-                        "changes no move of '{}': {why} (turn it on in the engine file, or \
-                         in this config's `set`)",
-                        e.name
-                    ),
+                    format!("changes no move of '{}': {why} ({fix})", e.name),
                 ));
             }
             if params.iter().any(|p: &Param| p.name == entry.name) {

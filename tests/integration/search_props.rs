@@ -2,6 +2,8 @@
 //! with each ordering heuristic, and iterative deepening with the transposition table
 //! return the same root value. Heuristics that prune (top_k, threat's forced moves) are
 //! checked for what they must never miss instead: a win in one and a forced block.
+//! Singular extensions are checked with a margin no move meets, so that the searches
+//! they start without the table's move must leave the value as it was.
 
 use std::path::Path;
 
@@ -106,6 +108,23 @@ fn settings(mnk: bool) -> Vec<(&'static str, SearchSettings)> {
             "mate distance",
             SearchSettings {
                 mate_distance: true,
+                ..SearchSettings::default()
+            },
+        ),
+        (
+            // Every node from 2 plies left with a table move asks whether the other
+            // moves come close, with a margin so wide that none is ever singular and no
+            // multi-cut happens: what the asking leaves behind (the table, the PV, the
+            // move left out) must not change the value.
+            "singular, never singular",
+            SearchSettings {
+                pvs: true,
+                singular: true,
+                params: arena::search::SearchParams {
+                    se_depth: 2,
+                    se_margin: 1_000_000,
+                    ..arena::search::SearchParams::default()
+                },
                 ..SearchSettings::default()
             },
         ),

@@ -471,16 +471,63 @@ fn a_tuned_number_whose_switch_is_off_is_refused_naming_the_switch() {
 }
 
 #[test]
+fn a_tuned_number_whose_rule_another_number_turns_off_is_refused_unless_tuned_too() {
+    // With late-move pruning on but `lmp_defend` 0 (its default), `lmp_defend_max` changes
+    // no move: refused, naming the number that turns its rule off.
+    let tmp = tempfile::tempdir().unwrap();
+    let max = "name = \"search.params.lmp_defend_max\"\nmin = 2\nmax = 20\nstart = 8\n";
+    let path = small_with(
+        tmp.path(),
+        "off",
+        ", \"search.late_move_pruning\" = true",
+        max,
+    );
+    let err = run_bad_input(&[
+        "tune",
+        path.to_str().unwrap(),
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains("off.toml:")
+            && err.contains("search.params.lmp_defend_max")
+            && err.contains("search.params.lmp_defend is 0 (off)")
+            && err.contains("tune it too"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("o").exists(), "nothing written");
+    // Tuned together with `lmp_defend`, which may move away from 0, it is taken.
+    let both = small_with(
+        tmp.path(),
+        "both",
+        ", \"search.late_move_pruning\" = true",
+        &format!(
+            "name = \"search.params.lmp_defend\"\nmin = 0\nmax = 800\nstart = 400\n\n\
+             [[params]]\n{max}"
+        ),
+    );
+    let printed = tune(
+        &[both.to_str().unwrap(), "--verify-pairs", "0"],
+        &tmp.path().join("both"),
+    );
+    assert!(
+        printed.contains("search.params.lmp_defend_max"),
+        "{printed}"
+    );
+}
+
+#[test]
 fn a_tuned_number_that_moves_nothing_is_warned_about() {
-    // With late-move pruning on but no `lmp_defend`, `lmp_defend_max` changes no move
-    // (no switch tells: the load cannot refuse it), so every pair is a split or a double
-    // draw and θ stays where it started.
+    // The small tune searches 1 ply: late-move reductions (from 3 plies left) never
+    // happen, so `lmr_divisor` changes no move though `lmr` is on (nothing in the config
+    // tells: the load cannot refuse it), every pair is a split or a double draw and θ
+    // stays where it started.
     let tmp = tempfile::tempdir().unwrap();
     let path = small_with(
         tmp.path(),
         "inert",
-        ", \"search.late_move_pruning\" = true",
-        "name = \"search.params.lmp_defend_max\"\nmin = 2\nmax = 20\nstart = 8\n",
+        ", \"search.lmr\" = true",
+        "name = \"search.params.lmr_divisor\"\nmin = 50\nmax = 400\nstart = 200\n",
     );
     let out = tmp.path().join("inert");
     let printed = tune(&[path.to_str().unwrap(), "--verify-pairs", "0"], &out);

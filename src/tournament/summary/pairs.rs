@@ -165,7 +165,8 @@ pub const SWITCH_HINT: &str = "a search.params number does nothing while its swi
                                (razor_* needs search.razoring, rfp_* search.reverse_futility, \
                                lmr_* search.lmr, and so on) or while the number it works \
                                through is 0 (lmp_defend_max needs lmp_defend, lmp_all_max \
-                               lmp_all)";
+                               lmp_all), or when the search is never deep enough for its rule \
+                               (lmr_* below lmr_min_depth plies)";
 
 /// The warning for a pairing whose engines played the same game twice in most of its
 /// (at least [`SPLIT_WARNING_PAIRS`]) complete pairs, naming what differs between the
