@@ -431,88 +431,70 @@ fn small_with(dir: &Path, name: &str, extra_set: &str, param: &str) -> PathBuf {
     path
 }
 
-#[test]
-fn a_tuned_number_whose_switch_is_off_is_refused_naming_the_switch() {
-    // seed003-threat has no razoring: its razoring margin changes no move, so the tune
-    // could only burn its pairs.
+/// A small tune of `param` (with `set` added) is refused before any game with an error
+/// holding each of `wants` and nothing written; the fixed one (`fixed_set`,
+/// `fixed_param`) is tuned.
+fn refused_then_tuned(set: &str, param: &str, wants: &[&str], fixed_set: &str, fixed_param: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    let path = small_with(
-        tmp.path(),
-        "inert",
-        "",
-        "name = \"search.params.razor_margin\"\nmin = 100\nmax = 500\n",
-    );
+    let path = small_with(tmp.path(), "inert", set, param);
     let err = run_bad_input(&[
         "tune",
         path.to_str().unwrap(),
         "--out",
         tmp.path().join("o").to_str().unwrap(),
     ]);
-    assert!(
-        err.contains("inert.toml:")
-            && err.contains("search.params.razor_margin")
-            && err.contains("search.razoring is off")
-            && err.contains("seed003-threat"),
-        "{err}"
-    );
+    assert!(err.contains("inert.toml:"), "{err}");
+    for want in wants {
+        assert!(err.contains(want), "{want}: {err}");
+    }
     assert!(!tmp.path().join("o").exists(), "nothing written");
-    // With razoring turned on in `set`, the same number is tuned.
-    let on = small_with(
-        tmp.path(),
-        "on",
-        ", \"search.razoring\" = true",
-        "name = \"search.params.razor_margin\"\nmin = 100\nmax = 500\n",
-    );
+    let fixed = small_with(tmp.path(), "fixed", fixed_set, fixed_param);
     let printed = tune(
-        &[on.to_str().unwrap(), "--verify-pairs", "0"],
-        &tmp.path().join("on"),
+        &[fixed.to_str().unwrap(), "--verify-pairs", "0"],
+        &tmp.path().join("fixed"),
     );
-    assert!(printed.contains("search.params.razor_margin"), "{printed}");
+    let name = wants[0];
+    assert!(printed.contains(name), "{printed}");
+}
+
+#[test]
+fn a_tuned_number_whose_switch_is_off_is_refused_naming_the_switch() {
+    // seed003-threat has no razoring: its razoring margin changes no move, so the tune
+    // could only burn its pairs. With razoring turned on in `set`, it is tuned.
+    let margin = "name = \"search.params.razor_margin\"\nmin = 100\nmax = 500\n";
+    refused_then_tuned(
+        "",
+        margin,
+        &[
+            "search.params.razor_margin",
+            "search.razoring is off",
+            "seed003-threat",
+        ],
+        ", \"search.razoring\" = true",
+        margin,
+    );
 }
 
 #[test]
 fn a_tuned_number_whose_rule_another_number_turns_off_is_refused_unless_tuned_too() {
     // With late-move pruning on but `lmp_defend` 0 (its default), `lmp_defend_max` changes
-    // no move: refused, naming the number that turns its rule off.
-    let tmp = tempfile::tempdir().unwrap();
+    // no move: refused, naming the number that turns its rule off. Tuned together with
+    // `lmp_defend`, which may move away from 0, it is taken.
+    let lmp = ", \"search.late_move_pruning\" = true";
     let max = "name = \"search.params.lmp_defend_max\"\nmin = 2\nmax = 20\nstart = 8\n";
-    let path = small_with(
-        tmp.path(),
-        "off",
-        ", \"search.late_move_pruning\" = true",
+    refused_then_tuned(
+        lmp,
         max,
-    );
-    let err = run_bad_input(&[
-        "tune",
-        path.to_str().unwrap(),
-        "--out",
-        tmp.path().join("o").to_str().unwrap(),
-    ]);
-    assert!(
-        err.contains("off.toml:")
-            && err.contains("search.params.lmp_defend_max")
-            && err.contains("search.params.lmp_defend is 0 (off)")
-            && err.contains("tune it too"),
-        "{err}"
-    );
-    assert!(!tmp.path().join("o").exists(), "nothing written");
-    // Tuned together with `lmp_defend`, which may move away from 0, it is taken.
-    let both = small_with(
-        tmp.path(),
-        "both",
-        ", \"search.late_move_pruning\" = true",
+        &[
+            "search.params.lmp_defend_max",
+            "search.params.lmp_defend is 0 (off)",
+            "tune it too",
+        ],
+        lmp,
         &format!(
             "name = \"search.params.lmp_defend\"\nmin = 0\nmax = 800\nstart = 400\n\n\
              [[params]]\n{max}"
         ),
-    );
-    let printed = tune(
-        &[both.to_str().unwrap(), "--verify-pairs", "0"],
-        &tmp.path().join("both"),
-    );
-    assert!(
-        printed.contains("search.params.lmp_defend_max"),
-        "{printed}"
     );
 }
 
