@@ -281,7 +281,15 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         {
             let s_beta = score.saturating_sub(margin(p.se_margin, depth).max(1));
             self.plies[ply].excluded = Some(mv);
-            let v = self.negamax(pos, (depth - 1) / 2, ply, s_beta - 1, s_beta, Node::CUT);
+            // At least one ply: a leaf would score the position with the move left in.
+            let v = self.negamax(
+                pos,
+                ((depth - 1) / 2).max(1),
+                ply,
+                s_beta - 1,
+                s_beta,
+                Node::CUT,
+            );
             self.plies[ply].pv.clear();
             if self.stopped {
                 return 0;
