@@ -138,7 +138,42 @@ pub fn apply_flagged(
 }
 
 pub fn analyse(args: AnalyseArgs) -> Result<()> {
-    let engine = load_engine(&args.engine, &args.set)?;
+    let mut engine = EngineConfig::load(&args.engine)?;
+    if let Some(d) = args.depth
+        && d as usize >= score::MAX_PLY
+    {
+        bail!("--depth {d} is too deep (at most {})", score::MAX_PLY - 1);
+    }
+    // The limit flags replace the config's limits: they are set after the `--set`s, so
+    // `--set search.depth=0 --movetime 200` is a search of 200 ms, not a config without
+    // a limit.
+    let limits = [
+        ("--depth", "search.depth", args.depth.map(u64::from)),
+        ("--nodes", "search.nodes", args.nodes),
+        ("--movetime", "search.movetime_ms", args.movetime),
+    ];
+    let limit_sets: Vec<(&str, String)> = if limits.iter().any(|(_, _, v)| v.is_some()) {
+        let mut sets: Vec<(&str, String)> = limits
+            .iter()
+            .map(|(flag, key, v)| (*flag, format!("{key}={}", v.unwrap_or(0))))
+            .collect();
+        sets.push(("--movetime", "search.tc=\"\"".to_string()));
+        sets
+    } else {
+        Vec::new()
+    };
+    let given: Vec<(&str, &str)> = args
+        .set
+        .iter()
+        .map(|a| ("--set", a.as_str()))
+        .chain(limit_sets.iter().map(|(flag, a)| (*flag, a.as_str())))
+        .collect();
+    if limit_sets.is_empty() || limits.iter().any(|(_, _, v)| v.is_some_and(|v| v > 0)) {
+        apply_flagged_sets(&mut engine, &given)?;
+    } else {
+        // Every limit flag 0: `analyse_game` says why no search is possible.
+        apply_sets(&mut engine, &args.set, "--set")?;
+    }
     with_game!(engine.game, |G, game| analyse_game::<G>(
         &args, &engine, &game
     ))

@@ -555,6 +555,21 @@ fn messages_name_the_real_mistake() {
         "analyse", &e, "--moves", "h8", "--depth", "0", "--nodes", "300",
     ]);
     assert!(out.contains("bestmove"), "{out}");
+    // The limit flags replace the config's limits, a `--set` of them included: a `--set`
+    // that would leave the config no limit is not refused when a flag gives one.
+    let out = run_ok(&[
+        "analyse",
+        &e,
+        "--moves",
+        "h8",
+        "--set",
+        "search.depth=0",
+        "--nodes",
+        "300",
+    ]);
+    assert!(out.contains("bestmove"), "{out}");
+    let deep = run_bad_input(&["analyse", &e, "--depth", "500"]);
+    assert!(deep.contains("--depth 500 is too deep"), "{deep}");
 }
 
 /// `--jobs` and a config's `jobs` are one setting; `concurrency` and `--concurrency`
