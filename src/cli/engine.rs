@@ -138,7 +138,18 @@ pub fn apply_flagged(
 }
 
 pub fn analyse(args: AnalyseArgs) -> Result<()> {
-    let mut engine = EngineConfig::load(&args.engine)?;
+    let limits = [
+        ("--depth", "search.depth", args.depth.map(u64::from)),
+        ("--nodes", "search.nodes", args.nodes),
+        ("--movetime", "search.movetime_ms", args.movetime),
+    ];
+    let flagged = limits.iter().any(|(_, _, v)| v.is_some());
+    if flagged && limits.iter().all(|(_, _, v)| v.unwrap_or(0) == 0) {
+        bail!(
+            "--depth, --nodes and --movetime: 0 means no limit (as in a config's [search]), \
+             so this search would never end: give one of them a value of at least 1"
+        );
+    }
     if let Some(d) = args.depth
         && d as usize >= score::MAX_PLY
     {
@@ -147,33 +158,16 @@ pub fn analyse(args: AnalyseArgs) -> Result<()> {
     // The limit flags replace the config's limits: they are set after the `--set`s, so
     // `--set search.depth=0 --movetime 200` is a search of 200 ms, not a config without
     // a limit.
-    let limits = [
-        ("--depth", "search.depth", args.depth.map(u64::from)),
-        ("--nodes", "search.nodes", args.nodes),
-        ("--movetime", "search.movetime_ms", args.movetime),
-    ];
-    let limit_sets: Vec<(&str, String)> = if limits.iter().any(|(_, _, v)| v.is_some()) {
-        let mut sets: Vec<(&str, String)> = limits
-            .iter()
-            .map(|(flag, key, v)| (*flag, format!("{key}={}", v.unwrap_or(0))))
-            .collect();
-        sets.push(("--movetime", "search.tc=\"\"".to_string()));
-        sets
-    } else {
-        Vec::new()
-    };
-    let given: Vec<(&str, &str)> = args
-        .set
-        .iter()
-        .map(|a| ("--set", a.as_str()))
-        .chain(limit_sets.iter().map(|(flag, a)| (*flag, a.as_str())))
-        .collect();
-    if limit_sets.is_empty() || limits.iter().any(|(_, _, v)| v.is_some_and(|v| v > 0)) {
-        apply_flagged_sets(&mut engine, &given)?;
-    } else {
-        // Every limit flag 0: `analyse_game` says why no search is possible.
-        apply_sets(&mut engine, &args.set, "--set")?;
+    let mut given: Vec<(&str, String)> = args.set.iter().map(|a| ("--set", a.clone())).collect();
+    if flagged {
+        for (flag, key, v) in limits {
+            given.push((flag, format!("{key}={}", v.unwrap_or(0))));
+        }
+        given.push(("--movetime", "search.tc=\"\"".to_string()));
     }
+    let given: Vec<(&str, &str)> = given.iter().map(|(f, a)| (*f, a.as_str())).collect();
+    let mut engine = EngineConfig::load(&args.engine)?;
+    apply_flagged_sets(&mut engine, &given)?;
     with_game!(engine.game, |G, game| analyse_game::<G>(
         &args, &engine, &game
     ))
@@ -190,7 +184,8 @@ fn analyse_game<G: EngineGame>(
     }
     let mut limits = config.search.limits();
     if args.depth.is_some() || args.nodes.is_some() || args.movetime.is_some() {
-        // 0 is no limit, as in a config's [search].
+        // 0 is no limit, as in a config's [search] (`analyse` refused all three 0). The
+        // move time is a hard limit here, without the soft one a config's would add.
         limits = Limits {
             depth: args.depth.filter(|&d| d > 0),
             nodes: args.nodes.filter(|&n| n > 0),
@@ -200,18 +195,6 @@ fn analyse_game<G: EngineGame>(
                 .map(Duration::from_millis),
             soft_time: None,
         };
-        if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
-            bail!(
-                "--depth, --nodes and --movetime: 0 means no limit (as in a config's \
-                 [search]), so this search would never end: give one of them a value of \
-                 at least 1"
-            );
-        }
-        if let Some(d) = limits.depth
-            && d as usize >= score::MAX_PLY
-        {
-            bail!("--depth {d} is too deep (at most {})", score::MAX_PLY - 1);
-        }
     }
     let mut engine = Engine::<G>::new(config, game).map_err(anyhow::Error::msg)?;
     engine.searcher().new_game(0);
