@@ -54,8 +54,8 @@ pub struct AnalyseArgs {
 
 The search switches of [search] (README: Search), each off unless the config turns it on:
   pvs, aspiration = 50, staged, mate_distance, null_move, lmr, futility, reverse_futility,
-  razoring, late_move_pruning, iir, singular, partial_iterations; gomoku also forced,
-  extensions, vcf, vct.
+  razoring, late_move_pruning, iir, singular, tt_decisive, partial_iterations; gomoku
+  also forced, extensions, vcf, vct.
 Their numbers are search.params.* (nmp_base, lmr_divisor, futility_margin, lmp_scale,
 vcf_nodes, vcf_near, ...). What one switch saves: the nodes to the depth with every
 switch of the shipped modern engine on, and with one turned off (--set search.NAME=false;

@@ -140,6 +140,8 @@ pub struct SearchConfig {
     pub iir: bool,
     /// Singular extensions: the table's move a ply deeper when no other move comes close.
     pub singular: bool,
+    /// A win or loss in the table cuts off at any depth, on the principal variation too.
+    pub tt_decisive: bool,
     /// Gomoku: VCF threat search at the leaves and the root.
     pub vcf: bool,
     /// Gomoku: VCT threat search (fours and threes) at the root.
@@ -180,6 +182,7 @@ impl Default for SearchConfig {
             late_move_pruning: false,
             iir: false,
             singular: false,
+            tt_decisive: false,
             vcf: false,
             vct: false,
             partial_iterations: false,
@@ -264,6 +267,7 @@ impl SearchConfig {
             late_move_pruning: self.late_move_pruning,
             iir: self.iir,
             singular: self.singular,
+            tt_decisive: self.tt_decisive,
             vcf: self.vcf,
             vct: self.vct,
             partial_iterations: self.partial_iterations,

@@ -61,7 +61,7 @@ struct CellState {
 
 /// What [`MnkEval::place`] is about to change besides the cells it links to: what
 /// [`MnkEval::remove`] puts back at once instead of working it out again.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Frame {
     /// The cell the stone went on.
     cell: u16,
@@ -163,9 +163,11 @@ pub struct MnkEval {
     kept: KeptSets,
     /// Empty cells within `radius` of a stone (the candidates when `radius` > 0).
     near_empty: CellSet,
-    /// Per stone placed since the last reset, what its placing changed (a stack):
-    /// taking the stone off restores it, which gives the same state as working it out
-    /// again from the keys, at a fraction of the cost.
+    /// Per stone placed since the last reset, what its placing changed (a stack whose
+    /// top is `stones`; the slots above it are kept for reuse, so a frame is written in
+    /// place and read back in place, never copied whole): taking the stone off restores
+    /// it, which gives the same state as working it out again from the keys, at a
+    /// fraction of the cost.
     frames: Vec<Frame>,
     /// The combination sets before each stone placed, when they are kept (renju).
     combo_frames: Vec<ComboSets>,
@@ -403,13 +405,15 @@ impl MnkEval {
         if self.kept.combo_sets_on() {
             self.combo_frames.push(self.kept.combo_sets());
         }
-        self.frames.push(Frame {
-            cell: c as u16,
-            sums: self.sums,
-            threats: self.kept.threat_sets(),
-            combo_n: self.kept.combo_n(),
-            near_empty: self.near_empty,
-        });
+        if self.stones == self.frames.len() {
+            self.frames.push(Frame::default());
+        }
+        let frame = &mut self.frames[self.stones];
+        frame.cell = c as u16;
+        frame.sums = self.sums;
+        self.kept.copy_threat_sets(&mut frame.threats);
+        frame.combo_n = self.kept.combo_n();
+        frame.near_empty = self.near_empty;
         let cells = &self.cells;
         self.saved_cells
             .extend(self.links[c].iter().map(|l| cells[usize::from(l.cell)]));
@@ -441,7 +445,8 @@ impl MnkEval {
     /// changed.
     #[inline]
     pub(super) fn remove(&mut self, c: usize) {
-        let frame = self.frames.pop().expect("a stone to take off");
+        assert!(self.stones > 0, "a stone to take off");
+        let frame = &self.frames[self.stones - 1];
         assert_eq!(
             usize::from(frame.cell),
             c,
@@ -455,7 +460,7 @@ impl MnkEval {
         }
         self.saved_cells.truncate(start);
         self.sums = frame.sums;
-        self.kept.restore_threat_sets(frame.threats);
+        self.kept.restore_threat_sets(&frame.threats);
         self.kept.restore_combo_n(frame.combo_n);
         if self.kept.combo_sets_on() {
             let combos = self

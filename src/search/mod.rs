@@ -124,6 +124,10 @@ pub struct SearchSettings {
     /// Singular extensions: the table's move searches a ply deeper when every other move,
     /// searched shallower, stays below its stored score by a margin.
     pub singular: bool,
+    /// A win or loss in the table cuts off at any depth, on the principal variation
+    /// too (when its bound is exact or beyond the window), so a win proved once is not
+    /// searched again from scratch next move.
+    pub tt_decisive: bool,
     /// Threat search (VCF) at the leaves and at the root.
     pub vcf: bool,
     /// Threat search with threes (VCT) at the root.
@@ -159,6 +163,7 @@ impl Default for SearchSettings {
             late_move_pruning: false,
             iir: false,
             singular: false,
+            tt_decisive: false,
             vcf: false,
             vct: false,
             partial_iterations: false,

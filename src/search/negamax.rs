@@ -142,7 +142,10 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         if let Some(hit) = probe {
             tt_depth = hit.depth;
             tt_move = hit.mv;
-            if hit.depth >= depth && !(s.pvs && node.pv) {
+            // With `tt_decisive`: a win or loss stands at any depth (a deeper search finds
+            // no faster win and no slower loss), on the principal variation too.
+            let decisive = s.tt_decisive && is_decisive(hit.score);
+            if decisive || (hit.depth >= depth && !(s.pvs && node.pv)) {
                 let cut = match hit.bound {
                     Bound::Exact => true,
                     Bound::Lower => hit.score >= beta,

@@ -129,6 +129,17 @@ fn settings(mnk: bool) -> Vec<(&'static str, SearchSettings)> {
             },
         ),
         (
+            // A win or loss in the table cuts off at any depth and on the principal
+            // variation: without pruning, a decisive score is the same at every depth.
+            "pvs + mate distance + tt decisive",
+            SearchSettings {
+                pvs: true,
+                mate_distance: true,
+                tt_decisive: true,
+                ..SearchSettings::default()
+            },
+        ),
+        (
             "pvs + staged killers + counter + history + mate distance + aspiration",
             SearchSettings {
                 pvs: true,

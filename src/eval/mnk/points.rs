@@ -180,16 +180,17 @@ impl KeptSets {
         self.combo_n = n;
     }
 
-    /// A copy of the threat sets (to put back with [`KeptSets::restore_threat_sets`]).
+    /// Copies the threat sets into `to` (to put back with
+    /// [`KeptSets::restore_threat_sets`]).
     #[inline]
-    pub(super) fn threat_sets(&self) -> ThreatSets {
-        self.threats
+    pub(super) fn copy_threat_sets(&self, to: &mut ThreatSets) {
+        *to = self.threats;
     }
 
     /// Puts back threat sets copied before.
     #[inline]
-    pub(super) fn restore_threat_sets(&mut self, threats: ThreatSets) {
-        self.threats = threats;
+    pub(super) fn restore_threat_sets(&mut self, threats: &ThreatSets) {
+        self.threats = *threats;
     }
 
     /// A copy of the combination sets.
