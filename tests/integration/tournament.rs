@@ -831,8 +831,12 @@ fn defence_move_counts_prune_and_the_shape_and_far_settings_reach_the_search() {
         ]),
         bench_nodes(&["--set", no_history]),
     );
-    // Other candidates and another order make another tree (here a larger one).
+    // Off unless a config turns it on.
+    assert_eq!(bench_nodes(&["--set", "search.tt_decisive=false"]), plain);
+    // Other candidates and another order make another tree (here a larger one), and
+    // so does a win or loss in the table taken at any depth (`tt_decisive`).
     for set in [
+        "search.tt_decisive=true",
         "search.shape=lines",
         "search.params.order_far=2",
         "search.params.lmr_history=4096",
