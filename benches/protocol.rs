@@ -45,7 +45,7 @@ fn served(name: &str, protocol: Protocol) -> ExternalEngine {
         tc: None,
         tolerance_ms: DEFAULT_TOLERANCE_MS,
         reply_timeout_ms: DEFAULT_REPLY_TIMEOUT_MS,
-        restart: false,
+        restart: None,
     }
 }
 

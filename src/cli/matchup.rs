@@ -26,7 +26,7 @@ use super::{
 #[derive(Args, Debug)]
 #[command(after_help = "\
 An ENGINE is an engine config (TOML), or an outside program written \
-cmd=PATH[,proto=gomocup|uai][,name=NAME][,arg=ARG]...[,dir=DIR][,restart=on][,option.KEY=VALUE]... \
+cmd=PATH[,proto=gomocup|uai][,name=NAME][,arg=ARG]...[,dir=DIR][,restart=on|off][,option.KEY=VALUE]... \
 (PATH relative to the current folder when it holds a '/', else looked up in PATH).
 
 Results go to results/<name>/ (default name: match-A-vs-B) exactly as for 'arena run': \

@@ -90,6 +90,14 @@ pub trait Player<G: Game>: Send {
     /// A new game starts; `seed` drives any randomness of the player.
     fn new_game(&mut self, seed: u64) -> Result<(), PlayerError>;
 
+    /// A new game starts from `start` (the position after the opening): what the
+    /// harness calls. By default [`Player::new_game`]; an outside engine also decides
+    /// here whether its process starts afresh (its `restart` setting).
+    fn new_game_at(&mut self, seed: u64, start: &G) -> Result<(), PlayerError> {
+        let _ = start;
+        self.new_game(seed)
+    }
+
     /// The player's move in `turn.position` (an unfinished game).
     fn play(&mut self, turn: &Turn<'_, G>) -> Result<MoveReport<G::Move>, PlayerError>;
 

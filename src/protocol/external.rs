@@ -100,11 +100,15 @@ pub struct ExternalEngine {
         skip_serializing_if = "is_default_reply_timeout"
     )]
     pub reply_timeout_ms: u64,
-    /// A fresh process for every game (cutechess-cli's `restart=on`): a process that
-    /// has played keeps what it learnt (a hash table many engines clear on no protocol
-    /// command), and a pair plays one opening twice in a row.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub restart: bool,
+    /// A fresh process for every game (`Some(true)`, cutechess-cli's `restart=on`),
+    /// never (`Some(false)`: only after a fault), or, by default (`None`), before a game
+    /// that begins from the position the process's last game began from. A process
+    /// that has played keeps what it learnt (a hash table many engines clear on no
+    /// protocol command), and a gauntlet plays each round's opening against every
+    /// challenger in turn, a pair one opening twice: without a fresh process the engine
+    /// would meet an opening it has just searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<bool>,
 }
 
 impl ExternalEngine {
@@ -246,9 +250,11 @@ impl ExternalEngine {
                 self.reply_timeout_ms = count(&value)?;
             }
             "restart" => {
-                self.restart = value
-                    .as_bool()
-                    .ok_or_else(|| format!("`{key}`: {value} is not true or false"))?;
+                self.restart = Some(
+                    value
+                        .as_bool()
+                        .ok_or_else(|| format!("`{key}`: {value} is not true or false"))?,
+                );
             }
             _ => {
                 return Err(format!(
@@ -346,9 +352,10 @@ pub struct ExternalFields {
     /// Wait for replies without a time limit (default 60000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_timeout_ms: Option<u64>,
-    /// A fresh process for every game (default false).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub restart: bool,
+    /// A fresh process for every game (true), only after faults (false); unset: before
+    /// a game from the position the process's last game began from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<bool>,
 }
 
 impl ExternalFields {
@@ -488,7 +495,7 @@ mod tests {
             tc: None,
             tolerance_ms: DEFAULT_TOLERANCE_MS,
             reply_timeout_ms: DEFAULT_REPLY_TIMEOUT_MS,
-            restart: false,
+            restart: None,
         }
     }
 

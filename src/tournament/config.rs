@@ -230,9 +230,10 @@ pub struct EngineEntry {
     /// External: wait for replies without a time limit (default 60000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_timeout_ms: Option<u64>,
-    /// External: a fresh process for every game (default false).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub restart: bool,
+    /// External: a fresh process for every game (true), only after faults (false);
+    /// unset: before a game from the position its last game began from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<bool>,
 }
 
 /// A tournament config as written.
@@ -561,7 +562,7 @@ fn resolve_engine(
         ("tc", entry.tc.is_some()),
         ("tolerance_ms", entry.tolerance_ms.is_some()),
         ("reply_timeout_ms", entry.reply_timeout_ms.is_some()),
-        ("restart", entry.restart),
+        ("restart", entry.restart.is_some()),
     ];
     if let Some((key, _)) = external_keys.iter().find(|(_, given)| *given) {
         return Err(format!(

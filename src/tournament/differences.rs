@@ -320,7 +320,7 @@ mod tests {
             tc: None,
             tolerance_ms: 1000,
             reply_timeout_ms: 1000,
-            restart: false,
+            restart: None,
         });
         let d = differences(&[a.clone(), x.clone()]);
         let keys: Vec<&str> = d.iter().map(|d| d.key.as_str()).collect();

@@ -60,7 +60,7 @@ pub fn play_game<G: Game>(
     // Each player's randomness: its own seed derived from the game's.
     for (i, p) in players.iter_mut().enumerate() {
         let seed = setup.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i as u64 + 1));
-        if let Err(e) = p.new_game(seed) {
+        if let Err(e) = p.new_game_at(seed, setup.start) {
             // A handshake cut short by the stop is no fault of the engine.
             if setup.stop.load(Ordering::Relaxed) {
                 return Err(Abandoned);

@@ -666,12 +666,14 @@ fn match_plays_an_outside_engine_given_as_cmd() {
     );
 }
 
-/// `restart=on` in a `cmd=...` spec: a fresh process every game, over both protocols
-/// (arena itself served over Gomocup and over UAI). Without it one process plays every
-/// game of a worker (Gomocup hears RESTART between games); with it each game's log
-/// starts a process of its own and no RESTART is sent.
+/// `restart=on|off` in a `cmd=...` spec, and without it, over both protocols (arena
+/// itself served over Gomocup and over UAI), one worker, two pairs: `on` starts a fresh
+/// process every game (no RESTART sent); `off` lets one process play every game
+/// (Gomocup hears RESTART between games); unset, a process is started afresh only for a
+/// game that begins from the position its last game began from (each pair's second
+/// game, the same opening with colours swapped): 3 processes, one RESTART.
 #[test]
-fn restart_on_starts_an_outside_engine_afresh_for_every_game() {
+fn restart_starts_an_outside_engine_afresh_when_asked_or_on_a_repeated_opening() {
     let tmp = tempfile::tempdir().unwrap();
     let bin = assert_cmd::cargo::cargo_bin("arena");
     let count = |log: &str, needle: &str| log.lines().filter(|l| l.contains(needle)).count();
@@ -680,11 +682,16 @@ fn restart_on_starts_an_outside_engine_afresh_for_every_game() {
         ("ataxx-seed004", "ataxx", None),
     ] {
         let a = engine(engine_name);
-        for restart in [false, true] {
-            let out = tmp.path().join(format!("{engine_name}-{restart}"));
+        for (restart, started_expected, restarts_expected, notes_expected) in [
+            (Some("off"), 1, 3, 0),
+            (Some("on"), 4, 0, 0),
+            (None, 3, 1, 2),
+        ] {
+            let label = restart.unwrap_or("unset");
+            let out = tmp.path().join(format!("{engine_name}-{label}"));
             let mut cmd = format!("cmd={},arg=serve,arg={a},name=served", bin.display());
-            if restart {
-                cmd.push_str(",restart=on");
+            if let Some(r) = restart {
+                cmd.push_str(&format!(",restart={r}"));
             }
             run_ok(&[
                 "match",
@@ -711,18 +718,29 @@ fn restart_on_starts_an_outside_engine_afresh_for_every_game() {
                 records.iter().all(|r| !r.reason.starts_with("fault")),
                 "{records:?}"
             );
+            assert_ne!(
+                records[0].opening, records[2].opening,
+                "the two pairs need two openings"
+            );
             let log = read(&out.join("logs/served-w0.log"));
-            let started = count(&log, "# started pid");
             assert_eq!(
-                started,
-                if restart { 4 } else { 1 },
-                "{engine_name}, restart {restart}: processes started\n{log}"
+                count(&log, "# started pid"),
+                started_expected,
+                "{engine_name}, restart {label}: processes started\n{log}"
+            );
+            assert_eq!(
+                count(
+                    &log,
+                    "the next game begins from the position the last one began from"
+                ),
+                notes_expected,
+                "{engine_name}, restart {label}: the log says why\n{log}"
             );
             if let Some(line) = restart_line {
                 assert_eq!(
                     count(&log, line),
-                    if restart { 0 } else { 3 },
-                    "{engine_name}, restart {restart}: RESTART between games\n{log}"
+                    restarts_expected,
+                    "{engine_name}, restart {label}: RESTART between games\n{log}"
                 );
             }
         }

@@ -280,6 +280,11 @@ impl Player<Mnk> for GomocupPlayer {
         }
     }
 
+    fn new_game_at(&mut self, seed: u64, start: &Mnk) -> Result<(), PlayerError> {
+        self.conn.starts_at(start.hash());
+        self.new_game(seed)
+    }
+
     fn play(&mut self, turn: &Turn<'_, Mnk>) -> Result<MoveReport<MnkMove>, PlayerError> {
         match self.ask(turn) {
             Ok(report) => Ok(report),
@@ -325,7 +330,7 @@ mod tests {
             tc: None,
             tolerance_ms: 100,
             reply_timeout_ms: 5000,
-            restart: false,
+            restart: None,
         }
     }
 
@@ -519,34 +524,41 @@ mod tests {
     }
 
     #[test]
-    fn restart_on_starts_a_fresh_process_for_every_game() {
+    fn restart_decides_when_a_process_starts_afresh() {
         // Answers START and RESTART; writes "start" when it starts and "restart" on
         // RESTART, so the test sees which processes served which games.
         let dir = tempfile::tempdir().unwrap();
         let seen = dir.path().join("seen");
         let script = format!(
             "echo start >> '{0}'; while read l; do case \"$l\" in START*) echo OK;; \
-             RESTART) echo restart >> '{0}'; echo OK;; BEGIN) echo 7,7;; END) exit 0;; \
+             RESTART) echo restart >> '{0}'; echo OK;; BEGIN|DONE|TURN*) echo 7,7;; END) exit 0;; \
              esac; done",
             seen.display()
         );
         let game = MnkConfig::new(9, 9, 5, MnkRule::Freestyle).unwrap();
-        let start = Mnk::new(&game);
-        for (restart, expected) in [
-            (false, "start restart restart"),
-            (true, "start start start"),
+        let empty = Mnk::new(&game);
+        let mut other = empty.clone();
+        other.play(other.parse_move("a1").unwrap());
+        let (a, b) = (&empty, &other);
+        for (restart, starts, expected) in [
+            (Some(false), [a, a, a, a], "start restart restart restart"),
+            (Some(true), [a, b, a, b], "start start start start"),
+            // Unset: a fresh process only where a game begins from the position the
+            // process's last game began from.
+            (None, [a, a, b, a], "start start restart restart"),
+            (None, [b, a, a, a], "start restart start start"),
         ] {
             let mut engine = spec(&script);
             engine.restart = restart;
             let mut p = GomocupPlayer::new(&engine, game, None);
-            for _ in 0..3 {
-                p.new_game(0).unwrap();
-                p.play(&turn(&start, &start)).unwrap();
+            for start in starts {
+                p.new_game_at(0, start).unwrap();
+                p.play(&turn(start, start)).unwrap();
             }
             drop(p);
             let text = std::fs::read_to_string(&seen).unwrap();
             let lines: Vec<&str> = text.lines().collect();
-            assert_eq!(lines.join(" "), expected, "restart = {restart}");
+            assert_eq!(lines.join(" "), expected, "restart = {restart:?}");
             std::fs::remove_file(&seen).unwrap();
         }
     }

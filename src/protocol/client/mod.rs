@@ -85,6 +85,10 @@ struct Connection {
     process: Option<Process>,
     abort: Option<Arc<AtomicBool>>,
     quit: &'static str,
+    /// The hash of the position the next game begins from, when the harness told.
+    next_start: Option<u64>,
+    /// The hash of the position the process's last game began from.
+    last_start: Option<u64>,
 }
 
 impl Connection {
@@ -96,17 +100,36 @@ impl Connection {
             process: None,
             abort: None,
             quit,
+            next_start: None,
+            last_start: None,
         }
     }
 
-    /// Before a game: with `restart`, the process of the last game is stopped (the
-    /// handshake starts a fresh one).
+    /// The next game begins from the position with this hash (see [`Connection::begin_game`]).
+    fn starts_at(&mut self, hash: u64) {
+        self.next_start = Some(hash);
+    }
+
+    /// Before a game: with `restart = true`, the process of the last game is stopped
+    /// (the handshake starts a fresh one); with `restart` unset, only when this game
+    /// begins from the position its last game began from (a gauntlet's next challenger
+    /// on the same opening, a pair's second game), so that what the engine kept from
+    /// searching that opening cannot help it.
     fn begin_game(&mut self) {
-        if self.spec.restart
-            && let Some(p) = self.process.take()
-        {
+        let start = self.next_start.take();
+        let fresh = match self.spec.restart {
+            Some(always) => always,
+            None => start.is_some() && start == self.last_start,
+        };
+        if fresh && let Some(p) = self.process.take() {
+            if self.spec.restart.is_none() {
+                p.note(
+                    "restarting: the next game begins from the position the last one began from",
+                );
+            }
             p.stop(self.quit, QUIT_GRACE);
         }
+        self.last_start = start;
     }
 
     /// Makes sure a process runs; true when it was just started (it needs the

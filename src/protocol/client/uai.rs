@@ -295,6 +295,11 @@ impl<G: Game> Player<G> for UaiPlayer<G> {
         })
     }
 
+    fn new_game_at(&mut self, seed: u64, start: &G) -> Result<(), PlayerError> {
+        self.conn.starts_at(start.hash());
+        self.new_game(seed)
+    }
+
     fn play(&mut self, turn: &Turn<'_, G>) -> Result<MoveReport<G::Move>, PlayerError> {
         match self.ask(turn) {
             Ok(r) => Ok(r),
@@ -359,7 +364,7 @@ mod tests {
             tc: None,
             tolerance_ms: 100,
             reply_timeout_ms: 5000,
-            restart: false,
+            restart: None,
         }
     }
 
