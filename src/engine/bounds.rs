@@ -122,7 +122,9 @@ fn range(config: &EngineConfig, name: &str) -> Option<(f64, f64)> {
         | "params.futility_margin"
         | "params.se_margin" => (0.0, 1_000_000.0),
         "params.vcf_near" | "params.vcf_threes" | "params.lmr_tactical" => (0.0, 1.0),
-        "params.ext_defend_plies" | "params.ext_ply_factor" => (0.0, DEPTH),
+        "params.ext_defend_plies" | "params.ext_ply_factor" | "params.ext_defend_depth" => {
+            (0.0, DEPTH)
+        }
         "params.vcf_moves"
         | "params.vcf_root_moves"
         | "params.vct_moves"
@@ -223,7 +225,7 @@ impl EngineConfig {
                 "no ply",
             ),
             // The bound applies only to defences longer than a four's (2 plies).
-            "ext_ply_factor" => (
+            "ext_ply_factor" | "ext_defend_depth" => (
                 "ext_defend_plies",
                 p.ext_defend_plies,
                 p.ext_defend_plies <= 2,
@@ -354,6 +356,11 @@ mod tests {
             "{:?}",
             inert(&e, "search.params.ext_ply_factor")
         );
+        assert!(
+            inert(&e, "search.params.ext_defend_depth")
+                .is_some_and(|w| w.starts_with("search.params.ext_defend_plies is 2 "))
+        );
+        assert_eq!(inert(&strong, "search.params.ext_defend_depth"), None);
         assert_eq!(
             inert(&e, "search.params.rfp_margin").as_deref(),
             Some("search.params.rfp_depth is 0 (no ply)")

@@ -106,11 +106,14 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             Forcing::Defend { plies } => {
                 // A four must be blocked: the block costs no depth. With
                 // `ext_defend_plies = 4` stopping an open three costs none either, but
-                // only within twice the iteration's depth from the root (a long chain
-                // of threes would otherwise search without end).
+                // only within `ext_ply_factor` times the iteration's depth from the root
+                // (a long chain of threes would otherwise search without end), and with
+                // `ext_defend_depth` only near the horizon.
                 if s.extensions
                     && plies <= p.ext_defend_plies
-                    && (plies <= 2 || ply < p.ext_ply_factor as usize * self.root_depth as usize)
+                    && (plies <= 2
+                        || (ply < p.ext_ply_factor as usize * self.root_depth as usize
+                            && (p.ext_defend_depth == 0 || depth <= p.ext_defend_depth as i32)))
                 {
                     depth += 1;
                 }

@@ -41,6 +41,10 @@ pub struct SearchParams {
     /// The longer defence extensions (`ext_defend_plies` above 2) stop this many times
     /// the iteration's depth from the root.
     pub ext_ply_factor: u32,
+    /// The longer defence extensions only where at most this many plies of depth
+    /// remain (near the horizon, where a threat line would be cut off); 0 = at any
+    /// depth.
+    pub ext_defend_depth: u32,
     /// Reverse futility: deepest remaining depth.
     pub rfp_depth: u32,
     /// Reverse futility: margin per ply, hundredths of a unit.
@@ -128,6 +132,7 @@ impl Default for SearchParams {
             lmr_history: 0,
             ext_defend_plies: 2,
             ext_ply_factor: 2,
+            ext_defend_depth: 0,
             rfp_depth: 4,
             rfp_margin: 100,
             razor_depth: 3,

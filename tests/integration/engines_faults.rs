@@ -224,12 +224,15 @@ fn empty_lines_cannot_fill_the_memory() {
 }
 
 /// An engine behind a wrapper script that does not `exec` it, with helpers of its
-/// own: one in its process group, one in a session of its own (`setsid`).
+/// own: one in its process group, one in a session of its own (`setsid`). One process
+/// for the whole run (`restart = false`): by default the second game of a pair, which
+/// begins from the opening the first began from, would start it afresh, and a test
+/// looking for its processes could find them between one and the next.
 fn wrapped(dir: &Path) -> (String, String) {
     let served = served_file(dir, "gomoku");
     let entry = format!(
         "[[engines]]\nname = \"wrapped\"\ncommand = \"/bin/sh\"\nargs = [\"{}\", \"{}\", \
-         \"{served}\"]\nprotocol = \"gomocup\"\ndepth = 1\n\n",
+         \"{served}\"]\nprotocol = \"gomocup\"\ndepth = 1\nrestart = false\n\n",
         fixture("wrapper.sh"),
         arena_bin()
     );

@@ -788,6 +788,42 @@ fn the_leaf_vcf_narrowings_reach_the_search_and_are_off_by_default() {
 }
 
 #[test]
+fn the_open_three_extension_can_be_kept_near_the_horizon() {
+    // gomoku-strong extends the defence of an open three (`ext_defend_plies = 4`).
+    let plain = bench_nodes(&[]);
+    // 0 (the default) extends at any depth, and so does a limit no node reaches.
+    assert_eq!(
+        bench_nodes(&["--set", "search.params.ext_defend_depth=0"]),
+        plain
+    );
+    assert_eq!(
+        bench_nodes(&["--set", "search.params.ext_defend_depth=63"]),
+        plain
+    );
+    // Within the last 2 plies only: fewer extended nodes, a smaller tree.
+    let near = bench_nodes(&["--set", "search.params.ext_defend_depth=2"]);
+    assert!(
+        near < plain,
+        "ext_defend_depth 2: {near} nodes, {plain} without it"
+    );
+    // It bounds the open three's extension only: a four's block is extended anyway.
+    let fours = bench_nodes(&["--set", "search.params.ext_defend_plies=2"]);
+    assert_eq!(
+        bench_nodes(&[
+            "--set",
+            "search.params.ext_defend_plies=2",
+            "--set",
+            "search.params.ext_defend_depth=2"
+        ]),
+        fours
+    );
+    assert!(
+        fours < near,
+        "fours only: {fours} nodes, near the horizon {near}"
+    );
+}
+
+#[test]
 fn defence_move_counts_prune_and_the_shape_and_far_settings_reach_the_search() {
     // Node counts do not depend on the machine.
     let plain = bench_nodes(&[]);
