@@ -728,29 +728,83 @@ fn a_sweep_over_a_number_that_changes_no_move_is_refused_or_warned_about() {
 }
 
 /// The total on `arena bench`'s last line ("N nodes ...").
-fn bench_nodes(extra: &[&str]) -> u64 {
+/// `arena bench configs/engines/ENGINE --positions configs/positions/POSITIONS --depth
+/// DEPTH EXTRA...`: its output.
+fn bench_output(engine: &str, positions: &str, depth: u32, extra: &[&str]) -> String {
     let root = env!("CARGO_MANIFEST_DIR");
     let o = arena()
-        .args([
-            "bench",
-            &format!("{root}/configs/engines/gomoku-strong.toml"),
-        ])
-        .args(["--depth", "6", "--positions"])
-        .arg(format!("{root}/configs/positions/gomoku-15x15.txt"))
+        .args(["bench", &format!("{root}/configs/engines/{engine}")])
+        .args(["--depth", &depth.to_string(), "--positions"])
+        .arg(format!("{root}/configs/positions/{positions}"))
         .args(extra)
         .output()
         .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         o.status.success(),
-        "{extra:?}: {}",
+        "{engine} {extra:?}: {}",
         String::from_utf8_lossy(&o.stderr)
     );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The node total of a bench's output (its last line).
+fn node_total(out: &str) -> u64 {
     let last = out.lines().last().unwrap_or_default();
     last.split_whitespace()
         .next()
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no node total in {out}"))
+}
+
+fn bench_nodes(extra: &[&str]) -> u64 {
+    node_total(&bench_output(
+        "gomoku-strong.toml",
+        "gomoku-15x15.txt",
+        6,
+        extra,
+    ))
+}
+
+#[test]
+fn the_strong_engines_search_the_nodes_the_readme_quotes() {
+    // README (Search, nodes to depth) and the configs' comments: the totals and the
+    // EBF of the goals (at most 2.0 for gomoku to depth 8, 2.4 for Ataxx to
+    // depth 7), and on the positions of real games. Node counts do not depend on the
+    // machine.
+    for (engine, positions, depth, nodes, ebf) in [
+        (
+            "gomoku-tuned.toml",
+            "gomoku-15x15.txt",
+            8,
+            59_199,
+            "ebf 1.96",
+        ),
+        (
+            "gomoku-tuned.toml",
+            "gomoku-games.txt",
+            8,
+            6_662_612,
+            "ebf 2.46",
+        ),
+        (
+            "ataxx-strong.toml",
+            "ataxx-middlegame.txt",
+            7,
+            32_038,
+            "ebf 2.36",
+        ),
+        (
+            "ataxx-strong.toml",
+            "ataxx-games.txt",
+            7,
+            792_859,
+            "ebf 2.31",
+        ),
+    ] {
+        let out = bench_output(engine, positions, depth, &[]);
+        assert_eq!(node_total(&out), nodes, "{engine} on {positions}: {out}");
+        assert!(out.contains(ebf), "{engine} on {positions}: {out}");
+    }
 }
 
 #[test]
