@@ -5,11 +5,9 @@ use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
     process::Stdio,
-    time::Duration,
 };
 
 use arena::tournament::{GameRecord, read_records};
-use rand::{RngExt, SeedableRng};
 
 use crate::common::{arena, data, run_bad_input, run_ok};
 
@@ -83,8 +81,11 @@ fn same_games_on_one_and_two_threads() {
     );
 }
 
+/// Killed (SIGKILL) once a given number of games is in, early and mid-run, then resumed:
+/// the same games as an uninterrupted run. The kill waits for progress in games.jsonl
+/// (as the tune tests do), not for a random time, so the test does not depend on speed.
 #[test]
-fn killed_at_a_random_moment_then_resumed_equals_an_uninterrupted_run() {
+fn killed_mid_run_then_resumed_equals_an_uninterrupted_run() {
     let tmp = tempfile::tempdir().unwrap();
     let full = out_dir(&tmp, "full");
     run_ok(&[
@@ -97,8 +98,7 @@ fn killed_at_a_random_moment_then_resumed_equals_an_uninterrupted_run() {
     let expected = games(&full);
     assert_eq!(expected.len(), 200);
 
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(std::process::id().into());
-    for attempt in 0..2 {
+    for (attempt, after) in [1usize, 90].into_iter().enumerate() {
         let dir = out_dir(&tmp, &format!("killed-{attempt}"));
         let mut child = crate::common::arena_process()
             .args([
@@ -112,10 +112,13 @@ fn killed_at_a_random_moment_then_resumed_equals_an_uninterrupted_run() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(rng.random_range(150..1200)));
+        let log = dir.join("games.jsonl");
+        crate::common::wait_for(&mut child, &format!("{after} games in"), || {
+            crate::common::lines(&log) >= after
+        });
         child.kill().unwrap(); // SIGKILL: no chance to clean up
         child.wait().unwrap();
-        let partial = read_records(&dir.join("games.jsonl")).unwrap();
+        let partial = read_records(&log).unwrap();
         assert!(partial.records.len() < 200, "killed before the end");
         run_ok(&[
             "run",
