@@ -52,7 +52,7 @@ pub struct AnalyseArgs {
 #[command(
     after_help = "Without an engine config, benches the built-in engines of each game.
 
-The search switches of [search] (README: Search), each off unless the config turns it on:
+The search switches of [search] (docs/search.md), each off unless the config turns it on:
   pvs, aspiration = 50, staged, mate_distance, null_move, lmr, futility, reverse_futility,
   razoring, late_move_pruning, iir, singular, tt_decisive, partial_iterations; gomoku
   also forced, extensions, vcf, vct.
@@ -63,7 +63,7 @@ node counts do not depend on the machine):
   gomoku-modern, configs/positions/gomoku-15x15.txt, depth 8: 68,019 with all on;
     without lmr 240,408, null_move 132,928, late_move_pruning 121,036,
     reverse_futility 96,645, futility 70,243; iir and vcf cost nodes here (66,237 and
-    41,781 without them: the leaf VCF is there for the wins it finds, README: Search).
+    41,781 without them: the leaf VCF is there for the wins it finds, docs/experiments.md).
   ataxx-modern, configs/positions/ataxx-middlegame.txt, depth 7: 45,122 with all on;
     without lmr 103,210, reverse_futility 87,836, late_move_pruning 74,531,
     razoring 67,182, iir 55,171, null_move 46,975, futility 45,124.

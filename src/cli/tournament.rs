@@ -67,7 +67,7 @@ pub struct RunArgs {
     after_help = "Works on a folder a run is still writing (it reads what is there) \
 and on a read-only one; it rewrites summary.json, standings.csv, pairings.csv and the \
 report only when no run writes the folder and it can be written.\n\
-Example: arena stats results/gomoku-tables --anchor seed000-threat"
+Example: arena stats results/gomoku-tables --anchor seed000"
 )]
 pub struct StatsArgs {
     /// The run's results folder (holding run.toml and games.jsonl).

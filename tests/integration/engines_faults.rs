@@ -337,7 +337,7 @@ fn a_late_second_bestmove_is_not_the_next_reply() {
 }
 
 /// Item 4. Regression: an illegal move did not restart the engine (its next game went
-/// to the same process), though every other fault did, as the README says.
+/// to the same process), though every other fault did, as docs/outside-engines.md says.
 #[test]
 fn an_illegal_move_restarts_the_engine() {
     for (game, protocol, script, healthy) in [

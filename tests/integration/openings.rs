@@ -1,4 +1,4 @@
-//! The README's "Openings" section, through the real binary: balanced openings by
+//! The "Openings" section of docs/matches.md, through the real binary: balanced openings by
 //! default in `arena match`, transforms, and the split-pairs figures.
 
 use std::path::Path;
@@ -44,7 +44,7 @@ fn openings_of(dir: &Path) -> Vec<(u64, String)> {
         .collect()
 }
 
-/// README: `arena match` plays the shipped balanced openings of gomoku (and of renju and
+/// docs/matches.md: `arena match` plays the shipped balanced openings of gomoku (and of renju and
 /// Ataxx); `run.toml` says `kind = "balanced"`; `--plies N` gives random ones.
 #[test]
 fn match_plays_the_shipped_balanced_openings_by_default() {
@@ -120,7 +120,7 @@ fn match_plays_the_shipped_balanced_openings_by_default() {
     );
 }
 
-/// README: games without a shipped set keep random 2-ply openings (and --help says so);
+/// docs/matches.md: games without a shipped set keep random 2-ply openings (and --help says so);
 /// a config asking for a balanced set they do not have is refused.
 #[test]
 fn games_without_a_shipped_set_keep_random_openings() {
@@ -161,7 +161,7 @@ fn games_without_a_shipped_set_keep_random_openings() {
     );
 }
 
-/// README: each shipped set's header holds the `arena openings --balance` command that
+/// docs/matches.md: each shipped set's header holds the `arena openings --balance` command that
 /// made it.
 #[test]
 fn the_shipped_sets_say_how_they_were_made() {
@@ -181,7 +181,7 @@ fn the_shipped_sets_say_how_they_were_made() {
     }
 }
 
-/// README: `--transform` plays a file's openings in the board's symmetries: one line
+/// docs/matches.md: `--transform` plays a file's openings in the board's symmetries: one line
 /// serves 8 distinct pairs, both games of a pair have the same image, and the games are
 /// the same when the match is played again.
 #[test]
@@ -211,7 +211,7 @@ fn transforms_serve_eight_pairs_from_one_line_deterministically() {
     assert_eq!(records(&first), records(&again));
 }
 
-/// README: the console and summary.json give the split pairs and the first player's
+/// docs/matches.md: the console and summary.json give the split pairs and the first player's
 /// score with its interval.
 #[test]
 fn the_summary_shows_split_pairs_and_the_first_players_interval() {

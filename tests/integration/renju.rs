@@ -396,7 +396,7 @@ fn an_outside_engine_that_plays_a_forbidden_move_loses() {
     assert!(sgf.contains("RU[Renju]"), "{sgf}");
 }
 
-/// README (Renju): the perft example, and the game's names.
+/// docs/matches.md (Renju): the perft example, and the game's names.
 #[test]
 fn perft_counts_a_forbidden_move_as_the_end_of_the_game() {
     let moves = "f3a15f4c15d5e15e5g15";
@@ -408,7 +408,7 @@ fn perft_counts_a_forbidden_move_as_the_end_of_the_game() {
     assert_eq!(gomoku.lines().next(), Some("46872"), "{gomoku}");
 }
 
-/// README (Renju): `arena stats` refuses a forbidden reason the moves do not give.
+/// docs/matches.md (Renju): `arena stats` refuses a forbidden reason the moves do not give.
 #[test]
 fn stats_checks_the_forbidden_reason() {
     let tmp = tempfile::tempdir().unwrap();
@@ -458,7 +458,7 @@ fn stats_checks_the_forbidden_reason() {
     );
 }
 
-/// README (Renju): `arena serve` with `INFO rule 4` does not play black's forbidden
+/// docs/matches.md (Renju): `arena serve` with `INFO rule 4` does not play black's forbidden
 /// double four (the winning move under freestyle).
 #[test]
 fn serve_plays_renju_on_info_rule_4() {

@@ -670,7 +670,7 @@ fn sweep_writes_a_scaling_table_and_resumes() {
     );
 }
 
-/// README: a sweep over a number whose switch is off in every engine is refused before
+/// docs/configs.md: a sweep over a number whose switch is off in every engine is refused before
 /// any game, naming the engines and the switch; off in some, a warning names those.
 #[test]
 fn a_sweep_over_a_number_that_changes_no_move_is_refused_or_warned_about() {
@@ -769,8 +769,8 @@ fn bench_nodes(extra: &[&str]) -> u64 {
 }
 
 #[test]
-fn the_strong_engines_search_the_nodes_the_readme_quotes() {
-    // README (Search, nodes to depth) and the configs' comments: the totals and the
+fn the_strong_engines_search_the_nodes_the_docs_quote() {
+    // docs/experiments.md (nodes to depth) and the configs' comments: the totals and the
     // EBF of the goals (at most 2.0 for gomoku to depth 8, 2.4 for Ataxx to
     // depth 7), and on the positions of real games. Node counts do not depend on the
     // machine.

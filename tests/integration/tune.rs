@@ -398,7 +398,7 @@ fn the_shipped_tune_config_runs() {
         let tuned = out.join("tuned-engine.toml");
         run_ok(&["bench", tuned.to_str().unwrap()]);
         if name == "gomoku" {
-            // It plays the balanced openings (the README: fewer pairs split).
+            // It plays the balanced openings (docs/tuning.md: fewer pairs split).
             let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
             assert!(run.contains("kind = \"balanced\""), "{run}");
         }
