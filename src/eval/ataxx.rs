@@ -4,8 +4,14 @@
 //! keeps no incremental state. Move ordering: stones gained (seed 004's greedy score) and
 //! singles before jumps.
 
-use super::{Evaluator, MoveKey, OrderFlags, clamp_eval, table::AtaxxTable};
-use crate::game::{Ataxx, AtaxxMove, Game, Side, ataxx::dilate};
+use super::{
+    Evaluator, MoveKey, OrderFlags, clamp_eval,
+    table::{ATAXX_TERM_COUNT, AtaxxTable},
+};
+use crate::game::{
+    Ataxx, AtaxxMove, Game, Side,
+    ataxx::{FULL, dilate, neighbours},
+};
 
 const CORNERS: u64 = 1 | 1 << 6 | 1 << 42 | 1 << 48;
 const RANK_1: u64 = 0x7F;
@@ -41,60 +47,170 @@ pub const SQUARE_CLASSES: [u64; 10] = {
 #[derive(Clone, Debug)]
 pub struct AtaxxEval {
     table: AtaxxTable,
-    /// The table's square values, or `None` when they are all zero (nothing to add).
-    squares: Option<[i64; 10]>,
+    /// Every term's weight on an empty board ([`AtaxxTable::TERM_KEYS`] order).
+    weights: [i64; ATAXX_TERM_COUNT],
+    /// The terms whose count is needed (a weight or an endgame change not zero).
+    used: [bool; ATAXX_TERM_COUNT],
+    /// The endgame changes ([`AtaxxTable::endgame`]), or `None` when all are zero (the
+    /// score then does not depend on the phase: the tables before `[endgame]`).
+    endgame: Option<[i64; ATAXX_TERM_COUNT]>,
 }
+
+/// Slots of the two tempo terms in [`AtaxxTable::TERM_KEYS`]: the side to move's own,
+/// not "mine minus theirs".
+const TEMPO: usize = 6;
+const TEMPO_FILLED: usize = 7;
+/// The first square class's and the first hole's slot.
+const SQUARE_0: usize = 8;
+const HOLE_1: usize = 18;
 
 impl AtaxxEval {
     /// An evaluator with `table`'s weights.
     pub fn new(table: &AtaxxTable) -> AtaxxEval {
-        let squares = table.squares();
+        let weights = table.weights();
+        let changes = table.endgame.values();
         AtaxxEval {
             table: table.clone(),
-            squares: squares.iter().any(|&v| v != 0).then_some(squares),
+            weights,
+            used: std::array::from_fn(|i| weights[i] != 0 || changes[i] != 0),
+            endgame: changes.iter().any(|&v| v != 0).then_some(changes),
         }
     }
 
-    /// The score of `side`'s terms alone (before subtracting the opponent's).
+    /// The count behind each of `side`'s own terms ([`AtaxxTable::TERM_KEYS`] order;
+    /// the tempo slots are 0): only those the table uses, the others 0.
+    pub fn side_counts(&self, pos: &Ataxx, side: Side) -> [i64; ATAXX_TERM_COUNT] {
+        side_counts(pos, side, &self.used)
+    }
+
+    /// The score of `side`'s terms alone (before subtracting the opponent's), with the
+    /// weights of an empty board.
     pub fn side_terms(&self, pos: &Ataxx, side: Side) -> i64 {
-        let t = &self.table;
-        let own = pos.stones(side);
-        let empty = pos.empty();
-        let mut v = t.material * i64::from(own.count_ones());
-        if t.rectangle != 0 {
-            v += t.rectangle * i64::from(largest_rectangle(own));
-        }
-        if t.mobility != 0 {
-            v += t.mobility * mobility(own, empty) as i64;
-        }
-        if t.frontier != 0 {
-            v += t.frontier * i64::from((own & dilate(empty)).count_ones());
-        }
-        if t.corner != 0 {
-            v += t.corner * i64::from((own & CORNERS).count_ones());
-        }
-        if t.edge != 0 {
-            v += t.edge * i64::from((own & EDGES).count_ones());
-        }
-        if let Some(squares) = &self.squares {
-            for (value, mask) in squares.iter().zip(SQUARE_CLASSES) {
-                v += value * i64::from((own & mask).count_ones());
+        let c = self.side_counts(pos, side);
+        (0..ATAXX_TERM_COUNT)
+            .filter(|&i| i != TEMPO && i != TEMPO_FILLED)
+            .map(|i| self.weights[i] * c[i])
+            .sum()
+    }
+
+    /// Per term, the side to move's count minus the opponent's, and the side to move's
+    /// tempo terms (1 and the filled squares, gaps included): the score is these
+    /// times the weights.
+    pub fn term_differences(&self, pos: &Ataxx) -> [i64; ATAXX_TERM_COUNT] {
+        term_differences(pos, &self.used)
+    }
+
+    /// The phase as (stones on the board, playable squares): 0 on an empty board, the
+    /// whole on a full one (gaps are not playable).
+    pub fn phase(pos: &Ataxx) -> (i64, i64) {
+        let stones = i64::from((pos.stones(Side::First) | pos.stones(Side::Second)).count_ones());
+        (stones, stones + i64::from(pos.empty().count_ones()))
+    }
+
+    /// The score from the side to move's view: the weights of an empty board times
+    /// the term differences, plus the endgame changes times the same differences and
+    /// the phase (rounded towards zero).
+    pub fn score(&self, pos: &Ataxx) -> i64 {
+        let d = self.term_differences(pos);
+        let base: i64 = self.weights.iter().zip(&d).map(|(w, d)| w * d).sum();
+        match &self.endgame {
+            None => base,
+            Some(changes) => {
+                let change: i64 = changes.iter().zip(&d).map(|(w, d)| w * d).sum();
+                let (stones, playable) = AtaxxEval::phase(pos);
+                base + change * stones / playable.max(1)
             }
         }
-        v
     }
 }
 
-impl AtaxxEval {
-    /// The side to move's tempo terms (see [`AtaxxTable::tempo`]).
-    #[inline]
-    pub fn tempo(&self, pos: &Ataxx) -> i64 {
-        let t = &self.table;
-        if t.tempo == 0 && t.tempo_filled == 0 {
-            return 0;
-        }
-        t.tempo + t.tempo_filled * i64::from(49 - pos.empty().count_ones())
+/// The count behind each of `side`'s own terms ([`AtaxxTable::TERM_KEYS`] order; the
+/// tempo slots are 0) where `used` says so, 0 elsewhere (material is always counted).
+fn side_counts(
+    pos: &Ataxx,
+    side: Side,
+    used: &[bool; ATAXX_TERM_COUNT],
+) -> [i64; ATAXX_TERM_COUNT] {
+    let own = pos.stones(side);
+    let empty = pos.empty();
+    let mut c = [0i64; ATAXX_TERM_COUNT];
+    c[0] = i64::from(own.count_ones());
+    if used[1] {
+        c[1] = i64::from(largest_rectangle(own));
     }
+    if used[2] {
+        c[2] = i64::from(mobility(own, empty));
+    }
+    if used[3] {
+        c[3] = i64::from((own & dilate(empty)).count_ones());
+    }
+    if used[4] {
+        c[4] = i64::from((own & CORNERS).count_ones());
+    }
+    if used[5] {
+        c[5] = i64::from((own & EDGES).count_ones());
+    }
+    for (k, mask) in SQUARE_CLASSES.iter().enumerate() {
+        if used[SQUARE_0 + k] {
+            c[SQUARE_0 + k] = i64::from((own & mask).count_ones());
+        }
+    }
+    if used[HOLE_1..].iter().any(|&u| u) {
+        let holes = hole_counts(own, pos.stones(side.other()), empty);
+        for (k, n) in holes.into_iter().enumerate() {
+            c[HOLE_1 + k] = i64::from(n);
+        }
+    }
+    c
+}
+
+/// Per term, the side to move's count minus the opponent's, and the side to move's
+/// tempo terms, where `used` says so (see [`AtaxxEval::term_differences`]).
+fn term_differences(pos: &Ataxx, used: &[bool; ATAXX_TERM_COUNT]) -> [i64; ATAXX_TERM_COUNT] {
+    let me = pos.side_to_move();
+    let (a, b) = (
+        side_counts(pos, me, used),
+        side_counts(pos, me.other(), used),
+    );
+    let mut d: [i64; ATAXX_TERM_COUNT] = std::array::from_fn(|i| a[i] - b[i]);
+    d[TEMPO] = 1;
+    d[TEMPO_FILLED] = i64::from(49 - pos.empty().count_ones());
+    d
+}
+
+/// Every term's difference (see [`AtaxxEval::term_differences`]), whatever a table
+/// uses: what `arena fit` reads.
+pub fn all_term_differences(pos: &Ataxx) -> [i64; ATAXX_TERM_COUNT] {
+    term_differences(pos, &[true; ATAXX_TERM_COUNT])
+}
+
+/// The holes of the stones `own` by how many of them stand around each: the empty
+/// squares next to `own` that the stones `opp` reach with a single or a jump; entry
+/// `k` counts those with `k + 1` of `own` around them.
+pub fn hole_counts(own: u64, opp: u64, empty: u64) -> [u32; 8] {
+    let mut holes = dilate(own) & empty & (dilate(opp) | jump_reach(opp));
+    let mut out = [0u32; 8];
+    while holes != 0 {
+        let sq = holes.trailing_zeros() as usize;
+        holes &= holes - 1;
+        let around = (neighbours(sq) & own).count_ones() as usize;
+        // A hole is next to `own`, so at least one stone stands around it.
+        out[around - 1] += 1;
+    }
+    out
+}
+
+/// The squares the stones `own` reach with a jump (two squares away).
+pub fn jump_reach(own: u64) -> u64 {
+    let mut reach = 0;
+    for &(shift, keep) in &JUMP_SHIFTS {
+        reach |= if shift >= 0 {
+            (own & keep) << shift
+        } else {
+            (own & keep) >> -shift
+        };
+    }
+    reach & FULL
 }
 
 /// Singles and jumps available to the stones `own`: the empty squares next to them,
@@ -202,8 +318,7 @@ impl Evaluator<Ataxx> for AtaxxEval {
 
     #[inline]
     fn evaluate(&mut self, pos: &Ataxx) -> i32 {
-        let me = pos.side_to_move();
-        clamp_eval(self.side_terms(pos, me) - self.side_terms(pos, me.other()) + self.tempo(pos))
+        clamp_eval(self.score(pos))
     }
 
     fn unit(&self) -> i32 {
@@ -269,7 +384,7 @@ impl Evaluator<Ataxx> for AtaxxEval {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::ataxx::{jump_targets, squares};
+    use crate::game::ataxx::{jump_targets, neighbours, squares};
 
     /// Seed 004's method: the largest rectangle under each rank's histogram.
     fn rectangle_by_stack(bb: u64) -> u32 {
@@ -417,6 +532,80 @@ mod tests {
         let pos = Ataxx::from_text(&(), "x5o/7/7/3x3/7/7/o5x x 0 1").unwrap();
         assert_eq!(e.side_terms(&pos, Side::First), 3 * 100 + 2 * 7 + 1000);
         assert_eq!(e.side_terms(&pos, Side::Second), 2 * 100 + 2 * 7);
+    }
+
+    /// Holes square by square: every empty square next to `own` that `opp` reaches
+    /// with a single or a jump, by the number of `own` stones around it.
+    fn holes_by_square(own: u64, opp: u64, empty: u64) -> [u32; 8] {
+        let mut out = [0u32; 8];
+        for sq in squares(empty) {
+            let around = (neighbours(sq) & own).count_ones();
+            let reached = squares(opp)
+                .any(|o| neighbours(o) & (1 << sq) != 0 || jump_targets(o) & (1 << sq) != 0);
+            if around > 0 && reached {
+                out[around as usize - 1] += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn holes_by_shifts_equal_holes_square_by_square() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+        let mut seen = [0u32; 8];
+        for _ in 0..20_000 {
+            let a: u64 = rng.random::<u64>() & crate::game::ataxx::FULL;
+            let b: u64 = rng.random::<u64>() & crate::game::ataxx::FULL;
+            let c: u64 = rng.random::<u64>() & crate::game::ataxx::FULL;
+            // Own stones, the opponent's, empty squares (the rest are gaps).
+            let (own, opp) = (a & b, a & !b);
+            let empty = !a & c & crate::game::ataxx::FULL;
+            let got = hole_counts(own, opp, empty);
+            assert_eq!(got, holes_by_square(own, opp, empty), "{own:#x} {opp:#x}");
+            for (s, g) in seen.iter_mut().zip(got) {
+                *s += g;
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 0), "every count seen: {seen:?}");
+    }
+
+    #[test]
+    fn endgame_changes_blend_by_the_share_of_filled_squares() {
+        let flat = AtaxxTable {
+            tempo: 30,
+            hole_2: -7,
+            ..AtaxxTable::material_only()
+        };
+        let mut tapered = flat.clone();
+        tapered.endgame.material = -49;
+        tapered.endgame.tempo = 98;
+        // Black (x) to move with 3 stones against 2, 5 stones on 49 playable squares:
+        // material (100 - 49·5/49) · 1, tempo (30 + 98·5/49), no holes weighed yet.
+        let pos = Ataxx::from_text(&(), "x5o/7/7/3x3/7/7/o5x x 0 1").unwrap();
+        let flat_score = AtaxxEval::new(&flat).evaluate(&pos);
+        assert_eq!(AtaxxEval::phase(&pos), (5, 49));
+        let holes = |side| hole_counts(pos.stones(side), pos.stones(side.other()), pos.empty());
+        let hole_2 = i64::from(holes(Side::First)[1]) - i64::from(holes(Side::Second)[1]);
+        assert_eq!(i64::from(flat_score), 100 + 30 - 7 * hole_2);
+        let got = AtaxxEval::new(&tapered).evaluate(&pos);
+        // (-49 · 1 + 98 · 1) · 5 / 49 = 5 (rounded towards zero).
+        assert_eq!(got, flat_score + 5);
+        // A table without endgame changes never reads the phase: the same score on any
+        // board whatever its fill, as before `[endgame]` existed.
+        let mut moves = Vec::new();
+        let mut pos = Ataxx::default();
+        let e = AtaxxEval::new(&flat);
+        for ply in 0..60 {
+            pos.legal_moves(&mut moves);
+            if moves.is_empty() || pos.outcome().is_some() {
+                break;
+            }
+            pos.play(moves[(ply * 7) % moves.len()]);
+            let me = pos.side_to_move();
+            let want = e.side_terms(&pos, me) - e.side_terms(&pos, me.other()) + 30;
+            assert_eq!(e.score(&pos), want, "{}", pos.fen());
+        }
     }
 
     #[test]

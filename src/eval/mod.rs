@@ -16,7 +16,7 @@ pub mod table;
 pub mod threats;
 
 use crate::game::Game;
-pub use table::{AtaxxTable, MnkTable, Table};
+pub use table::{AtaxxEndgame, AtaxxTable, MnkTable, Table};
 
 /// Largest magnitude of a static evaluation; the search keeps its win scores above it.
 pub const EVAL_LIMIT: i32 = 500_000_000;

@@ -401,7 +401,138 @@ pub struct AtaxxTable {
     /// Per stone on a square of class `d4` (see [`AtaxxTable::squares`]).
     #[serde(default)]
     pub square_d4: i64,
+    // Holes: an empty square next to one's stones that the opponent can reach (a single
+    // or a jump) is a capture waiting to happen; `hole_N` is the value of such a square
+    // with N of one's stones around it (the stones the opponent's move there would
+    // take). Zero by default: a table without them scores as before.
+    /// Per hole with 1 own stone around it (see [`AtaxxTable::holes`]).
+    #[serde(default)]
+    pub hole_1: i64,
+    /// Per hole with 2 own stones around it.
+    #[serde(default)]
+    pub hole_2: i64,
+    /// Per hole with 3 own stones around it.
+    #[serde(default)]
+    pub hole_3: i64,
+    /// Per hole with 4 own stones around it.
+    #[serde(default)]
+    pub hole_4: i64,
+    /// Per hole with 5 own stones around it.
+    #[serde(default)]
+    pub hole_5: i64,
+    /// Per hole with 6 own stones around it.
+    #[serde(default)]
+    pub hole_6: i64,
+    /// Per hole with 7 own stones around it.
+    #[serde(default)]
+    pub hole_7: i64,
+    /// Per hole with 8 own stones around it.
+    #[serde(default)]
+    pub hole_8: i64,
+    /// `[endgame]`: how much each term's weight changes from an empty board to a full
+    /// one. A term is worth `weight + endgame.weight × phase`, where the phase is the
+    /// share of the playable squares (not gaps) that hold stones: 4/49 at the start, 1
+    /// on a full board. All 0 by default: the table scores as before.
+    #[serde(default)]
+    pub endgame: AtaxxEndgame,
 }
+
+/// The `[endgame]` section of an [`AtaxxTable`]: per term, the change of its weight
+/// from an empty board to a full one (see [`AtaxxTable::endgame`]). Its keys are the
+/// table's term names ([`AtaxxTable::TERM_KEYS`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AtaxxEndgame {
+    /// The change of the term of this name.
+    pub material: i64,
+    /// The change of the term of this name.
+    pub rectangle: i64,
+    /// The change of the term of this name.
+    pub mobility: i64,
+    /// The change of the term of this name.
+    pub frontier: i64,
+    /// The change of the term of this name.
+    pub corner: i64,
+    /// The change of the term of this name.
+    pub edge: i64,
+    /// The change of the term of this name.
+    pub tempo: i64,
+    /// The change of the term of this name.
+    pub tempo_filled: i64,
+    /// The change of the term of this name.
+    pub square_a1: i64,
+    /// The change of the term of this name.
+    pub square_b1: i64,
+    /// The change of the term of this name.
+    pub square_c1: i64,
+    /// The change of the term of this name.
+    pub square_d1: i64,
+    /// The change of the term of this name.
+    pub square_b2: i64,
+    /// The change of the term of this name.
+    pub square_c2: i64,
+    /// The change of the term of this name.
+    pub square_d2: i64,
+    /// The change of the term of this name.
+    pub square_c3: i64,
+    /// The change of the term of this name.
+    pub square_d3: i64,
+    /// The change of the term of this name.
+    pub square_d4: i64,
+    /// The change of the term of this name.
+    pub hole_1: i64,
+    /// The change of the term of this name.
+    pub hole_2: i64,
+    /// The change of the term of this name.
+    pub hole_3: i64,
+    /// The change of the term of this name.
+    pub hole_4: i64,
+    /// The change of the term of this name.
+    pub hole_5: i64,
+    /// The change of the term of this name.
+    pub hole_6: i64,
+    /// The change of the term of this name.
+    pub hole_7: i64,
+    /// The change of the term of this name.
+    pub hole_8: i64,
+}
+
+impl AtaxxEndgame {
+    /// The changes in [`AtaxxTable::TERM_KEYS`] order.
+    pub fn values(&self) -> [i64; ATAXX_TERM_COUNT] {
+        [
+            self.material,
+            self.rectangle,
+            self.mobility,
+            self.frontier,
+            self.corner,
+            self.edge,
+            self.tempo,
+            self.tempo_filled,
+            self.square_a1,
+            self.square_b1,
+            self.square_c1,
+            self.square_d1,
+            self.square_b2,
+            self.square_c2,
+            self.square_d2,
+            self.square_c3,
+            self.square_d3,
+            self.square_d4,
+            self.hole_1,
+            self.hole_2,
+            self.hole_3,
+            self.hole_4,
+            self.hole_5,
+            self.hole_6,
+            self.hole_7,
+            self.hole_8,
+        ]
+    }
+}
+
+/// How many terms an Ataxx table has ([`AtaxxTable::TERM_KEYS`]).
+pub const ATAXX_TERM_COUNT: usize = 26;
 
 impl AtaxxTable {
     /// Material only, 100 per stone.
@@ -427,7 +558,87 @@ impl AtaxxTable {
             square_c3: 0,
             square_d3: 0,
             square_d4: 0,
+            hole_1: 0,
+            hole_2: 0,
+            hole_3: 0,
+            hole_4: 0,
+            hole_5: 0,
+            hole_6: 0,
+            hole_7: 0,
+            hole_8: 0,
+            endgame: AtaxxEndgame::default(),
         }
+    }
+
+    /// Every term's name, in the order of [`AtaxxTable::weights`]: the eight scalar
+    /// terms, the square classes ([`AtaxxTable::SQUARE_KEYS`]), the holes
+    /// ([`AtaxxTable::HOLE_KEYS`]).
+    pub const TERM_KEYS: [&'static str; ATAXX_TERM_COUNT] = [
+        "material",
+        "rectangle",
+        "mobility",
+        "frontier",
+        "corner",
+        "edge",
+        "tempo",
+        "tempo_filled",
+        "square_a1",
+        "square_b1",
+        "square_c1",
+        "square_d1",
+        "square_b2",
+        "square_c2",
+        "square_d2",
+        "square_c3",
+        "square_d3",
+        "square_d4",
+        "hole_1",
+        "hole_2",
+        "hole_3",
+        "hole_4",
+        "hole_5",
+        "hole_6",
+        "hole_7",
+        "hole_8",
+    ];
+
+    /// The names of the hole terms, in [`AtaxxTable::holes`] order.
+    pub const HOLE_KEYS: [&'static str; 8] = [
+        "hole_1", "hole_2", "hole_3", "hole_4", "hole_5", "hole_6", "hole_7", "hole_8",
+    ];
+
+    /// The hole values for 1 to 8 own stones around the hole.
+    pub fn holes(&self) -> [i64; 8] {
+        [
+            self.hole_1,
+            self.hole_2,
+            self.hole_3,
+            self.hole_4,
+            self.hole_5,
+            self.hole_6,
+            self.hole_7,
+            self.hole_8,
+        ]
+    }
+
+    /// Every term's weight on an empty board, in [`AtaxxTable::TERM_KEYS`] order.
+    pub fn weights(&self) -> [i64; ATAXX_TERM_COUNT] {
+        let head = [
+            self.material,
+            self.rectangle,
+            self.mobility,
+            self.frontier,
+            self.corner,
+            self.edge,
+            self.tempo,
+            self.tempo_filled,
+        ];
+        let (squares, holes) = (self.squares(), self.holes());
+        std::array::from_fn(|i| match i {
+            0..8 => head[i],
+            8..18 => squares[i - 8],
+            _ => holes[i - 18],
+        })
     }
 
     /// The names of the square classes, in [`AtaxxTable::squares`] order.

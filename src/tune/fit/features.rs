@@ -10,8 +10,9 @@
 //! - Gomoku, `points` tables: per side, every candidate cell's four point patterns and
 //!   ring; a cell scores its point weights, centre bonus and combination bonuses, a side
 //!   its best cell (at least 0), and the score is `defence · best(ours) − best(theirs)`.
-//! - Ataxx ([`AtaxxEval`]): per side, the count behind each term of `side_terms`; the
-//!   score is `weights · (ours − theirs)`.
+//! - Ataxx ([`AtaxxEval`]): per term, the side to move's count minus the opponent's
+//!   ([`AtaxxEval::term_differences`]); the score is `(weights + phase · endgame) ·
+//!   differences`.
 //!
 //! Nothing here changes the evaluators: a test checks `features · weights` against
 //! `evaluate()` on random positions and tables, so a change to an evaluator that this
@@ -20,14 +21,13 @@
 use crate::{
     eval::{
         AtaxxTable, MnkTable,
-        ataxx::{SQUARE_CLASSES, largest_rectangle, mobility},
+        ataxx::{AtaxxEval, all_term_differences},
         mnk::MnkEval,
         patterns::{PATTERN_COUNT, Pattern},
-        table::MnkEvaluation,
+        table::{ATAXX_TERM_COUNT, MnkEvaluation},
     },
     game::{
-        Ataxx, Game, Mnk, Side,
-        ataxx::dilate,
+        Ataxx, Game, Mnk,
         mnk::{EMPTY, MnkMove},
     },
 };
@@ -52,11 +52,10 @@ pub mod mnk_slot {
     pub const COUNT: usize = CELL_DOUBLE_FOUR + crate::eval::mnk::COMBOS;
 }
 
-/// The Ataxx terms in [`AtaxxEval::side_terms`]'s order, then the side to move's
-/// tempo terms ([`AtaxxEval::tempo`]).
-///
-/// [`AtaxxEval::side_terms`]: crate::eval::ataxx::AtaxxEval::side_terms
-/// [`AtaxxEval::tempo`]: crate::eval::ataxx::AtaxxEval::tempo
+/// The Ataxx terms that `params = "all"` fits: the scalar terms of
+/// [`AtaxxTable::TERM_KEYS`] (the square classes and holes are fitted by name: the
+/// squares add up to the material and overlap the corner and edge terms, and the holes
+/// are 0 unless a table gives them, so `all` fits what it fitted before they existed).
 pub const ATAXX_TERMS: [&str; 8] = [
     "material",
     "rectangle",
@@ -68,18 +67,9 @@ pub const ATAXX_TERMS: [&str; 8] = [
     "tempo_filled",
 ];
 
-/// Slots of the weight vector: [`ATAXX_TERMS`], then the square table's ten classes
-/// ([`AtaxxTable::SQUARE_KEYS`], which `params = "all"` leaves out: they add up to the
-/// material and overlap the corner and edge terms; fit them by name).
-pub const ATAXX_SLOTS: usize = ATAXX_TERMS.len() + AtaxxTable::SQUARE_KEYS.len();
-
-// The evaluator's masks (private there): corners and edges of the 7x7 board.
-const CORNERS: u64 = 1 | 1 << 6 | 1 << 42 | 1 << 48;
-const RANK_1: u64 = 0x7F;
-const RANK_7: u64 = 0x7F << 42;
-const FILE_A: u64 = 0x0000_0408_1020_4081;
-const FILE_G: u64 = FILE_A << 6;
-const EDGES: u64 = (RANK_1 | RANK_7 | FILE_A | FILE_G) & !CORNERS;
+/// Slots of the Ataxx weight vector: every term of [`AtaxxTable::TERM_KEYS`] (its
+/// weight on an empty board), then the same terms' `endgame.*` changes.
+pub const ATAXX_SLOTS: usize = 2 * ATAXX_TERM_COUNT;
 
 /// Features of a `lines` position: per side (side to move first), the count of each
 /// pattern in 0..14, at 14 the rings of its stones summed, and from 15 on its
@@ -92,10 +82,17 @@ pub const LINES_WIDTH: usize = PATTERN_COUNT + 1 + crate::eval::mnk::COMBOS;
 /// One candidate cell of a `points` position: its four point patterns and its ring.
 pub type PointCell = [u8; 5];
 
-/// Features of an Ataxx position: per term, the side to move's count minus the
-/// opponent's; the tempo terms are the side to move's alone (1 and the filled squares);
-/// then per square class, the side to move's stones on it minus the opponent's.
-pub type AtaxxFeatures = [i16; ATAXX_SLOTS];
+/// Features of an Ataxx position: per term of [`AtaxxTable::TERM_KEYS`], the side to
+/// move's count minus the opponent's (the tempo terms are the side to move's alone: 1
+/// and the filled squares), and the phase (stones over playable squares) that scales
+/// the `endgame.*` changes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AtaxxFeatures {
+    /// The term differences.
+    pub terms: [i16; ATAXX_TERM_COUNT],
+    /// Stones on the board over playable squares: 0 empty, 1 full.
+    pub phase: f32,
+}
 
 /// The ring of a cell: 0 on the edge, one more per step towards the centre.
 pub fn ring(config: &crate::game::MnkConfig, cell: usize) -> u16 {
@@ -149,31 +146,12 @@ pub fn points_features(eval: &MnkEval, pos: &Mnk) -> [Vec<PointCell>; 2] {
 
 /// Ataxx features of `pos`.
 pub fn ataxx_features(pos: &Ataxx) -> AtaxxFeatures {
-    let me = pos.side_to_move();
-    let terms = |side: Side| -> [i32; 6] {
-        let own = pos.stones(side);
-        let empty = pos.empty();
-        [
-            own.count_ones() as i32,
-            largest_rectangle(own) as i32,
-            mobility(own, empty) as i32,
-            (own & dilate(empty)).count_ones() as i32,
-            (own & CORNERS).count_ones() as i32,
-            (own & EDGES).count_ones() as i32,
-        ]
-    };
-    let (a, b) = (terms(me), terms(me.other()));
-    let filled = 49 - pos.empty().count_ones() as i16;
-    let (mine, theirs) = (pos.stones(me), pos.stones(me.other()));
-    std::array::from_fn(|i| match i {
-        6 => 1,
-        7 => filled,
-        8.. => {
-            let mask = SQUARE_CLASSES[i - 8];
-            (mine & mask).count_ones() as i16 - (theirs & mask).count_ones() as i16
-        }
-        _ => (a[i] - b[i]) as i16,
-    })
+    let d = all_term_differences(pos);
+    let (stones, playable) = AtaxxEval::phase(pos);
+    AtaxxFeatures {
+        terms: std::array::from_fn(|i| d[i] as i16),
+        phase: stones as f32 / playable.max(1) as f32,
+    }
 }
 
 /// The m,n,k weight vector of `table` for its evaluation mode: the pattern weights the
@@ -201,20 +179,17 @@ pub fn mnk_weights(table: &MnkTable) -> [f64; mnk_slot::COUNT] {
     w
 }
 
-/// The Ataxx weight vector of `table`, in [`ATAXX_TERMS`] order.
+/// The Ataxx weight vector of `table`: its weights in [`AtaxxTable::TERM_KEYS`]
+/// order, then its `endgame.*` changes.
 pub fn ataxx_weights(table: &AtaxxTable) -> [f64; ATAXX_SLOTS] {
-    let head = [
-        table.material,
-        table.rectangle,
-        table.mobility,
-        table.frontier,
-        table.corner,
-        table.edge,
-        table.tempo,
-        table.tempo_filled,
-    ];
-    let squares = table.squares();
-    std::array::from_fn(|i| if i < 8 { head[i] } else { squares[i - 8] } as f64)
+    let (weights, changes) = (table.weights(), table.endgame.values());
+    std::array::from_fn(|i| {
+        if i < ATAXX_TERM_COUNT {
+            weights[i] as f64
+        } else {
+            changes[i - ATAXX_TERM_COUNT] as f64
+        }
+    })
 }
 
 /// The slot a `table.*` parameter fills, for a table of this evaluation mode, or why
@@ -284,17 +259,18 @@ pub fn mnk_slot_of(table: &MnkTable, name: &str) -> Result<usize, String> {
     }
 }
 
-/// The slot of an Ataxx `table.*` parameter.
+/// The slot of an Ataxx `table.*` parameter: a term's weight, or its
+/// `table.endgame.*` change.
 pub fn ataxx_slot_of(name: &str) -> Result<usize, String> {
     let key = name.strip_prefix("table.").unwrap_or(name);
-    let head = ATAXX_TERMS.iter().position(|t| *t == key);
-    let square = || {
-        AtaxxTable::SQUARE_KEYS
-            .iter()
-            .position(|t| *t == key)
-            .map(|i| ATAXX_TERMS.len() + i)
+    let (offset, term) = match key.strip_prefix("endgame.") {
+        Some(term) => (ATAXX_TERM_COUNT, term),
+        None => (0, key),
     };
-    head.or_else(square)
+    AtaxxTable::TERM_KEYS
+        .iter()
+        .position(|t| *t == term)
+        .map(|i| offset + i)
         .ok_or_else(|| "is not a weight of an Ataxx table".to_string())
 }
 
@@ -549,10 +525,10 @@ mod tests {
     fn ataxx_features_times_weights_equal_the_evaluator() {
         let mut rng = ChaCha8Rng::seed_from_u64(4);
         let mut moves = Vec::new();
-        let mut checked = 0;
-        for _ in 0..40 {
+        let (mut checked, mut tapered) = (0, 0);
+        for round in 0..60 {
             let mut r = |lo: i64, hi: i64| rng.random_range(lo..=hi);
-            let table = AtaxxTable {
+            let mut table = AtaxxTable {
                 family: "ataxx".into(),
                 name: "random".into(),
                 material: r(1, 200),
@@ -573,7 +549,25 @@ mod tests {
                 square_c3: r(-20, 20),
                 square_d3: r(-20, 20),
                 square_d4: r(-20, 20),
+                hole_1: r(-50, 50),
+                hole_2: r(-50, 50),
+                hole_3: r(-80, 20),
+                hole_4: r(-100, 20),
+                hole_5: r(-150, 0),
+                hole_6: r(-200, 0),
+                hole_7: r(-300, 0),
+                hole_8: r(-400, 0),
+                ..AtaxxTable::material_only()
             };
+            // Every other table has endgame changes: a tapered score, which the
+            // features give before the evaluator rounds it to a whole number.
+            if round % 2 == 1 {
+                table.endgame.material = r(-60, 60);
+                table.endgame.mobility = r(-10, 10);
+                table.endgame.tempo = r(-100, 200);
+                table.endgame.square_b1 = r(-30, 30);
+                table.endgame.hole_3 = r(-50, 50);
+            }
             let w = ataxx_weights(&table);
             let mut eval = AtaxxEval::new(&table);
             let mut pos = Ataxx::default();
@@ -587,12 +581,28 @@ mod tests {
                     break;
                 }
                 let f = ataxx_features(&pos);
-                let got: f64 = f.iter().zip(&w).map(|(x, w)| f64::from(*x) * w).sum();
-                assert_eq!(got as i32, eval.evaluate(&pos), "{}", pos.fen());
+                let got: f64 = (0..ATAXX_TERM_COUNT)
+                    .map(|i| {
+                        let t = f64::from(f.terms[i]);
+                        t * w[i] + t * w[ATAXX_TERM_COUNT + i] * f64::from(f.phase)
+                    })
+                    .sum();
+                let want = f64::from(eval.evaluate(&pos));
+                if round % 2 == 1 {
+                    assert!(
+                        (got - want).abs() < 1.0 + 1e-3,
+                        "{got} {want} {}",
+                        pos.fen()
+                    );
+                    tapered += 1;
+                } else {
+                    assert_eq!(got, want, "{}", pos.fen());
+                }
                 checked += 1;
             }
         }
         assert!(checked > 500, "only {checked} positions checked");
+        assert!(tapered > 200, "only {tapered} tapered positions checked");
     }
 
     #[test]
@@ -633,6 +643,10 @@ mod tests {
         );
         assert_eq!(ataxx_slot_of("table.frontier"), Ok(3));
         assert_eq!(ataxx_slot_of("table.square_d4"), Ok(17));
+        assert_eq!(ataxx_slot_of("table.hole_8"), Ok(25));
+        assert_eq!(ataxx_slot_of("table.endgame.material"), Ok(26));
+        assert_eq!(ataxx_slot_of("table.endgame.hole_1"), Ok(26 + 18));
+        assert!(ataxx_slot_of("table.endgame.open_three").is_err());
         assert!(ataxx_slot_of("table.open_three").is_err());
     }
 }

@@ -216,12 +216,16 @@ impl Dataset {
                 d * ours - their
             }
             Features::Ataxx(x) => {
+                // weight + phase · endgame change, per term.
                 let f = &x[i];
+                let (n, phase) = (f.terms.len(), f64::from(f.phase));
                 let mut e = 0.0;
-                for (j, &v) in f.iter().enumerate() {
-                    e += w[j] * f64::from(v);
+                for (j, &v) in f.terms.iter().enumerate() {
+                    let v = f64::from(v);
+                    e += (w[j] + phase * w[n + j]) * v;
                     if factor != 0.0 {
-                        grad[j] += factor * f64::from(v);
+                        grad[j] += factor * v;
+                        grad[n + j] += factor * phase * v;
                     }
                 }
                 e
@@ -472,7 +476,9 @@ mod tests {
     use crate::{
         eval::{Evaluator, MnkTable, mnk::MnkEval, patterns::Pattern, table::MnkEvaluation},
         game::{Ataxx, Game, Mnk, MnkConfig},
-        tune::fit::features::{ataxx_features, lines_features, mnk_weights, points_features},
+        tune::fit::features::{
+            ATAXX_SLOTS, ataxx_features, lines_features, mnk_weights, points_features,
+        },
     };
 
     /// Features of positions from random games (moves near the stones), both modes.
@@ -632,9 +638,17 @@ mod tests {
         }
         let ataxx = ataxx_data(400, 3);
         for _ in 0..4 {
-            let w: Vec<f64> = (0..18).map(|_| rng.random_range(-50.0..150.0)).collect();
+            // Every weight and every endgame change (the phase scales the latter).
+            let w: Vec<f64> = (0..ATAXX_SLOTS)
+                .map(|_| rng.random_range(-50.0..150.0))
+                .collect();
             let k = 1.0 / ataxx.mean_abs_eval(&w);
-            add(check_gradient(&ataxx, &w, k, &(0..18).collect::<Vec<_>>()));
+            add(check_gradient(
+                &ataxx,
+                &w,
+                k,
+                &(0..ATAXX_SLOTS).collect::<Vec<_>>(),
+            ));
         }
         // Kinks (and curvature that one-sided quotients see) are rare: nearly every
         // slot is checked.
@@ -706,7 +720,7 @@ mod tests {
             .collect();
         recover(mnk_data(false, 3000, 9), &planted, &free, Loss::Mse);
         recover(mnk_data(false, 3000, 10), &planted, &free, Loss::Log);
-        let mut ataxx = [0.0; 18];
+        let mut ataxx = [0.0; ATAXX_SLOTS];
         ataxx[..8].copy_from_slice(&[100.0, 3.0, 4.0, -6.0, 12.0, 3.0, 200.0, 6.0]);
         recover(
             ataxx_data(3000, 12),
@@ -714,15 +728,37 @@ mod tests {
             &[0, 1, 2, 3, 4, 5, 6, 7],
             Loss::Mse,
         );
+        // Material worth less and mobility more as the board fills (endgame changes),
+        // fitted with every weight (all free, as above: K and the weights trade scale).
+        let mut tapered = ataxx;
+        let (material_change, mobility_change) = (ATAXX_SLOTS / 2, ATAXX_SLOTS / 2 + 2);
+        tapered[material_change] = -30.0;
+        tapered[mobility_change] = 8.0;
+        recover(
+            ataxx_data(3000, 15),
+            &tapered,
+            &[0, 1, 2, 3, 4, 5, 6, 7, material_change, mobility_change],
+            Loss::Mse,
+        );
         // The inner square classes with material and the corner, the edge term at 0:
         // every square class adds up to the material, so with the edge (or the edge
         // classes) also free the weights would not be determined.
         ataxx[5] = 0.0;
-        ataxx[12..].copy_from_slice(&[8.0, -4.0, 5.0, 10.0, -6.0, 12.0]);
+        ataxx[12..18].copy_from_slice(&[8.0, -4.0, 5.0, 10.0, -6.0, 12.0]);
         recover(
             ataxx_data(3000, 13),
             &ataxx,
             &[0, 2, 3, 4, 6, 7, 12, 13, 14, 15, 16, 17],
+            Loss::Mse,
+        );
+        // The holes with one to four stones around them, with material and tempo.
+        let mut holes = [0.0; ATAXX_SLOTS];
+        holes[..8].copy_from_slice(&[100.0, 0.0, 0.0, 0.0, 0.0, 0.0, 200.0, 6.0]);
+        holes[18..22].copy_from_slice(&[-5.0, -12.0, -25.0, -45.0]);
+        recover(
+            ataxx_data(3000, 14),
+            &holes,
+            &[0, 6, 7, 18, 19, 20, 21],
             Loss::Mse,
         );
     }
