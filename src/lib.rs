@@ -1,9 +1,15 @@
 //! arena: seeded engine-vs-engine tournaments, ratings, tuning and reports for m,n,k-games
 //! (tic-tac-toe, gomoku) and Ataxx, with the engines running in-process.
 //!
-//! The layers, each using only those listed before it (see `DESIGN.md`):
-//! [`game`] (rules), [`stats`] (Elo, SPRT and ratings from results; knows nothing of games),
-//! [`report`] (HTML and Markdown reports with plots, from a run's results folder).
+//! The layers, each using only those listed before it (the map with what each owns is
+//! `docs/architecture.md`): [`game`] (rules), [`stats`] (Elo, SPRT and ratings from
+//! results; knows nothing of games), [`files`] and [`config`] (durable writes, TOML with
+//! file:line errors), [`eval`] (weight tables and evaluators, threat search), [`search`]
+//! (one generic alpha-beta, a file per technique), [`engine`] (built-in and outside
+//! engines, clocks), [`protocol`] (Gomocup and UAI, serving and driving), [`tournament`]
+//! (configs, schedules, openings, the runner, records and their checks), [`tune`] (SPSA and
+//! the fit), [`report`] (HTML, Markdown and console reports with plots); [`invocation`] and
+//! [`utc`] are small helpers. The command line (`src/cli/`) parses arguments and prints.
 
 #![warn(missing_docs)]
 
