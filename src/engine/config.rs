@@ -13,7 +13,7 @@
 //! Every number is a named parameter: `search.<key>` for the search settings and
 //! `table.<key>` for the weight table's (`table.open_three`, `table.points.five`).
 //! Each key of `[search]` is declared once: the switches and `search.params.*` in
-//! [`crate::search::params`], the others here in [`search_config!`]; the registry
+//! [`crate::search::params`], the others here in `search_config!`; the registry
 //! ([`super::bounds`]) reads those declarations.
 
 use std::{
@@ -86,7 +86,7 @@ impl OrderingKind {
 }
 
 /// Declares [`SearchConfig`] from its own keys (`NAME: TYPE = DEFAULT => SPEC;`, each
-/// with its doc) and the search's switches ([`search_switches`]): the struct, its
+/// with its doc) and the search's switches (`search_switches!`): the struct, its
 /// `Default`, [`SearchConfig::SPECS`] and what the switches give [`SearchConfig::settings`].
 macro_rules! search_config {
     (

@@ -71,7 +71,7 @@ impl Limits {
     }
 }
 
-/// Declares [`SearchSettings`] from the switches of [`params::search_switches`]: the
+/// Declares [`SearchSettings`] from the switches of `params::search_switches!`: the
 /// ordering the engine config translates, then one `bool` per switch, then the numbers.
 macro_rules! search_settings {
     (switches { $( $(#[doc = $doc:literal])+ $name:ident => $spec:expr; )+ }) => {

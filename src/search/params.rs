@@ -4,11 +4,11 @@
 //! (or ordering, or other number) it works through, and one line of doc.
 //!
 //! From these declarations come the structs ([`SearchParams`]; the switches of
-//! `SearchSettings` and of the engine's `[search]` section, through [`search_switches`]),
+//! `SearchSettings` and of the engine's `[search]` section, through `search_switches!`),
 //! their defaults and serde forms, and the tables ([`SearchParams::SPECS`],
 //! [`SWITCHES`]) that the engine layer reads for `--set`, ranges, tune and served
 //! option lists, inert-parameter warnings and the generated `docs/parameters.md`.
-//! A new number is one line in [`search_params!`] below plus its use in the search.
+//! A new number is one line in `search_params!` below plus its use in the search.
 //!
 //! Margins are in hundredths of the evaluator's unit ([`crate::eval::Evaluator::unit`]:
 //! a stone in Ataxx, a stone's share of an open three in gomoku), so they mean the same
