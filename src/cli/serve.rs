@@ -42,6 +42,11 @@ pub struct ServeArgs {
     /// Append every line received and sent (with times) to this file.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// Print the engine's parameters as UAI option lines and exit: each name, value and
+    /// the range sensible to tune it in (what `uai` lists; a Gomocup manager cannot ask,
+    /// so this is where a tune's [[params]] finds them). Any valid value is taken.
+    #[arg(long)]
+    list_options: bool,
 }
 
 fn parse_protocol(s: &str) -> Result<Protocol, String> {
@@ -64,6 +69,13 @@ pub fn serve(args: ServeArgs) -> Result<()> {
                 "ataxx"
             }
         );
+    }
+    if args.list_options {
+        let mut out = io::stdout().lock();
+        for line in arena::protocol::serve::option_lines(&engine) {
+            writeln!(out, "{line}")?;
+        }
+        return Ok(());
     }
     let log: Option<Box<dyn Write + Send>> = match &args.log {
         Some(path) => Some(Box::new(

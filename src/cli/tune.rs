@@ -117,6 +117,10 @@ fn live_score(tune: &Tune, state: &tune::State) -> String {
 
 pub fn tune(args: TuneArgs) -> Result<()> {
     let mut t = Tune::load(&args.config)?;
+    // Before anything starts, even with --quiet: a range far wider than the start.
+    for warning in &t.warnings {
+        eprintln!("warning: {warning}");
+    }
     set_from(&mut t.config.pairs, at_least_one("--pairs", args.pairs)?);
     set_from(&mut t.config.seed, args.seed);
     let job = Job::new(

@@ -12,6 +12,9 @@
 //!
 //! Every number is a named parameter: `search.<key>` for the search settings and
 //! `table.<key>` for the weight table's (`table.open_three`, `table.points.five`).
+//! Each key of `[search]` is declared once: the switches and `search.params.*` in
+//! [`crate::search::params`], the others here in `search_config!`; the registry
+//! ([`super::bounds`]) reads those declarations.
 
 use std::{
     path::{Path, PathBuf},
@@ -23,9 +26,13 @@ use serde::{Deserialize, Serialize};
 use super::TimeControl;
 use crate::{
     config::{self, ConfigError},
-    eval::{OrderFlags, Table, mnk::Shape},
+    eval::{EVAL_LIMIT, OrderFlags, Table, mnk::Shape},
     game::GameSpec,
-    search::{Limits, SearchParams, SearchSettings, time::engine_movetime_limits},
+    search::{
+        Limits, SearchParams, SearchSettings,
+        params::{Bound, SWITCHES, Spec, search_switches},
+        time::engine_movetime_limits,
+    },
 };
 
 /// One move-ordering heuristic.
@@ -78,118 +85,101 @@ impl OrderingKind {
     }
 }
 
-/// The `[search]` section: limits, transposition table, ordering and pruning.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SearchConfig {
-    /// Deepest iteration in plies (0: no depth limit).
-    pub depth: u32,
-    /// Node limit per move (0: none). Deterministic.
-    pub nodes: u64,
-    /// Time limit per move in milliseconds (0: none). Not reproducible.
-    pub movetime_ms: u64,
-    /// Transposition table size in MB (0: none).
-    pub tt_mb: u32,
-    /// Ordering heuristics, combined in a fixed precedence: tt_move, then the threat or
-    /// singles-first class, then killers and the counter move, then static or capture
-    /// scores, then history.
-    pub ordering: Vec<OrderingKind>,
-    /// Search only the best K moves at each node (0: all; seed 001).
-    pub top_k: u32,
-    /// m,n,k: candidates are empty cells within this distance of a stone (0: all cells;
-    /// the empty board's candidate is its centre).
-    pub radius: u32,
-    /// m,n,k: `square` (every cell within `radius` of a stone) or `lines` (only those on
-    /// the four lines through a stone: 16 cells at radius 2, not 24).
-    pub shape: Shape,
-    /// m,n,k with `threat`: 0 sort only, 1 a winning point alone, 2 also an opponent's
-    /// five must be blocked, 3 also open-four points only, 4 also double-three points only
-    /// (3 and 4 are seed 000's heuristics and can miss defences).
-    pub threat_prune: u32,
-    /// Aspiration window half-width (0: off).
-    pub aspiration: i32,
-    /// Choose at random (seeded per game) among root moves within this margin (0: off).
-    pub random_margin: i32,
-    /// A game clock for the engine, `seconds+increment` (`"10+0.1"`; empty: none): it
-    /// manages its time with soft and hard limits and loses on time past its clock.
-    pub tc: String,
-    /// Principal variation search (zero-window searches after the first move).
-    pub pvs: bool,
-    /// Staged move picking: the table's move and the killers before generation.
-    pub staged: bool,
-    /// Gomoku: forced-move knowledge (wins by five and open four, a four blocked, an open
-    /// three stopped: only those moves searched).
-    pub forced: bool,
-    /// With `forced`: a forced block costs no depth.
-    pub extensions: bool,
-    /// Mate-distance pruning.
-    pub mate_distance: bool,
-    /// Null-move pruning (gomoku: never against a four or an open three).
-    pub null_move: bool,
-    /// Late-move reductions.
-    pub lmr: bool,
-    /// Futility pruning near the leaves.
-    pub futility: bool,
-    /// Reverse futility pruning (static null move).
-    pub reverse_futility: bool,
-    /// Razoring: far below alpha near the leaves, the leaf's answer decides.
-    pub razoring: bool,
-    /// Late-move pruning.
-    pub late_move_pruning: bool,
-    /// Internal iterative reduction.
-    pub iir: bool,
-    /// Singular extensions: the table's move a ply deeper when no other move comes close.
-    pub singular: bool,
-    /// A win or loss in the table cuts off at any depth, on the principal variation too.
-    pub tt_decisive: bool,
-    /// Gomoku: VCF threat search at the leaves and the root.
-    pub vcf: bool,
-    /// Gomoku: VCT threat search (fours and threes) at the root.
-    pub vct: bool,
-    /// A stopped iteration's best root move counts when the stopped iteration proved it
-    /// better; with `movetime_ms` the engine then starts iterations until its hard limit
-    /// (it uses its whole move time).
-    pub partial_iterations: bool,
-    /// Margins, reductions and depth limits of the selective rules (`search.params.*`).
-    pub params: SearchParams,
+/// Declares [`SearchConfig`] from its own keys (`NAME: TYPE = DEFAULT => SPEC;`, each
+/// with its doc) and the search's switches (`search_switches!`): the struct, its
+/// `Default`, [`SearchConfig::SPECS`] and what the switches give [`SearchConfig::settings`].
+macro_rules! search_config {
+    (
+        keys { $( $(#[doc = $doc:literal])+ $key:ident: $ty:ty = $default:expr => $spec:expr; )+ }
+        switches { $( $(#[doc = $sdoc:literal])+ $switch:ident => $sspec:expr; )+ }
+    ) => {
+        /// The `[search]` section: limits, transposition table, ordering and pruning.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct SearchConfig {
+            $( $(#[doc = $doc])+ pub $key: $ty, )+
+            $( $(#[doc = $sdoc])+ pub $switch: bool, )+
+            /// Margins, reductions and depth limits of the selective rules
+            /// (`search.params.*`).
+            pub params: SearchParams,
+        }
+
+        impl Default for SearchConfig {
+            fn default() -> SearchConfig {
+                SearchConfig {
+                    $( $key: $default, )+
+                    $( $switch: false, )+
+                    params: SearchParams::default(),
+                }
+            }
+        }
+
+        impl SearchConfig {
+            /// The keys of `[search]` that are neither switches nor `params`, in
+            /// declaration order.
+            pub const SPECS: &'static [Spec] = &[
+                $( Spec {
+                    name: concat!("search.", stringify!($key)),
+                    doc: concat!($($doc, "\n"),+),
+                    ..$spec
+                }, )+
+            ];
+
+            /// Whether the switch `search.NAME` is on (`None`: no such switch).
+            pub fn switch(&self, name: &str) -> Option<bool> {
+                match name {
+                    $( stringify!($switch) => Some(self.$switch), )+
+                    _ => None,
+                }
+            }
+
+            /// The settings the switches give; the rest as by default.
+            fn switch_settings(&self) -> SearchSettings {
+                SearchSettings {
+                    $( $switch: self.$switch, )+
+                    ..SearchSettings::default()
+                }
+            }
+        }
+    };
 }
 
-impl Default for SearchConfig {
-    fn default() -> SearchConfig {
-        SearchConfig {
-            depth: 0,
-            nodes: 0,
-            movetime_ms: 0,
-            tt_mb: 16,
-            ordering: vec![OrderingKind::TtMove],
-            top_k: 0,
-            radius: 2,
-            shape: Shape::Square,
-            threat_prune: 2,
-            aspiration: 0,
-            random_margin: 0,
-            tc: String::new(),
-            pvs: false,
-            staged: false,
-            forced: false,
-            extensions: false,
-            mate_distance: false,
-            null_move: false,
-            lmr: false,
-            futility: false,
-            reverse_futility: false,
-            razoring: false,
-            late_move_pruning: false,
-            iir: false,
-            singular: false,
-            tt_decisive: false,
-            vcf: false,
-            vct: false,
-            partial_iterations: false,
-            params: SearchParams::default(),
-        }
+search_switches!(search_config! {
+    keys {
+        /// Deepest iteration in plies (0: no depth limit).
+        depth: u32 = 0 => Spec::depth().tune(1.0, 16.0);
+        /// Node limit per move (0: none). Deterministic.
+        nodes: u64 = 0 => Spec::number(0.0, 1e15).tune(1000.0, 1_000_000.0);
+        /// Time limit per move in milliseconds (0: none; at most a day). Not
+        /// reproducible.
+        movetime_ms: u64 = 0 => Spec::number(0.0, 86_400_000.0).tune(10.0, 10_000.0);
+        /// Transposition table size in MB (0: none).
+        tt_mb: u32 = 16 => Spec::number(0.0, 0.0).up_to(Bound::TtMax).tune(1.0, 256.0);
+        /// Ordering heuristics, combined in a fixed precedence: tt_move, then the threat or
+        /// singles-first class, then killers and the counter move, then static or capture
+        /// scores, then history.
+        ordering: Vec<OrderingKind> = vec![OrderingKind::TtMove] => Spec::other();
+        /// Search only the best K moves at each node (0: all; seed 001).
+        top_k: u32 = 0 => Spec::number(0.0, 1000.0).tune(0.0, 30.0);
+        /// m,n,k: candidates are empty cells within this distance of a stone (0: all cells;
+        /// the empty board's candidate is its centre).
+        radius: u32 = 2 => Spec::number(0.0, 0.0).up_to(Bound::BoardSide).tune(1.0, 4.0).mnk();
+        /// m,n,k: `square` (every cell within `radius` of a stone) or `lines` (only those on
+        /// the four lines through a stone: 16 cells at radius 2, not 24).
+        shape: Shape = Shape::Square => Spec::other().mnk();
+        /// m,n,k with `threat`: 0 sort only, 1 a winning point alone, 2 also an opponent's
+        /// five must be blocked, 3 also open-four points only, 4 also double-three points only
+        /// (3 and 4 are seed 000's heuristics and can miss defences).
+        threat_prune: u32 = 2 => Spec::number(0.0, 4.0).mnk().ordering("threat");
+        /// Aspiration window half-width, in the evaluator's units (0: off).
+        aspiration: i32 = 0 => Spec::number(0.0, EVAL_LIMIT as f64).tune(0.0, 5000.0);
+        /// Choose at random (seeded per game) among root moves within this margin (0: off).
+        random_margin: i32 = 0 => Spec::number(0.0, EVAL_LIMIT as f64).tune(0.0, 5000.0);
+        /// A game clock for the engine, `seconds+increment` (`"10+0.1"`; empty: none): it
+        /// manages its time with soft and hard limits and loses on time past its clock.
+        tc: String = String::new() => Spec::other();
     }
-}
+});
 
 impl SearchConfig {
     /// The limits per move (a move time becomes a hard limit with a safety margin and a
@@ -254,24 +244,8 @@ impl SearchConfig {
             top_k: self.top_k as usize,
             aspiration: self.aspiration,
             random_margin: self.random_margin,
-            pvs: self.pvs,
-            staged: self.staged,
-            forced: self.forced,
-            extensions: self.extensions,
-            mate_distance: self.mate_distance,
-            null_move: self.null_move,
-            lmr: self.lmr,
-            futility: self.futility,
-            reverse_futility: self.reverse_futility,
-            razoring: self.razoring,
-            late_move_pruning: self.late_move_pruning,
-            iir: self.iir,
-            singular: self.singular,
-            tt_decisive: self.tt_decisive,
-            vcf: self.vcf,
-            vct: self.vct,
-            partial_iterations: self.partial_iterations,
             params: self.params,
+            ..self.switch_settings()
         }
     }
 
@@ -288,20 +262,25 @@ impl SearchConfig {
             return Err("[search] needs a limit: set depth, nodes, movetime_ms or tc".into());
         }
         self.params.validate()?;
-        let mnk_only = [
-            ("forced", self.forced),
-            ("vcf", self.vcf),
-            ("vct", self.vct),
-        ];
-        if family != "mnk"
-            && let Some((key, _)) = mnk_only.iter().find(|(_, on)| *on)
-        {
-            return Err(format!(
-                "search.{key} is gomoku's threat knowledge: it does not apply to {family} games"
-            ));
-        }
-        if self.extensions && !self.forced {
-            return Err("search.extensions extends forced blocks: it needs search.forced".into());
+        // A switch on that the game does not have, or without the switch it works
+        // through.
+        for spec in SWITCHES {
+            let key = spec.name.trim_start_matches("search.");
+            if self.switch(key) != Some(true) {
+                continue;
+            }
+            if !spec.games.includes(family) {
+                return Err(format!(
+                    "search.{key} is gomoku's threat knowledge: it does not apply to {family} games"
+                ));
+            }
+            if let Some(needs) = spec.switch
+                && self.switch(needs) != Some(true)
+            {
+                return Err(format!(
+                    "search.{key} works through search.{needs}: it needs search.{needs}"
+                ));
+            }
         }
         if self.depth as usize >= crate::search::score::MAX_PLY {
             return Err(format!(
@@ -322,12 +301,6 @@ impl SearchConfig {
                     kind.as_str()
                 ));
             }
-        }
-        if self.threat_prune > 4 {
-            return Err(format!(
-                "search.threat_prune = {} is outside 0..=4",
-                self.threat_prune
-            ));
         }
         if self.aspiration < 0 || self.random_margin < 0 {
             return Err("search.aspiration and search.random_margin cannot be negative".into());

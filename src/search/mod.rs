@@ -71,106 +71,59 @@ impl Limits {
     }
 }
 
-/// How the search orders, prunes, reduces and extends; from the engine config. The
-/// default is plain alpha-beta with the table's move first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SearchSettings {
-    /// What the evaluator contributes (static scores, threats, captures, ...).
-    pub order: OrderFlags,
-    /// Search the transposition table's move first.
-    pub tt_move: bool,
-    /// Two killer moves per ply, tried after the evaluator's higher classes.
-    pub killers: bool,
-    /// The counter move (the reply that last refuted the opponent's previous move),
-    /// tried after the killers.
-    pub counter: bool,
-    /// History heuristic as the last ordering key.
-    pub history: bool,
-    /// Search only the best K moves at each node (0: all).
-    pub top_k: usize,
-    /// Aspiration window half-width around the previous iteration's score (0: off).
-    pub aspiration: i32,
-    /// Choose at random (seeded) among root moves within this margin of the best (0: off).
-    pub random_margin: i32,
-    /// Principal variation search: every move after the first with a zero window,
-    /// re-searched on a fail high; no table cutoffs at PV nodes.
-    pub pvs: bool,
-    /// Staged move picking: the table's move and the killers before the list is
-    /// generated.
-    pub staged: bool,
-    /// The evaluator's forced-move knowledge (gomoku: win with a five or an open four,
-    /// a double four against us is lost, a four must be blocked, an open three stopped:
-    /// only those moves are searched).
-    pub forced: bool,
-    /// Search a forced block one ply deeper (with `forced`).
-    pub extensions: bool,
-    /// Mate-distance pruning.
-    pub mate_distance: bool,
-    /// Null-move pruning (when the evaluator says passing is safe).
-    pub null_move: bool,
-    /// Late-move reductions.
-    pub lmr: bool,
-    /// Futility pruning of quiet moves near the leaves.
-    pub futility: bool,
-    /// Reverse futility pruning (static null move).
-    pub reverse_futility: bool,
-    /// Razoring: a node this far below alpha near the leaves takes the leaf's answer
-    /// (the static score, in gomoku with the leaf VCF) when that stays below alpha.
-    pub razoring: bool,
-    /// Late-move pruning: at low depth only the first quiet moves.
-    pub late_move_pruning: bool,
-    /// Internal iterative reduction: one ply less where the table has no move.
-    pub iir: bool,
-    /// Singular extensions: the table's move searches a ply deeper when every other move,
-    /// searched shallower, stays below its stored score by a margin.
-    pub singular: bool,
-    /// A win or loss in the table cuts off at any depth, on the principal variation
-    /// too (when its bound is exact or beyond the window), so a win proved once is not
-    /// searched again from scratch next move.
-    pub tt_decisive: bool,
-    /// Threat search (VCF) at the leaves and at the root.
-    pub vcf: bool,
-    /// Threat search with threes (VCT) at the root.
-    pub vct: bool,
-    /// A stopped iteration's best root move counts when that iteration's search proved
-    /// it better than the last completed iteration's.
-    pub partial_iterations: bool,
-    /// Margins, reductions and depth limits.
-    pub params: SearchParams,
+/// Declares [`SearchSettings`] from the switches of `params::search_switches!`: the
+/// ordering the engine config translates, then one `bool` per switch, then the numbers.
+macro_rules! search_settings {
+    (switches { $( $(#[doc = $doc:literal])+ $name:ident => $spec:expr; )+ }) => {
+        /// How the search orders, prunes, reduces and extends; from the engine config
+        /// (`SearchConfig::settings`). The default is plain alpha-beta with the table's
+        /// move first.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct SearchSettings {
+            /// What the evaluator contributes (static scores, threats, captures, ...).
+            pub order: OrderFlags,
+            /// Search the transposition table's move first.
+            pub tt_move: bool,
+            /// Two killer moves per ply, tried after the evaluator's higher classes.
+            pub killers: bool,
+            /// The counter move (the reply that last refuted the opponent's previous
+            /// move), tried after the killers.
+            pub counter: bool,
+            /// History heuristic as the last ordering key.
+            pub history: bool,
+            /// Search only the best K moves at each node (0: all).
+            pub top_k: usize,
+            /// Aspiration window half-width around the previous iteration's score (0:
+            /// off).
+            pub aspiration: i32,
+            /// Choose at random (seeded) among root moves within this margin of the best
+            /// (0: off).
+            pub random_margin: i32,
+            $( $(#[doc = $doc])+ pub $name: bool, )+
+            /// Margins, reductions and depth limits.
+            pub params: SearchParams,
+        }
+
+        impl Default for SearchSettings {
+            fn default() -> SearchSettings {
+                SearchSettings {
+                    order: OrderFlags::default(),
+                    tt_move: true,
+                    killers: false,
+                    counter: false,
+                    history: false,
+                    top_k: 0,
+                    aspiration: 0,
+                    random_margin: 0,
+                    $( $name: false, )+
+                    params: SearchParams::default(),
+                }
+            }
+        }
+    };
 }
 
-impl Default for SearchSettings {
-    fn default() -> SearchSettings {
-        SearchSettings {
-            order: OrderFlags::default(),
-            tt_move: true,
-            killers: false,
-            counter: false,
-            history: false,
-            top_k: 0,
-            aspiration: 0,
-            random_margin: 0,
-            pvs: false,
-            staged: false,
-            forced: false,
-            extensions: false,
-            mate_distance: false,
-            null_move: false,
-            lmr: false,
-            futility: false,
-            reverse_futility: false,
-            razoring: false,
-            late_move_pruning: false,
-            iir: false,
-            singular: false,
-            tt_decisive: false,
-            vcf: false,
-            vct: false,
-            partial_iterations: false,
-            params: SearchParams::default(),
-        }
-    }
-}
+params::search_switches!(search_settings! {});
 
 /// One completed iteration of iterative deepening.
 #[derive(Clone, Debug, PartialEq)]

@@ -243,6 +243,9 @@ pub struct Tune {
     /// The engine both the plus and the minus engine play (`opponent`, with
     /// `opponent_set` applied); None: they play each other.
     pub opponent: Option<EngineSpec>,
+    /// What the config allows but probably did not mean (a range far wider than the
+    /// start: see [`wide_range`]), for the command to print before it starts.
+    pub warnings: Vec<String>,
 }
 
 job_file!(Tune, TuneConfig, Tune, "the tune plays");
@@ -274,6 +277,7 @@ impl Tune {
         }
         let mut listed: Option<Vec<UaiOption>> = None;
         let mut params = Vec::new();
+        let mut warnings = Vec::new();
         let names: Vec<&str> = config.params.iter().map(|p| p.name.as_str()).collect();
         for (i, entry) in config.params.iter().enumerate() {
             let line = |key: &str| param_line(read.text, i, key);
@@ -343,6 +347,9 @@ impl Tune {
                         )
                     })?;
             }
+            if let Some(why) = wide_range(&param) {
+                warnings.push(format!("params[{}] `{}`: {why}", i + 1, entry.name));
+            }
             params.push(param);
         }
         check_verification_and_openings(
@@ -388,6 +395,7 @@ impl Tune {
             params,
             job: read.job,
             opponent,
+            warnings,
         })
     }
 }
@@ -570,12 +578,20 @@ fn builtin_param(engine: &EngineConfig, entry: &ParamEntry) -> Resolved {
             ),
         ));
     }
-    let (Some(min), Some(max)) = (entry.min, entry.max) else {
-        let key = if entry.min.is_none() { "min" } else { "max" };
-        return Err((
-            key,
-            format!("needs `{key}` (a built-in engine's parameters have no range of their own)"),
-        ));
+    // Without min or max, the range sensible to tune it in (the registry's, holding
+    // the engine's value): the same `arena serve` advertises.
+    let (min, max) = match (entry.min, entry.max) {
+        (Some(min), Some(max)) => (min, max),
+        (min, max) => match engine.tunable_param(&entry.name) {
+            Some(p) => (min.unwrap_or(p.tune_min), max.unwrap_or(p.tune_max)),
+            None => {
+                let key = if min.is_none() { "min" } else { "max" };
+                return Err((
+                    key,
+                    format!("needs `{key}` (a {} engine does not use it)", engine.game),
+                ));
+            }
+        },
     };
     Ok((min, max, entry.start.unwrap_or(own), integer))
 }
@@ -692,6 +708,35 @@ fn outside_param(
     let max = max.ok_or_else(|| missing("max"))?;
     let start = start.ok_or_else(|| missing("start"))?;
     Ok((min, max, start, entry.integer.unwrap_or(integer_default)))
+}
+
+/// How many times wider than its start's magnitude a parameter's range may be before
+/// the tune warns.
+pub const WIDE_RANGE: f64 = 100.0;
+
+/// Why `param`'s range is too wide to tune well, if it is: more than [`WIDE_RANGE`]
+/// times its start's magnitude (a start of 0 gives no scale, and no warning). SPSA's
+/// steps scale with the range (`c_end` = a twentieth of it by default), so a start of 100
+/// tuned over 0..=1000000 (an outside engine's validity bounds, advertised as its
+/// option's min and max) takes steps of 50,000 and learns nothing; the warning suggests
+/// a range a quarter to four times the start.
+pub fn wide_range(param: &Param) -> Option<String> {
+    let scale = param.start.abs();
+    let width = param.max - param.min;
+    if scale == 0.0 || width <= WIDE_RANGE * scale {
+        return None;
+    }
+    let (lo, hi) = crate::engine::bounds::range_around(param.start, param.integer);
+    let (lo, hi) = (lo.max(param.min), hi.min(param.max));
+    Some(format!(
+        "its range {}..={} is {:.0}x its start {} (c_end {}): give `min` and `max` near \
+         the start, say min = {lo}, max = {hi}",
+        param.min,
+        param.max,
+        width / scale,
+        param.start,
+        param.c_end
+    ))
 }
 
 /// A parameter value as the engine takes it: an integer or a float.

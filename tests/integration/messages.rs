@@ -177,3 +177,32 @@ fn bench_help_says_what_each_switch_saves() {
         );
     }
 }
+
+/// Issue 43: a number out of its range was refused under a key that does not exist
+/// (`--set search.params.lmr_divisor=0` said "search.lmr_divisor must be at least 1");
+/// every range error now comes from the parameter registry and names the real key and
+/// its range, for an engine file's `[search.params]` as for `--set`.
+#[test]
+fn a_number_out_of_its_range_is_refused_under_its_real_key() {
+    let err = run_bad_input(&[
+        "bench",
+        &engine("gomoku-modern.toml"),
+        "--set",
+        "search.params.lmr_divisor=0",
+    ]);
+    assert!(
+        err.contains("search.params.lmr_divisor = 0 is outside its range 1..=100000"),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "e.toml",
+        "name = \"e\"\ngame = \"ataxx\"\n[search]\ndepth = 2\n[search.params]\nvcf_near = 2\n",
+    );
+    let err = run_bad_input(&["bench", &file]);
+    assert!(
+        err.contains("search.params.vcf_near = 2 is outside its range 0..=1"),
+        "{err}"
+    );
+}

@@ -307,11 +307,127 @@ fn served_engines_take_every_parameter_by_name() {
             .collect()
     };
     assert_eq!(search(&plain), search(&refused), "the engine is as it was");
+    // The option lists the range sensible to tune it in; any valid value is taken.
     let lmr = plain
         .lines()
         .find(|l| l.starts_with("option name search.params.lmr_divisor "))
         .unwrap();
-    assert!(lmr.ends_with("min 1 max 100000"), "{lmr}");
+    assert!(lmr.ends_with("min 40 max 400"), "{lmr}");
+    let wide = serve(
+        &x,
+        &format!(
+            "uai
+setoption name search.params.lmr_divisor value 5000
+{go}"
+        ),
+    );
+    assert!(!wide.contains("info string error"), "{wide}");
+}
+
+/// Issue 44 (item 16): `arena serve` advertised each option's validity bounds as its
+/// min and max (`futility_margin` 0..=1000000 for a start of 100, so a tune that took
+/// them stepped by 50,000), and an Ataxx engine listed gomoku's defence extensions.
+/// Now an option's min and max are the registry's range sensible to tune it in (widened
+/// to hold the engine's value), an Ataxx engine lists no m,n,k-only number, and
+/// `--list-options` prints the same lines for a gomoku engine (Gomocup cannot list
+/// options).
+#[test]
+fn served_option_lists_give_tune_ranges_and_only_the_games_own_numbers() {
+    let ataxx = root().join("configs/engines/ataxx-modern.toml");
+    let ataxx = ataxx.to_str().unwrap();
+    let uai = serve(
+        &[ataxx],
+        "uai
+quit
+",
+    );
+    let options: Vec<&str> = uai
+        .lines()
+        .filter(|l| l.starts_with("option name ") && !l.starts_with("option name Hash "))
+        .collect();
+    let line = |options: &[&str], name: &str| -> String {
+        options
+            .iter()
+            .find(|l| l.starts_with(&format!("option name {name} ")))
+            .unwrap_or_else(|| panic!("no option {name}: {options:#?}"))
+            .to_string()
+    };
+    assert_eq!(
+        line(&options, "search.params.futility_margin"),
+        "option name search.params.futility_margin type spin default 100 min 25 max 400"
+    );
+    // ataxx-modern's razor_margin (150) within 40..=600; lmr_divisor 120 within 40..=400.
+    assert!(line(&options, "search.params.razor_margin").ends_with("default 150 min 40 max 600"));
+    assert!(line(&options, "search.params.lmr_divisor").ends_with("default 120 min 40 max 400"));
+    for gomoku_only in [
+        "ext_defend_plies",
+        "ext_ply_factor",
+        "ext_defend_depth",
+        "lmp_defend",
+        "order_far",
+        "vcf_",
+        "vct_",
+        "radius",
+        "threat_prune",
+    ] {
+        assert!(
+            !options.iter().any(|o| o.contains(gomoku_only)),
+            "{gomoku_only}: {options:#?}"
+        );
+    }
+    // No spin spans more than 100 times its default's magnitude (or 100 from 0), but for
+    // the limits (nodes, move time), which a tune rarely moves.
+    for o in &options {
+        let words: Vec<&str> = o.split_whitespace().collect();
+        let n = |k: &str| -> f64 {
+            let i = words.iter().position(|w| *w == k).unwrap();
+            words[i + 1].parse().unwrap()
+        };
+        if words[4] != "spin" || o.contains("search.nodes") || o.contains("movetime_ms") {
+            continue;
+        }
+        let (default, min, max) = (n("default"), n("min"), n("max"));
+        assert!(min <= default && default <= max, "{o}");
+        assert!(
+            max - min <= 100.0 * default.abs().max(1.0) || max <= 20_000.0,
+            "{o}"
+        );
+    }
+    // The same lines from --list-options.
+    let listed = run_ok(&["serve", ataxx, "--list-options"]);
+    assert_eq!(listed.lines().collect::<Vec<_>>(), options);
+
+    // A gomoku engine lists its threat knowledge and its defence extensions.
+    let gomoku = root().join("configs/engines/gomoku-tuned.toml");
+    let listed = run_ok(&["serve", gomoku.to_str().unwrap(), "--list-options"]);
+    let options: Vec<&str> = listed.lines().collect();
+    assert_eq!(
+        line(&options, "search.params.ext_ply_factor"),
+        "option name search.params.ext_ply_factor type spin default 3 min 1 max 6"
+    );
+    assert_eq!(
+        line(&options, "search.params.futility_margin"),
+        "option name search.params.futility_margin type spin default 107 min 25 max 400"
+    );
+    assert!(line(&options, "search.params.ext_defend_depth").contains("default 1 min 0 max 6"));
+    assert!(line(&options, "search.params.vcf_nodes").contains("default 500 min 50 max 5000"));
+    assert!(line(&options, "search.radius").contains("default 2 min 1 max 4"));
+    // A fraction is a string option (UAI spins are whole).
+    assert!(line(&options, "table.defence").contains("type string default"));
+    // --set applies first: a value past the tune range widens it.
+    let listed = run_ok(&[
+        "serve",
+        gomoku.to_str().unwrap(),
+        "--set",
+        "search.params.futility_margin=900",
+        "--list-options",
+    ]);
+    assert!(
+        listed.contains(
+            "option name search.params.futility_margin type spin default 900 min 25 max 900"
+        ),
+        "{listed}"
+    );
 }
 
 /// Runs a gauntlet of the healthy engine against every faulty mode; checks reasons.

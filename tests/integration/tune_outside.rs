@@ -141,6 +141,75 @@ fn a_served_gomocup_engine_tunes_to_the_in_process_theta_bit_for_bit() {
     );
 }
 
+/// Issue 44 (item 16): the README's recipe, a served ataxx-modern tuned over
+/// `option.search.params.lmr_divisor` and `futility_margin` without `min` and `max`,
+/// took the options' validity bounds (futility_margin 0..=1000000 for a start of 100: a
+/// step of 50,000, a flat trajectory), and the in-process tune refused to start without
+/// them. Now both take the registry's tune ranges (25..=400) and end with the same θ;
+/// a range far wider than its start (given, or advertised by an outside engine) warns
+/// on stderr and suggests `min` and `max`.
+#[test]
+fn the_readme_recipe_tunes_a_served_engine_in_sensible_ranges_and_wide_ones_warn() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = served(dir.path(), "served.toml", "ataxx-modern.toml", "uai", "");
+    let config = |engine: &str, set: &str, prefix: &str, bounds: &str| {
+        format!(
+            "name = \"t\"\nengine = \"{engine}\"\n{set}\npairs = 4\nbatch = 2\nseed = 7\n\
+             [openings]\nkind = \"random\"\nplies = 4\n[adjudication]\nmax_plies = 60\n\
+             [[params]]\nname = \"{prefix}search.params.lmr_divisor\"\n\
+             [[params]]\nname = \"{prefix}search.params.futility_margin\"\n{bounds}"
+        )
+    };
+    let tune = |name: &str, text: &str| {
+        let file = write(dir.path(), &format!("{name}.toml"), text);
+        let out = arena()
+            .args(["tune", &file, "--quiet", "--jobs", "2", "--out"])
+            .arg(dir.path().join(name))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{name}: {stderr}");
+        let report: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(name).join("tune.json")).unwrap(),
+        )
+        .unwrap();
+        (result(&dir.path().join(name)), report, stderr)
+    };
+    let set = "set = { \"search.nodes\" = 1500, \"search.depth\" = 0 }";
+    let (outside, report, stderr) = tune("out", &config(&served, "", "option.", ""));
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let range = |report: &serde_json::Value, i: usize| {
+        let p = &report["params"][i];
+        (
+            p["min"].as_f64().unwrap(),
+            p["max"].as_f64().unwrap(),
+            p["start"].as_f64().unwrap(),
+        )
+    };
+    assert_eq!(range(&report, 0), (40.0, 400.0, 120.0));
+    assert_eq!(range(&report, 1), (25.0, 400.0, 100.0));
+    let engine = shipped_engine("ataxx-modern.toml");
+    let (inside, report, stderr) = tune("in", &config(&engine, set, "", ""));
+    assert!(!stderr.contains("warning"), "{stderr}");
+    assert_eq!(range(&report, 1), (25.0, 400.0, 100.0));
+    assert_eq!(inside, outside, "in-process and served, bit for bit");
+
+    // Bounds 10,000 times the start: a warning that suggests a quarter to four times it.
+    let (_, _, stderr) = tune(
+        "wide",
+        &config(&served, "", "option.", "min = 0\nmax = 1000000\n"),
+    );
+    assert!(
+        stderr.contains(
+            "warning: params[2] `option.search.params.futility_margin`: its range \
+             0..=1000000 is 10000x its start 100"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("say min = 25, max = 400"), "{stderr}");
+    assert!(!stderr.contains("params[1]"), "{stderr}");
+}
+
 /// A fake UAI engine that lists `options` (lines after `option name `) and plays
 /// nothing: enough for the checks made before any game.
 fn lister(dir: &Path, options: &[&str]) -> String {

@@ -16,6 +16,8 @@ use std::{
     time::Instant,
 };
 
+use crate::engine::EngineConfig;
+
 /// Where a served engine writes: the manager's stream, plus an optional log of both
 /// directions (`> ` what came in, `< ` what went out, with seconds since start).
 pub struct Output<W: Write> {
@@ -87,6 +89,30 @@ impl<W> OutputInner<W> {
             }
         }
     }
+}
+
+/// The engine's parameters as UAI option lines (`option name search.params.lmr_divisor
+/// type spin default 120 min 40 max 400`), in name order: what `uai` lists after `Hash`
+/// and `arena serve --list-options` prints for either protocol. A whole number is a
+/// `spin` whose `min` and `max` are the range sensible to tune it in (the registry's,
+/// widened to hold its value), not every value it takes: a manager or a tuner that
+/// moves it within them moves it by sensible steps, and `setoption` (Gomocup: `INFO`)
+/// still takes any valid value. A fraction is a `string` (UAI spins are whole).
+pub fn option_lines(config: &EngineConfig) -> Vec<String> {
+    config
+        .tunable_params()
+        .into_iter()
+        .map(|p| {
+            if p.integer {
+                format!(
+                    "option name {} type spin default {} min {} max {}",
+                    p.name, p.value as i64, p.tune_min as i64, p.tune_max as i64
+                )
+            } else {
+                format!("option name {} type string default {}", p.name, p.value)
+            }
+        })
+        .collect()
 }
 
 /// Why serving stopped with an error.

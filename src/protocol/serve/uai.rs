@@ -3,9 +3,10 @@
 //!
 //! `uai` lists `Hash` (at most what this machine can hold) and every numeric parameter
 //! an Ataxx engine uses as options (`search.depth`, `search.params.lmr_divisor`,
-//! `table.material`, ...: integers as `spin` with their real range, fractions as
-//! `string`), settable with `setoption`; a value out of range is refused with `info
-//! string error: ...` and leaves the engine as it was. `go` searches on its own
+//! `table.material`, ...: integers as `spin` with the range sensible to tune them in,
+//! fractions as `string`; see [`super::option_lines`]), settable with `setoption`; a
+//! value outside the parameter's validity range is refused with `info string error:
+//! ...` and leaves the engine as it was. `go` searches on its own
 //! thread, printing an `info` line per completed iteration (and a closing `info nodes
 //! ..` when the last one was cut short), then `bestmove`; `stop` ends it at once and
 //! `isready` answers while it runs. `go` with no limits plays by the config's limits;
@@ -258,19 +259,9 @@ impl State {
             self.config.search.tt_mb,
             tt::max_mb()
         ));
-        // The parameters an Ataxx engine uses, each with its real range.
-        for p in self.config.tunable_params() {
-            if p.integer {
-                out.line(&format!(
-                    "option name {} type spin default {} min {} max {}",
-                    p.name, p.value as i64, p.min as i64, p.max as i64
-                ));
-            } else {
-                out.line(&format!(
-                    "option name {} type string default {}",
-                    p.name, p.value
-                ));
-            }
+        // The parameters an Ataxx engine uses, each with the range sensible to tune it.
+        for line in super::option_lines(&self.config) {
+            out.line(&line);
         }
         out.line("uaiok");
     }
