@@ -29,6 +29,7 @@ fn tournament(c: &mut Criterion) {
                     out_dir: dir.path().join("run"),
                     shard: None,
                     stop: Arc::new(AtomicBool::new(false)),
+                    live: Default::default(),
                 };
                 let outcome = run(&t, &options, &mut |_| {}).expect("the bench tournament runs");
                 assert_eq!(outcome.summary.games, games);

@@ -9,12 +9,16 @@ use std::{
 use anyhow::{Result, bail};
 use arena::{
     config::ConfigFile,
-    tune::fit::{self, Fit, FitConfig, FitEnding, FitEvent, FitReport, config::Params},
+    tune::{
+        fit::{self, Fit, FitConfig, FitEnding, FitEvent, FitReport, config::Params},
+        job::Verifiable,
+    },
 };
 use clap::Args;
 
 use super::{
     job::{Job, JobArgs, at_least_one, interrupted, live_values, print_table, set_from, value_row},
+    tournament::LiveArgs,
     tune::{lift, verify_and_finish},
 };
 
@@ -66,6 +70,9 @@ pub struct FitArgs {
     /// Override the verification match's game pairs (0: no verification).
     #[arg(long, value_name = "N")]
     verify_pairs: Option<u32>,
+    /// The verification match's games, live.
+    #[command(flatten)]
+    live: LiveArgs,
 }
 
 fn params_of(list: &str) -> Params {
@@ -166,6 +173,7 @@ pub fn fit(args: FitArgs) -> Result<()> {
         &f.config.name,
         "stopping; the last checkpoint stands",
     );
+    args.live.files().check(f.plan().game, None)?;
     let options = job.options();
     let mut games = job.games("self-play");
     let epochs = job.bar("fit {elapsed_precise} [{bar:30}] {pos}/{len} epochs  ETA {eta}\n{msg}");
@@ -242,7 +250,7 @@ pub fn fit(args: FitArgs) -> Result<()> {
     if outcome.ending == FitEnding::Interrupted {
         return interrupted(&mut out);
     }
-    verify_and_finish(&mut out, &job, &f, args.verify_pairs)
+    verify_and_finish(&mut out, &job, &f, args.verify_pairs, &args.live)
 }
 
 fn print_fit(out: &mut impl Write, r: &FitReport) -> io::Result<()> {

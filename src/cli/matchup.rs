@@ -1,5 +1,6 @@
-//! `arena match`: two engines from the command line, no config file. It builds the
-//! tournament a config would describe and plays it as `arena run` does, into a normal
+//! `arena match`: engines from the command line, no config file. It builds the typed
+//! tournament config a file would describe (a round robin of every engine, or a gauntlet
+//! of the first against the others) and plays it as `arena run` does, into a normal
 //! results folder (`run.toml` holds the exact config, so `arena stats`, `arena report`,
 //! `arena export` and `--resume` work as for any run).
 
@@ -11,7 +12,11 @@ use arena::{
     game::GameSpec,
     protocol::{EngineSpec, Protocol},
     stats::SprtConfig,
-    tournament::{Tournament, openings},
+    tournament::{
+        Tournament, TournamentConfig,
+        config::{Adjudication, EngineEntry, Format, OpeningKind, OpeningOrder, OpeningsConfig},
+        openings,
+    },
 };
 use clap::Args;
 
@@ -19,19 +24,40 @@ use super::{
     elo::parse_sprt,
     engine::apply_flagged,
     job::JobArgs,
-    tournament::{Play, play},
+    tournament::{LiveArgs, Play, play},
 };
 
-/// Play two engines against each other (colour-swapped game pairs) without a config.
+/// Play engines against each other (colour-swapped game pairs) without a config: two
+/// engines, a round robin of more, or a gauntlet.
 #[derive(Args, Debug)]
 #[command(after_help = "\
-An ENGINE is an engine config (TOML), or an outside program written \
-cmd=PATH[,proto=gomocup|uai][,name=NAME][,arg=ARG]...[,dir=DIR][,restart=on|off][,option.KEY=VALUE]... \
-(PATH relative to the current folder when it holds a '/', else looked up in PATH).
+Two engines play one match; three or more play a round robin (every pairing, --rounds \
+game pairs each), or with --gauntlet the first engine against each of the others. Every \
+option applies to every engine; an engine's own KEY=VALUE pairs come last and win.
 
-Results go to results/<name>/ (default name: match-A-vs-B) exactly as for 'arena run': \
-games.jsonl, run.toml (the exact config: the match can be resumed, rated and exported \
-like any run), summary.json, standings.csv, pairings.csv and the report.
+An ENGINE is an engine config FILE[,KEY=VALUE]..., or an outside program \
+cmd=PATH[,KEY=VALUE]... (PATH relative to the current folder when it holds a '/', else \
+looked up in PATH). Keys for either:
+  depth=D, nodes=N, movetime=MS, tc=SECONDS+INC   this engine's limits, in place of \
+--depth/--nodes/--movetime/--tc and its own (time or node odds; several may be given)
+  name=NAME                                       its name in the results
+For a FILE, any named parameter as --set takes it (search.top_k=5, table.open_three=900; \
+option.NAME=V for an outside engine's file). For cmd=: proto=gomocup|uai, arg=ARG \
+(repeatable), dir=DIR, restart=on|off, option.NAME=V (sent at start-up). A FILE whose \
+name holds a comma is taken whole when it exists. Engines with the same name play as \
+NAME-a, NAME-b, ... (by their place on the command line).
+
+Results go to results/<name>/ (default name: match-A-vs-B, match-A-vs-B-vs-C, \
+gauntlet-A-vs-B-C) exactly as for 'arena run': games.jsonl, run.toml (the exact config: \
+the match can be resumed, rated and exported like any run), summary.json, standings.csv, \
+pairings.csv and the report.
+
+Live game files: --pgnout FILE and --sgfout FILE append each game as 'arena export \
+--pgn' / '--sgf' writes it, in game order (a game that finishes before one with a lower \
+index waits for it, so the file is the same on any number of threads and equals the \
+export at the end). Each game is one write: a run killed mid-write leaves at most a \
+torn last game, which --resume cuts off before it continues the file, writing no game \
+twice. A new run refuses a file that holds games; symbolic links are never followed.
 
 Openings: gomoku, renju and Ataxx play the balanced openings that ship with arena \
 (configs/openings/gomoku-balanced.txt, configs/openings/renju-balanced.txt, \
@@ -44,30 +70,36 @@ the order from --seed, --transform plays each opening in the board's symmetries.
 
 Examples:
   arena match configs/engines/gomoku-seed003-threat.toml configs/engines/gomoku-seed000-threat.toml --rounds 20
+  arena match configs/engines/gomoku-seed003-threat.toml configs/engines/gomoku-seed000-threat.toml configs/engines/gomoku-seed001-topk.toml --depth 2 --rounds 10 --pgnout rr.pgn
+  arena match configs/engines/gomoku-tuned.toml configs/engines/gomoku-seed003-threat.toml configs/engines/gomoku-seed000-threat.toml --gauntlet --depth 2 --rounds 10
+  arena match configs/engines/ataxx-seed004.toml configs/engines/ataxx-seed004.toml,nodes=20000,name=odds --nodes 5000
   arena match configs/engines/ataxx-seed004.toml configs/engines/ataxx-seed004.toml --set-b search.depth=4 --sprt 0,10
   arena match configs/engines/gomoku-seed003-threat.toml cmd=./pbrain-rapfi,name=rapfi --tc 10+0.1")]
 pub struct MatchArgs {
-    /// The first engine: an engine config, or cmd=PATH,... for an outside program.
-    engine_a: String,
-    /// The second engine, likewise.
-    engine_b: String,
+    /// The engines, two or more: engine configs (FILE[,KEY=VALUE]...), or
+    /// cmd=PATH[,KEY=VALUE]... for outside programs (see below).
+    #[arg(value_name = "ENGINE", num_args = 2.., required = true)]
+    engines: Vec<String>,
+    /// Play the first engine against each of the others only, not every pairing.
+    #[arg(long)]
+    gauntlet: bool,
     #[command(flatten)]
     job: JobArgs,
-    /// Game pairs (each opening played twice, colours swapped) [default: 50, or 10000
-    /// with --sprt, which stops when it decides].
+    /// Game pairs per pairing (each opening played twice, colours swapped) [default: 50,
+    /// or 10000 with --sprt, which stops when it decides].
     #[arg(long, value_name = "N")]
     rounds: Option<u32>,
-    /// Depth limit per move, for both engines (replaces their own limits).
+    /// Depth limit per move, for every engine (replaces their own limits).
     #[arg(long, value_name = "D", group = "limit")]
     depth: Option<u32>,
-    /// Node limit per move, for both engines (replaces their own limits).
+    /// Node limit per move, for every engine (replaces their own limits).
     #[arg(long, value_name = "N", group = "limit")]
     nodes: Option<u64>,
-    /// Time per move in milliseconds, for both engines (replaces their own limits; not
+    /// Time per move in milliseconds, for every engine (replaces their own limits; not
     /// reproducible).
     #[arg(long, value_name = "MS", group = "limit")]
     movetime: Option<u64>,
-    /// A game clock SECONDS+INCREMENT (10+0.1), for both engines (replaces their own
+    /// A game clock SECONDS+INCREMENT (10+0.1), for every engine (replaces their own
     /// limits; not reproducible).
     #[arg(long, value_name = "SECONDS+INC", group = "limit")]
     tc: Option<TimeControl>,
@@ -87,10 +119,11 @@ pub struct MatchArgs {
     /// instead of the file's order (`[openings] order = "shuffle"` in run.toml).
     #[arg(long)]
     shuffle: bool,
-    /// Stop when this SPRT decides: ELO0,ELO1[,ALPHA,BETA] (α = β = 0.05 by default).
+    /// Stop when this SPRT decides: ELO0,ELO1[,ALPHA,BETA] (α = β = 0.05 by default; two
+    /// engines only).
     #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt, allow_hyphen_values = true)]
     sprt: Option<SprtConfig>,
-    /// Set a named parameter of both engines (search.top_k=5); repeatable.
+    /// Set a named parameter of every engine (search.top_k=5); repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
     /// Set a named parameter of the first engine; repeatable.
@@ -99,7 +132,7 @@ pub struct MatchArgs {
     /// Set a named parameter of the second engine; repeatable.
     #[arg(long = "set-b", value_name = "NAME=VALUE")]
     set_b: Vec<String>,
-    /// The game, when neither engine is an engine config that says (tictactoe, gomoku, renju,
+    /// The game, when no engine is an engine config that says (tictactoe, gomoku, renju,
     /// ataxx, mnk:W,H,K).
     #[arg(long)]
     game: Option<GameSpec>,
@@ -119,9 +152,11 @@ pub struct MatchArgs {
     /// Do not write the report at the end.
     #[arg(long)]
     no_report: bool,
+    #[command(flatten)]
+    live: LiveArgs,
 }
 
-/// One side of the match as the command line gave it.
+/// One engine of the match as the command line gave it.
 enum Side {
     File {
         path: PathBuf,
@@ -132,9 +167,11 @@ enum Side {
         game: GameSpec,
         /// The assignments, for the tournament's `set`.
         set: toml::Table,
+        /// `name=` in its spec.
+        name: Option<String>,
     },
     External {
-        entry: toml::Table,
+        entry: Box<EngineEntry>,
         name: String,
     },
 }
@@ -142,170 +179,342 @@ enum Side {
 impl Side {
     fn name(&self) -> &str {
         match self {
+            Side::File {
+                name: Some(name), ..
+            } => name,
             Side::File { engine, .. } => engine.name(),
             Side::External { name, .. } => name,
         }
     }
 }
 
+/// The limits an engine spec may carry (`depth=`, `nodes=`, `movetime=`, `tc=`), or the
+/// match's flags give every engine.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Limits {
+    depth: Option<u32>,
+    nodes: Option<u64>,
+    movetime: Option<u64>,
+    tc: Option<TimeControl>,
+}
+
+impl Limits {
+    fn of_flags(args: &MatchArgs) -> Result<Limits> {
+        for (flag, v) in [("--nodes", args.nodes), ("--movetime", args.movetime)] {
+            if let Some(v) = v {
+                toml_u64(v, flag)?;
+            }
+        }
+        Ok(Limits {
+            depth: args.depth,
+            nodes: args.nodes,
+            movetime: args.movetime,
+            tc: args.tc,
+        })
+    }
+
+    fn is_empty(&self) -> bool {
+        *self == Limits::default()
+    }
+
+    /// Reads `key=value` if `key` is a limit (Ok(false) if it is not one).
+    fn take(&mut self, key: &str, value: &str) -> Result<bool> {
+        let number = |what: &str| -> Result<u64> {
+            let n: u64 = value
+                .parse()
+                .map_err(|_| anyhow::anyhow!("{key}={value}: {what} is a whole number"))?;
+            // TOML integers (run.toml) are signed 64-bit.
+            toml_u64(n, key)?;
+            Ok(n)
+        };
+        match key {
+            "depth" => {
+                let d = number("the depth")?;
+                self.depth =
+                    Some(u32::try_from(d).with_context(|| format!("depth={value}: too deep"))?);
+            }
+            "nodes" => self.nodes = Some(number("a node count")?),
+            "movetime" => self.movetime = Some(number("the time per move in ms")?),
+            "tc" => {
+                self.tc = Some(
+                    value
+                        .parse()
+                        .map_err(|e: String| anyhow::anyhow!("tc={value}: {e}"))?,
+                )
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// As parameter assignments for an engine file: these limits replace the engine's
+    /// own (the others are cleared).
+    fn assignments(&self) -> Vec<String> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let number = |v: Option<u64>| v.unwrap_or(0).to_string();
+        vec![
+            format!("search.depth={}", number(self.depth.map(u64::from))),
+            format!("search.nodes={}", number(self.nodes)),
+            format!("search.movetime_ms={}", number(self.movetime)),
+            format!(
+                "search.tc={}",
+                self.tc
+                    .map_or_else(|| "\"\"".to_string(), |tc| format!("\"{tc}\""))
+            ),
+        ]
+    }
+
+    /// Onto an outside engine's entry, in place of what it had.
+    fn apply_to(&self, entry: &mut EngineEntry) {
+        if self.is_empty() {
+            return;
+        }
+        entry.depth = self.depth;
+        entry.nodes = self.nodes;
+        entry.movetime_ms = self.movetime;
+        entry.tc = self.tc;
+    }
+}
+
+/// An engine as written: the file or `cmd=` program, and its `KEY=VALUE` pairs.
+struct Spec<'a> {
+    head: &'a str,
+    pairs: Vec<(&'a str, &'a str)>,
+    outside: bool,
+}
+
+impl<'a> Spec<'a> {
+    fn parse(text: &'a str) -> Result<Spec<'a>> {
+        let (outside, body) = match text.strip_prefix("cmd=") {
+            Some(body) => (true, body),
+            // A file whose name holds a comma is taken whole.
+            None if Path::new(text).is_file() => {
+                return Ok(Spec {
+                    head: text,
+                    pairs: Vec::new(),
+                    outside: false,
+                });
+            }
+            None => (false, text),
+        };
+        let mut parts = body.split(',');
+        let head = parts.next().unwrap_or_default().trim();
+        let mut pairs = Vec::new();
+        for part in parts {
+            let (key, value) = part.split_once('=').with_context(|| {
+                format!(
+                    "'{part}' is not KEY=VALUE (after {})",
+                    if outside { "cmd=..." } else { "the file" }
+                )
+            })?;
+            pairs.push((key.trim(), value.trim()));
+        }
+        Ok(Spec {
+            head,
+            pairs,
+            outside,
+        })
+    }
+}
+
 pub fn matchup(args: MatchArgs) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
-    let limit = limit_assignments(&args);
+    let flags = Limits::of_flags(&args)?;
     let mut sides = Vec::new();
-    for (which, text, own) in [
-        ("first", &args.engine_a, &args.set_a),
-        ("second", &args.engine_b, &args.set_b),
-    ] {
-        let flag = if which == "first" {
-            "--set-a"
-        } else {
-            "--set-b"
+    for (i, text) in args.engines.iter().enumerate() {
+        let (own, flag): (&[String], &str) = match i {
+            0 => (&args.set_a, "--set-a"),
+            1 => (&args.set_b, "--set-b"),
+            _ => (&[], ""),
         };
         sides.push(
-            side(&args, &cwd, text, own, flag, &limit)
-                .with_context(|| format!("the {which} engine ('{text}')"))?,
+            side(&args, &cwd, text, own, flag, &flags)
+                .with_context(|| format!("the {} engine ('{text}')", ordinal(i)))?,
         );
     }
-    let game = match (args.game, &sides[0], &sides[1]) {
-        (Some(g), ..) => g,
-        (None, Side::File { game, .. }, _) | (None, _, Side::File { game, .. }) => *game,
-        _ => bail!("--game: neither engine is an engine config, so say which game they play"),
+    let game = match args.game {
+        Some(g) => g,
+        None => match sides.iter().find_map(|s| match s {
+            Side::File { game, .. } => Some(*game),
+            Side::External { .. } => None,
+        }) {
+            Some(g) => g,
+            None => bail!("--game: no engine is an engine config, so say which game they play"),
+        },
     };
-    let mut names: Vec<String> = sides.iter().map(|s| s.name().to_string()).collect();
-    if names[0] == names[1] {
-        let base = names[0].clone();
-        names = vec![format!("{base}-a"), format!("{base}-b")];
-        eprintln!(
-            "arena: both engines are called '{base}': they play as '{}' and '{}'",
-            names[0], names[1]
+    if let Some(sprt) = &args.sprt
+        && sides.len() != 2
+    {
+        bail!(
+            "--sprt {},{}: an SPRT compares two engines; this match has {}",
+            sprt.elo0,
+            sprt.elo1,
+            sides.len()
         );
     }
+    let names = distinct_names(&sides);
     let run_name = match &args.name {
         Some(n) => n.clone(),
-        None => format!("match-{}-vs-{}", names[0], names[1])
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "-_.+".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect(),
+        None => default_name(&names, args.gauntlet),
     };
-    let mut tree = toml::Table::new();
-    tree.insert("name".into(), run_name.into());
-    tree.insert("game".into(), game.to_string().into());
     let rounds = args
         .rounds
         .unwrap_or(if args.sprt.is_some() { 10_000 } else { 50 });
     if rounds == 0 {
         bail!("--rounds: must be at least 1");
     }
-    tree.insert("rounds".into(), i64::from(rounds).into());
-    tree.insert("seed".into(), toml_u64(args.seed, "--seed")?.into());
-    let mut openings = toml::Table::new();
+    toml_u64(args.seed, "--seed")?;
+    let mut openings = OpeningsConfig::default();
     match &args.openings {
         Some(file) => {
-            openings.insert("kind".into(), "file".into());
-            openings.insert("file".into(), absolute(&cwd, file).into());
+            openings.kind = OpeningKind::File;
+            openings.file = Some(absolute(&cwd, file));
         }
         None if args.plies.is_none() && openings::Shipped::of(&game).is_some() => {
-            openings.insert("kind".into(), "balanced".into());
+            openings.kind = OpeningKind::Balanced;
         }
         None => {
-            openings.insert("kind".into(), "random".into());
+            openings.kind = OpeningKind::Random;
             if let Some(p) = args.plies {
-                openings.insert("plies".into(), i64::from(p).into());
+                openings.plies = p;
             }
         }
     }
-    if args.transform {
-        openings.insert("transform".into(), true.into());
-    }
+    openings.transform = args.transform;
     if args.shuffle {
-        if openings.get("kind").and_then(|k| k.as_str()) == Some("random") {
+        if openings.kind == OpeningKind::Random {
             bail!(
                 "--shuffle: the openings here are random (drawn from --seed already); \
                  it orders a file's openings (--openings FILE) or the balanced set"
             );
         }
-        openings.insert("order".into(), "shuffle".into());
+        openings.order = OpeningOrder::Shuffle;
     }
-    tree.insert("openings".into(), openings.into());
-    if let Some(m) = args.max_plies {
-        let mut adjudication = toml::Table::new();
-        adjudication.insert("max_plies".into(), i64::from(m).into());
-        tree.insert("adjudication".into(), adjudication.into());
-    }
-    if let Some(sprt) = &args.sprt {
-        tree.insert(
-            "sprt".into(),
-            toml::Value::try_from(sprt).context("--sprt")?,
-        );
-    }
-    let mut entries = Vec::new();
-    for (side, name) in sides.iter().zip(&names) {
-        let mut entry = match side {
-            Side::File { path, set, .. } => {
-                let mut entry = toml::Table::new();
-                entry.insert("file".into(), absolute(&cwd, path).into());
-                if !set.is_empty() {
-                    entry.insert("set".into(), set.clone().into());
-                }
-                entry
-            }
-            Side::External { entry, .. } => entry.clone(),
-        };
-        entry.insert("name".into(), name.clone().into());
-        entries.push(toml::Value::Table(entry));
-    }
-    tree.insert("engines".into(), entries.into());
-    let text = toml::to_string(&tree).context("the match's config")?;
-    let t = Tournament::parse("arena match", &cwd.join("arena-match.toml"), &text).map_err(
-        |mut e| {
-            // The generated text's line numbers mean nothing to the user.
-            e.line = None;
-            e
+    let adjudication = Adjudication {
+        max_plies: args.max_plies.unwrap_or(0),
+        ..Adjudication::default()
+    };
+    let engines = sides
+        .into_iter()
+        .zip(&names)
+        .map(|(side, name)| {
+            let mut entry = match side {
+                Side::File { path, set, .. } => EngineEntry {
+                    file: Some(absolute(&cwd, &path)),
+                    set,
+                    ..EngineEntry::default()
+                },
+                Side::External { entry, .. } => *entry,
+            };
+            entry.name = Some(name.clone());
+            entry
+        })
+        .collect();
+    let config = TournamentConfig {
+        name: run_name,
+        game,
+        format: if args.gauntlet {
+            Format::Gauntlet
+        } else {
+            Format::RoundRobin
         },
-    )?;
+        rounds,
+        seed: args.seed,
+        concurrency: 0,
+        openings,
+        adjudication,
+        sprt: args.sprt,
+        anchor: None,
+        anchor_elo: 0.0,
+        engines,
+        pgnout: None,
+        sgfout: None,
+    };
+    let t = Tournament::from_config("arena match", &cwd.join("arena-match.toml"), config)?;
     play(
         &t,
         Play {
             job: args.job.clone(),
             no_report: args.no_report,
             shard: None,
+            live: args.live.files(),
         },
     )
 }
 
-/// The limit flags as parameter assignments for built-in engines (each replaces the
-/// engine's own limits: the others are cleared).
-fn limit_assignments(args: &MatchArgs) -> Vec<String> {
-    let only = |key: &str, value: String| {
-        ["depth", "nodes", "movetime_ms", "tc"]
-            .iter()
-            .map(|k| {
-                let v = match (*k == key, *k) {
-                    (true, _) => value.clone(),
-                    (false, "tc") => "\"\"".to_string(),
-                    (false, _) => "0".to_string(),
-                };
-                format!("search.{k}={v}")
-            })
-            .collect()
-    };
-    if let Some(d) = args.depth {
-        only("depth", d.to_string())
-    } else if let Some(n) = args.nodes {
-        only("nodes", n.to_string())
-    } else if let Some(ms) = args.movetime {
-        only("movetime_ms", ms.to_string())
-    } else if let Some(tc) = args.tc {
-        only("tc", format!("\"{tc}\""))
-    } else {
-        Vec::new()
+/// "first", "second", ... for errors.
+fn ordinal(i: usize) -> String {
+    const WORDS: [&str; 10] = [
+        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+        "tenth",
+    ];
+    WORDS
+        .get(i)
+        .map_or_else(|| format!("{}th", i + 1), |w| (*w).to_string())
+}
+
+/// The engines' names in results: a name given to more than one engine gets the
+/// engine's place on the command line as a letter (`-a`, `-b`, ...).
+fn distinct_names(sides: &[Side]) -> Vec<String> {
+    let names: Vec<&str> = sides.iter().map(Side::name).collect();
+    let mut out = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if names.iter().filter(|n| *n == name).count() == 1 {
+            out.push(name.to_string());
+            continue;
+        }
+        let suffix = u8::try_from(i)
+            .ok()
+            .filter(|&i| i < 26)
+            .map_or_else(|| (i + 1).to_string(), |i| char::from(b'a' + i).to_string());
+        out.push(format!("{name}-{suffix}"));
     }
+    let renamed: Vec<usize> = (0..names.len()).filter(|&i| out[i] != names[i]).collect();
+    if let [a, b] = renamed[..]
+        && names.len() == 2
+    {
+        eprintln!(
+            "arena: both engines are called '{}': they play as '{}' and '{}'",
+            names[a], out[a], out[b]
+        );
+    } else if !renamed.is_empty() {
+        let list: Vec<String> = renamed
+            .iter()
+            .map(|&i| format!("'{}' as '{}'", names[i], out[i]))
+            .collect();
+        eprintln!(
+            "arena: engines with the same name play under others: {}",
+            list.join(", ")
+        );
+    }
+    out
+}
+
+/// `match-A-vs-B`, `match-A-vs-B-vs-C` or `gauntlet-A-vs-B-C`, with characters a
+/// folder name should not hold made `_` (a long list: `match-A-and-N-more`).
+fn default_name(names: &[String], gauntlet: bool) -> String {
+    let name = if gauntlet {
+        format!("gauntlet-{}-vs-{}", names[0], names[1..].join("-"))
+    } else {
+        format!("match-{}", names.join("-vs-"))
+    };
+    let name = if name.len() > 100 {
+        let kind = if gauntlet { "gauntlet" } else { "match" };
+        format!("{kind}-{}-and-{}-more", names[0], names.len() - 1)
+    } else {
+        name
+    };
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.+".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 fn side(
@@ -314,9 +523,10 @@ fn side(
     text: &str,
     own: &[String],
     flag: &str,
-    limit: &[String],
+    flags: &Limits,
 ) -> Result<Side> {
-    if let Some(spec) = text.strip_prefix("cmd=") {
+    let spec = Spec::parse(text)?;
+    if spec.outside {
         if !own.is_empty() || !args.set.is_empty() {
             bail!(
                 "{}: an outside engine has no named parameters; give it options as \
@@ -324,13 +534,33 @@ fn side(
                 if own.is_empty() { "--set" } else { flag }
             );
         }
-        return external(args, cwd, spec);
+        return external(cwd, &spec, flags);
     }
-    let path = PathBuf::from(text);
+    let path = PathBuf::from(spec.head);
     let (mut engine, game) = EngineSpec::load(&path)?;
-    let mut assignments: Vec<String> = limit.to_vec();
+    let mut name = None;
+    let mut limits = Limits::default();
+    let mut params = Vec::new();
+    for &(key, value) in &spec.pairs {
+        if key == "name" {
+            name = Some(value.to_string());
+        } else if !limits.take(key, value)? {
+            if !key.contains('.') {
+                bail!(
+                    "unknown key '{key}' after the file (known: name, depth, nodes, \
+                     movetime, tc, and named parameters such as search.top_k)"
+                );
+            }
+            params.push(format!("{key}={value}"));
+        }
+    }
+    let limit = flags.assignments();
+    let spec_limit = limits.assignments();
+    let mut assignments: Vec<String> = limit.clone();
     assignments.extend(args.set.iter().cloned());
     assignments.extend(own.iter().cloned());
+    assignments.extend(spec_limit.iter().cloned());
+    assignments.extend(params.iter().cloned());
     // Each assignment with the flag that gave it, for the error.
     let limit_flag = if args.depth.is_some() {
         "--depth"
@@ -343,7 +573,11 @@ fn side(
     };
     let flags = std::iter::repeat_n(limit_flag, limit.len())
         .chain(std::iter::repeat_n("--set", args.set.len()))
-        .chain(std::iter::repeat_n(flag, own.len()));
+        .chain(std::iter::repeat_n(flag, own.len()))
+        .chain(std::iter::repeat_n(
+            "its spec",
+            spec_limit.len() + params.len(),
+        ));
     let given: Vec<(&str, &str)> = flags.zip(assignments.iter().map(String::as_str)).collect();
     apply_flagged(&given, |a| engine.set_all(a))?;
     // Later assignments win, as they did on the engine.
@@ -365,85 +599,66 @@ fn side(
         game,
         engine: Box::new(engine),
         set,
+        name,
     })
 }
 
-/// `cmd=PATH,proto=..,name=..,arg=..,dir=..,option.KEY=VALUE` (after `cmd=`) as an
-/// `[[engines]]` entry with the match's limit.
-fn external(args: &MatchArgs, cwd: &Path, spec: &str) -> Result<Side> {
-    let mut parts = spec.split(',');
-    let command = parts.next().unwrap_or_default().trim();
+/// `cmd=PATH,proto=..,name=..,arg=..,dir=..,restart=..,option.KEY=VALUE` and limits as an
+/// `[[engines]]` entry with the match's limit, or its own.
+fn external(cwd: &Path, spec: &Spec<'_>, flags: &Limits) -> Result<Side> {
+    let command = spec.head;
     if command.is_empty() {
         bail!("cmd= needs a program: cmd=PATH[,proto=..][,name=..]");
     }
-    let mut entry = toml::Table::new();
-    let command_text = if command.contains('/') {
-        absolute(cwd, Path::new(command))
-    } else {
-        command.to_string()
+    let mut entry = EngineEntry {
+        command: Some(if command.contains('/') {
+            absolute(cwd, Path::new(command))
+        } else {
+            command.to_string()
+        }),
+        ..EngineEntry::default()
     };
-    entry.insert("command".into(), command_text.into());
     let mut name = Path::new(command)
         .file_stem()
         .map_or_else(|| command.to_string(), |s| s.to_string_lossy().into_owned());
-    let mut arg_list = Vec::new();
-    let mut options = toml::Table::new();
-    for part in parts {
-        let (key, value) = part
-            .split_once('=')
-            .with_context(|| format!("'{part}' is not KEY=VALUE (after cmd=...)"))?;
-        let value = value.trim();
-        match key.trim() {
+    let mut limits = Limits::default();
+    for &(key, value) in &spec.pairs {
+        match key {
             "name" => name = value.to_string(),
             "proto" | "protocol" => {
                 let protocol: Protocol = value
                     .parse()
                     .map_err(|e: String| anyhow::anyhow!("proto={value}: {e}"))?;
-                entry.insert("protocol".into(), protocol.to_string().into());
+                entry.protocol = Some(protocol);
             }
-            "arg" => arg_list.push(toml::Value::String(value.to_string())),
+            "arg" => entry.args.push(value.to_string()),
             "restart" => {
-                let on = match value {
+                entry.restart = Some(match value {
                     "on" | "true" => true,
                     "off" | "false" => false,
                     other => bail!("restart={other}: on or off"),
-                };
-                entry.insert("restart".into(), on.into());
+                });
             }
-            "dir" => {
-                entry.insert("working_dir".into(), absolute(cwd, Path::new(value)).into());
-            }
+            "dir" => entry.working_dir = Some(absolute(cwd, Path::new(value))),
             k if k.starts_with("option.") => {
                 let key = &k["option.".len()..];
                 let parsed = arena::config::parse_assignment(&format!("v={value}"))
                     .map_or_else(|_| toml::Value::String(value.into()), |(_, v)| v);
-                options.insert(key.to_string(), parsed);
+                entry.options.insert(key.to_string(), parsed);
             }
+            other if limits.take(other, value)? => {}
             other => bail!(
                 "unknown key '{other}' after cmd=... (known: name, proto, arg, dir, \
-                 restart, option.KEY)"
+                 restart, option.KEY, depth, nodes, movetime, tc)"
             ),
         }
     }
-    if !arg_list.is_empty() {
-        entry.insert("args".into(), arg_list.into());
-    }
-    if !options.is_empty() {
-        entry.insert("options".into(), options.into());
-    }
-    if let Some(d) = args.depth {
-        entry.insert("depth".into(), i64::from(d).into());
-    }
-    if let Some(n) = args.nodes {
-        entry.insert("nodes".into(), toml_u64(n, "--nodes")?.into());
-    }
-    if let Some(ms) = args.movetime {
-        entry.insert("movetime_ms".into(), toml_u64(ms, "--movetime")?.into());
-    }
-    if let Some(tc) = args.tc {
-        entry.insert("tc".into(), tc.to_string().into());
-    }
-    Ok(Side::External { entry, name })
+    flags.apply_to(&mut entry);
+    limits.apply_to(&mut entry);
+    Ok(Side::External {
+        entry: Box::new(entry),
+        name,
+    })
 }
 
 fn absolute(cwd: &Path, path: &Path) -> String {

@@ -156,9 +156,15 @@ fn single_dash_hint(e: &clap::Error) -> Option<String> {
         // The other tools' names where arena's differ.
         let ours = match name {
             "games" => "--rounds (game pairs: each opening is played twice, colours swapped)",
-            "each" => "--tc, --movetime, --depth or --nodes (for both engines)",
-            "engine" => "engine configs or cmd=PATH,... as the arguments of arena match",
-            "pgnout" => "arena export RESULTS_DIR --pgn -o FILE",
+            "each" => "--tc, --movetime, --depth or --nodes (for every engine)",
+            "engine" => {
+                "engine configs or cmd=PATH,... as the arguments of arena match (any number)"
+            }
+            "pgnout" => "--pgnout FILE",
+            "sgfout" => "--sgfout FILE",
+            "tournament" => {
+                "--gauntlet (arena match plays a round robin of its engines by default)"
+            }
             "openings" | "book" => "--openings FILE",
             "repeat" => "nothing: every opening is always played twice, colours swapped",
             "recover" => "nothing: a crashed engine is restarted for the next game anyway",

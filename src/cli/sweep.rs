@@ -93,6 +93,13 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
     for why in &inert {
         eprintln!("arena: warning: --over {key}: changes no move of {why}");
     }
+    if base.config.pgnout.is_some() || base.config.sgfout.is_some() {
+        bail!(
+            "{}: pgnout/sgfout: a sweep plays a tournament per point; export each point's \
+             folder with `arena export` instead",
+            args.config.display()
+        );
+    }
     // Check every point before playing any.
     let mut points = Vec::new();
     for &v in &values {
@@ -136,6 +143,7 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
                 },
                 no_report: args.no_report,
                 shard: None,
+                live: Default::default(),
             },
         )?;
         let path = dir.join("summary.json");

@@ -7,7 +7,7 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 use arena::tournament::{
-    Ending, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf, summary,
+    Ending, LiveFiles, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf, summary,
     validate::{RunShape, read_checked},
 };
 use clap::Args;
@@ -59,6 +59,32 @@ pub struct RunArgs {
     no_report: bool,
     #[command(flatten)]
     rating: RatingArgs,
+    #[command(flatten)]
+    live: LiveArgs,
+}
+
+/// Live game files, for the commands that play games through the tournament runner.
+#[derive(Args, Clone, Debug, Default)]
+pub(crate) struct LiveArgs {
+    /// Append each game to this PGN file as its result is written, as `arena export
+    /// --pgn` writes it, in game order (a game waits for the ones before it); --resume
+    /// continues the file (a torn last game is cut off, no game is written twice).
+    #[arg(long, value_name = "FILE")]
+    pub pgnout: Option<PathBuf>,
+    /// Likewise an SGF file with every move (m,n,k games), as `arena export --sgf`.
+    #[arg(long, value_name = "FILE")]
+    pub sgfout: Option<PathBuf>,
+}
+
+impl LiveArgs {
+    /// The files the flags name.
+    pub fn files(&self) -> LiveFiles {
+        LiveFiles {
+            pgn: self.pgnout.clone(),
+            sgf: self.sgfout.clone(),
+            date: None,
+        }
+    }
 }
 
 /// Recompute every statistic from a run's games.jsonl and print the standings.
@@ -150,12 +176,21 @@ pub fn run(args: RunArgs) -> Result<()> {
     set_from(&mut t.config.adjudication.max_plies, args.max_plies);
     overrides(&mut t, &args.rating)?;
     let shard = choose_shard(&args)?;
+    // The flags win over the config's keys (paths relative to the config).
+    let mut live = args.live.files();
+    live.pgn = live
+        .pgn
+        .or_else(|| t.config.pgnout.as_deref().map(|p| t.resolve(p)));
+    live.sgf = live
+        .sgf
+        .or_else(|| t.config.sgfout.as_deref().map(|p| t.resolve(p)));
     play(
         &t,
         Play {
             job: args.job,
             no_report: args.no_report,
             shard,
+            live,
         },
     )
 }
@@ -193,6 +228,8 @@ pub(crate) struct Play {
     pub no_report: bool,
     /// The shard to play, and why.
     pub shard: Option<(Shard, String)>,
+    /// Live game files.
+    pub live: LiveFiles,
 }
 
 /// Plays (or resumes) `t` and prints the standings, then writes the report.
@@ -222,6 +259,10 @@ pub(crate) fn play(t: &Tournament, args: Play) -> Result<()> {
     });
     let options = RunOptions {
         shard: shard.map(|(s, _)| s),
+        live: LiveFiles {
+            date: run_date(&job.out),
+            ..args.live
+        },
         ..job.options().run_options(job.out.clone())
     };
     let mut games = job.games("").with_note(shard_note);
@@ -436,7 +477,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
 
 /// The day the run was played (`YYYY.MM.DD`), from the `environment.json` its report
 /// recorded; `None` when there is none.
-fn run_date(dir: &Path) -> Option<String> {
+pub(crate) fn run_date(dir: &Path) -> Option<String> {
     let text = std::fs::read_to_string(dir.join("environment.json")).ok()?;
     let env: arena::report::Environment = serde_json::from_str(&text).ok()?;
     let day = env.date.get(..10)?;

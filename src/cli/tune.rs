@@ -11,7 +11,7 @@ use anyhow::{Result, bail};
 use arena::{
     config::ConfigFile,
     stats::Penta,
-    tournament::{Ending, RunError},
+    tournament::{Ending, LiveFiles, RunError},
     tune::{
         self, Tune, TuneEnding, TuneEvent,
         job::Verifiable,
@@ -21,9 +21,12 @@ use arena::{
 };
 use clap::Args;
 
-use super::job::{
-    Job, JobArgs, StepLog, at_least_one, done_in, interrupted, print_table, print_verification,
-    set_from, value_row,
+use super::{
+    job::{
+        Job, JobArgs, StepLog, at_least_one, done_in, interrupted, print_table, print_verification,
+        set_from, value_row,
+    },
+    tournament::LiveArgs,
 };
 
 /// Tune engine parameters with SPSA (checkpointed; --resume continues), then verify.
@@ -81,6 +84,10 @@ pub struct TuneArgs {
     /// JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or PARALLEL_SEQ (GNU parallel).
     #[arg(long)]
     workers: bool,
+    /// The verification match's games, live (workers play none: the plain command
+    /// they print keeps these).
+    #[command(flatten)]
+    live: LiveArgs,
 }
 
 /// File-system failures exit 1 like tournaments' do; everything else is bad input.
@@ -129,6 +136,7 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         "stopping; the last checkpoint stands",
     );
     let worker = choose_worker(&args)?;
+    args.live.files().check(t.plan().game, None)?;
     // Said once the tune's checks passed (on stderr, even with --quiet: a cluster job's
     // log must tell which worker it was).
     let worker_note = worker.as_ref().map(|(w, why)| {
@@ -211,7 +219,7 @@ pub fn tune(args: TuneArgs) -> Result<()> {
         )?;
         return Ok(());
     }
-    verify_and_finish(&mut out, &job, &t, args.verify_pairs)
+    verify_and_finish(&mut out, &job, &t, args.verify_pairs, &args.live)
 }
 
 /// The worker to play as: `--worker ID`, or the scheduler's index with `--workers`.
@@ -274,9 +282,16 @@ pub(super) fn verify_and_finish<J: Verifiable>(
     job: &Job,
     target: &J,
     pairs: Option<u32>,
+    live: &LiveArgs,
 ) -> Result<()> {
     let mut games = job.games("verification");
-    let verified = tune::verify(target, &job.options(), pairs, &mut |e| games.event(e));
+    let live = LiveFiles {
+        date: super::tournament::run_date(&job.out.join(tune::job::VERIFICATION_DIR)),
+        ..live.files()
+    };
+    let verified = tune::verify(target, &job.options(), pairs, &live, &mut |e| {
+        games.event(e)
+    });
     games.finish();
     let verified = verified.map_err(lift)?;
     Job::report(&job.out, None);

@@ -8,6 +8,7 @@
 //! rounds = 20                 # game pairs per pairing (each opening, colours swapped)
 //! seed = 1
 //! jobs = 0                    # worker threads; 0 = all cores
+//! pgnout = "games.pgn"        # optional: each game appended as it finishes (sgfout: SGF)
 //!
 //! [openings]
 //! kind = "random"             # "random", "balanced", "file" or "none"
@@ -175,7 +176,7 @@ pub struct Adjudication {
 
 /// One `[[engines]]` entry: a file with overrides, inline engine fields, or an outside
 /// program (`command`, with the keys from `args` on).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineEntry {
     /// An engine config file (relative to the tournament config).
@@ -275,6 +276,14 @@ pub struct TournamentConfig {
     /// The engines.
     #[serde(default)]
     pub engines: Vec<EngineEntry>,
+    /// A PGN file each finished game is appended to, as `arena export --pgn` writes it
+    /// (relative to the config). Where the games go, not what they are: `run.toml`
+    /// leaves it out, so a run resumes with or without it.
+    #[serde(default, skip_serializing)]
+    pub pgnout: Option<String>,
+    /// An SGF file (m,n,k games) each finished game is appended to, likewise.
+    #[serde(default, skip_serializing)]
+    pub sgfout: Option<String>,
 }
 
 fn default_seed() -> u64 {
@@ -303,11 +312,33 @@ impl Tournament {
     /// Reads a tournament from text; `base` locates relative paths.
     pub fn parse(source: &str, base: &Path, text: &str) -> Result<Tournament, ConfigError> {
         let config: TournamentConfig = config::parse(source, text)?;
+        Tournament::build(source, base, config, Some(text))
+    }
+
+    /// A tournament from a config built in the program (`arena match`): checked and
+    /// resolved as [`Tournament::parse`] does, with errors naming `source` (no line).
+    pub fn from_config(
+        source: &str,
+        base: &Path,
+        config: TournamentConfig,
+    ) -> Result<Tournament, ConfigError> {
+        Tournament::build(source, base, config, None)
+    }
+
+    /// Checks `config` and resolves its engines; `text`, when it was read from one,
+    /// gives errors their line.
+    fn build(
+        source: &str,
+        base: &Path,
+        config: TournamentConfig,
+        text: Option<&str>,
+    ) -> Result<Tournament, ConfigError> {
         let at = |needle: &str, message: String| ConfigError {
             source: source.to_string(),
-            line: config::line_of(text, needle),
+            line: text.and_then(|text| config::line_of(text, needle)),
             message,
         };
+        let key_line = |path: &str| text.and_then(|text| config::key_line(text, path));
         if config.name.trim().is_empty()
             || config.name.contains(['/', '\\'])
             || config.name.starts_with('.')
@@ -335,15 +366,15 @@ impl Tournament {
                 } else {
                     "name"
                 };
-                config::key_line(text, &format!("engines[{i}].{key}"))
-                    .or_else(|| config::key_line(text, &format!("engines[{i}]")))
+                key_line(&format!("engines[{i}].{key}"))
+                    .or_else(|| key_line(&format!("engines[{i}]")))
             };
             let engine = resolve_engine(source, base, &config, entry).map_err(|e| {
                 // An inline engine's key that the error names (`key `table`: ...`).
                 let named = e
                     .split_once("key `")
                     .and_then(|(_, rest)| rest.split_once('`'))
-                    .and_then(|(key, _)| config::key_line(text, &format!("engines[{i}].{key}")));
+                    .and_then(|(key, _)| key_line(&format!("engines[{i}].{key}")));
                 ConfigError {
                     source: source.to_string(),
                     line: named.or_else(entry_line),

@@ -1,7 +1,8 @@
 //! Tournaments: configs, the schedule (round robin, gauntlet), openings played as
 //! colour-swapped game pairs, the parallel runner, the results store, resume, shards,
 //! the folder lock (one writer per results folder), the checks every record read must
-//! pass, statistics over the records, and PGN and SGF export.
+//! pass, statistics over the records, and PGN and SGF export (afterwards, or live as games
+//! finish).
 //!
 //! Contracts: a game is a pure function of (config, master seed, game index) when engines
 //! are limited by depth or nodes; a finished game is written and flushed before it counts;
@@ -11,6 +12,7 @@ pub mod config;
 pub mod differences;
 pub mod error;
 pub mod game;
+pub mod live;
 pub mod lock;
 pub mod merge;
 pub mod openings;
@@ -28,6 +30,7 @@ pub mod validate;
 pub use self::{
     config::{Tournament, TournamentConfig},
     error::RunError,
+    live::LiveFiles,
     record::{GameRecord, read_records},
     runner::{Ending, Event, RunOptions, RunOutcome, run},
     schedule::Schedule,

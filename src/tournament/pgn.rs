@@ -21,7 +21,10 @@
 
 use std::fmt::Write as _;
 
-use super::record::{GameRecord, GameResult, MoveStat, score_text};
+use super::{
+    live::ReadBack,
+    record::{GameRecord, GameResult, MoveStat, score_text},
+};
 use crate::game::{Ataxx, Game, GameSpec, Side};
 
 /// What every exported game shares.
@@ -108,6 +111,67 @@ pub fn export(info: &ExportInfo<'_>, records: &[GameRecord]) -> Result<String, S
         write_game(&mut out, info, r)?;
     }
     Ok(out)
+}
+
+/// PGN text of one game, exactly as [`export`] writes it (a live file appends these).
+pub fn game_text(info: &ExportInfo<'_>, r: &GameRecord) -> Result<String, String> {
+    let mut out = String::new();
+    write_game(&mut out, info, r)?;
+    Ok(out)
+}
+
+/// The games of `event` that a PGN file written by [`game_text`] holds, in file order,
+/// and where the last complete one ends: a write cut short (a run killed mid-write)
+/// leaves a torn last game, which is not counted. Errors: text that is no game of
+/// `event` as arena writes them.
+pub(crate) fn read_back(text: &str, event: &str) -> Result<ReadBack, String> {
+    let event_tag = format!("[Event \"{}\"]", escape(event));
+    let mut back = ReadBack::default();
+    let mut pos = 0;
+    while pos < text.len() {
+        let rest = &text[pos..];
+        // Tags up to a blank line, then movetext ending in a result and a blank line.
+        let whole = rest.split_once("\n\n").and_then(|(tags, after)| {
+            let (movetext, _) = after.split_once("\n\n")?;
+            let tags_ok = tags.lines().all(|l| l.starts_with('[') && l.ends_with(']'));
+            let moves_ok = !movetext.lines().any(|l| l.starts_with('['))
+                && movetext
+                    .split_whitespace()
+                    .last()
+                    .is_some_and(|t| ["1-0", "0-1", "1/2-1/2", "*"].contains(&t));
+            let index = tags
+                .lines()
+                .find_map(|l| l.strip_prefix("[GameIndex \"")?.strip_suffix("\"]"))
+                .and_then(|n| n.parse::<u64>().ok());
+            let len = tags.len() + 2 + movetext.len() + 2;
+            (tags_ok && moves_ok).then_some((tags, index, len))
+        });
+        match whole {
+            Some((tags, Some(index), len)) => {
+                if tags.lines().next() != Some(event_tag.as_str()) {
+                    return Err(format!(
+                        "at byte {pos}: a game of another run ({}; this run is '{event}')",
+                        tags.lines().next().unwrap_or_default()
+                    ));
+                }
+                back.games.push(index);
+                pos += len;
+            }
+            Some((_, None, _)) => return Err(format!("at byte {pos}: a game without GameIndex")),
+            None => {
+                // A torn last game: the start of one, and no game after it.
+                let start = "[Event \"";
+                let torn = (rest.starts_with(start) || start.starts_with(rest))
+                    && !rest.contains("\n\n[Event \"");
+                if !torn {
+                    return Err(format!("at byte {pos}: not a game as arena writes them"));
+                }
+                break;
+            }
+        }
+    }
+    back.valid_len = pos as u64;
+    Ok(back)
 }
 
 fn write_game(out: &mut String, info: &ExportInfo<'_>, r: &GameRecord) -> Result<(), String> {

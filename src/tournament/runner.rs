@@ -27,6 +27,7 @@ use super::{
     Tournament,
     error::{RunError, io_err, write_text},
     game::{GameSetup, play_game},
+    live::{LiveFiles, LiveWriter},
     lock,
     openings::{OpeningBook, OpeningGame},
     record::{self, GameRecord, RecordWriter, truncate_to},
@@ -56,6 +57,8 @@ pub struct RunOptions {
     pub shard: Option<Shard>,
     /// Raised to stop: no new games start, games in progress are abandoned.
     pub stop: Arc<AtomicBool>,
+    /// Live game files: each game appended as it is written to the results.
+    pub live: LiveFiles,
 }
 
 /// What the runner reports while it works.
@@ -290,9 +293,16 @@ fn run_game<G: OpeningGame + ExternalGame>(
                 .map_err(|msg| RunError::Input(format!("engine '{}': {msg}", e.name)))?;
         }
     }
+    options.live.check(cfg.game, options.shard)?;
     let book = OpeningBook::<G>::new(t, game)?;
     book.check_max_plies(game, cfg.adjudication.max_plies)
         .map_err(|e| RunError::Input(format!("{}: {e}", t.path.display())))?;
+    let mut live_files = LiveWriter::open(
+        &options.live,
+        t,
+        options.resume,
+        Schedule::new(cfg.format, t.engines.len(), u64::from(cfg.rounds)).games(),
+    )?;
 
     // One writer per folder: from here on, nobody else appends to these results.
     let what = match options.shard {
@@ -365,6 +375,11 @@ fn run_game<G: OpeningGame + ExternalGame>(
         }
         (set, scan)
     };
+    // The live files are checked against the results (and a torn game cut off) before
+    // the results are touched.
+    if let Some(files) = &mut live_files {
+        files.settle(&done_set)?;
+    }
     fs::create_dir_all(results.parent().unwrap_or(out)).map_err(io_err(out))?;
     write_text(&run_toml, &resolved)?;
     if let Some(s) = options.shard {
@@ -381,6 +396,22 @@ fn run_game<G: OpeningGame + ExternalGame>(
     }
     if scan.torn_tail {
         truncate_to(&results, scan.valid_len).map_err(io_err(&results))?;
+    }
+
+    // The games the results hold and a live file lacks (a run killed between the two
+    // writes, or a live file new to a resumed run) go to it first.
+    if let Some(files) = &mut live_files
+        && !done_set.is_empty()
+    {
+        let mut failed = None;
+        scan_checked(&results, &shape, |r| {
+            if failed.is_none() {
+                failed = files.offer(r).err();
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
     }
 
     let total = 2 * owned.pairs_of(schedule.pairs());
@@ -544,6 +575,14 @@ fn run_game<G: OpeningGame + ExternalGame>(
                         internal_stop.store(true, Ordering::Relaxed);
                         continue;
                     }
+                    if let Some(files) = &mut live_files
+                        && let Err(e) = files.offer(&record)
+                    {
+                        // The game is in the results: a resumed run writes it.
+                        write_error = Some(e);
+                        internal_stop.store(true, Ordering::Relaxed);
+                        continue;
+                    }
                     played += 1;
                     done += 1;
                     live.add(schedule, &record);
@@ -585,6 +624,14 @@ fn run_game<G: OpeningGame + ExternalGame>(
     } else if done < total {
         ending = Ending::Interrupted;
     }
+    // An interrupted run's waiting games go in when it resumes (with the games before
+    // them); a finished one's now, whatever the SPRT left unplayed between them.
+    if let Some(files) = &mut live_files
+        && ending != Ending::Interrupted
+    {
+        files.finish()?;
+    }
+    drop(live_files);
     let mut results = results;
     if let Some(files) = &shard_files
         && ending == Ending::Complete

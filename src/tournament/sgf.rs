@@ -13,6 +13,7 @@
 use std::fmt::Write as _;
 
 use super::{
+    live::ReadBack,
     pgn::{ExportInfo, move_comment},
     record::{GameRecord, GameResult},
 };
@@ -32,6 +33,93 @@ pub fn export(
         write_game(&mut out, info, config, r)?;
     }
     Ok(out)
+}
+
+/// SGF text of one game, exactly as [`export`] writes it (a live file appends these).
+pub fn game_text(
+    info: &ExportInfo<'_>,
+    config: &MnkConfig,
+    r: &GameRecord,
+) -> Result<String, String> {
+    let mut out = String::new();
+    write_game(&mut out, info, config, r)?;
+    Ok(out)
+}
+
+/// The games of `event` that an SGF file written by [`game_text`] holds, in file order,
+/// and where the last complete one ends (see [`super::pgn::read_back`]): each game tree
+/// is read up to its closing parenthesis, property values with their escapes, and its
+/// game index taken from `GN[EVENT game N]`.
+pub(crate) fn read_back(text: &str, event: &str) -> Result<ReadBack, String> {
+    let name_prefix = format!("GN[{} game ", escape(event));
+    let mut back = ReadBack::default();
+    let mut pos = 0;
+    while pos < text.len() {
+        let rest = &text[pos..];
+        match game_tree(rest) {
+            Some(len) => {
+                let tree = &rest[..len];
+                let Some(after) = tree
+                    .find(&name_prefix)
+                    .map(|i| &tree[i + name_prefix.len()..])
+                else {
+                    return Err(format!(
+                        "at byte {pos}: not a game of this run ('{event}': no GN[{} game N])",
+                        escape(event)
+                    ));
+                };
+                let index = after
+                    .split_once(']')
+                    .and_then(|(n, _)| n.parse::<u64>().ok())
+                    .ok_or_else(|| format!("at byte {pos}: a game without its index in GN"))?;
+                back.games.push(index);
+                pos += len;
+            }
+            None => {
+                let start = "(;FF[4]";
+                let torn = (rest.starts_with(start) || start.starts_with(rest))
+                    && !rest.contains("\n(;FF[4]");
+                if !torn {
+                    return Err(format!("at byte {pos}: not a game as arena writes them"));
+                }
+                break;
+            }
+        }
+    }
+    back.valid_len = pos as u64;
+    Ok(back)
+}
+
+/// The length of the game tree `text` starts with, its line end included; None when it
+/// does not start with a complete one.
+fn game_tree(text: &str) -> Option<usize> {
+    if !text.starts_with("(;") {
+        return None;
+    }
+    let (mut depth, mut in_value, mut escaped) = (0u32, false, false);
+    for (i, c) in text.char_indices() {
+        if in_value {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, ']') => in_value = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '[' => in_value = true,
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return text[i + 1..].starts_with('\n').then_some(i + 2);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn write_game(

@@ -21,7 +21,7 @@ use crate::{
     protocol::EngineSpec,
     stats::{EloEstimate, Penta, Wdl},
     tournament::{
-        self, Tournament, TournamentConfig,
+        self, LiveFiles, Tournament, TournamentConfig,
         config::{Adjudication, Format, OpeningKind, OpeningsConfig},
         lock::FolderLock,
         runner::{Ending, RunOptions, RunOutcome},
@@ -59,6 +59,7 @@ impl JobOptions {
             out_dir: dir,
             shard: None,
             stop: Arc::clone(&self.stop),
+            live: Default::default(),
         }
     }
 }
@@ -119,6 +120,8 @@ impl MatchPlan<'_> {
                 anchor: None,
                 anchor_elo: 0.0,
                 engines: Vec::new(),
+                pgnout: None,
+                sgfout: None,
             },
             engines,
             path: self.path.to_path_buf(),
@@ -222,13 +225,15 @@ pub trait Verifiable {
 
 /// Plays the verification match of the finished `job` in `options.out_dir`: its result
 /// against the base engine, `pairs` game pairs (default: the `[verification]` section's),
-/// through the tournament runner into `<out>/verification/`, and records it in the job's
-/// report; returns the match's outcome and what the report says of it. None when there
-/// is nothing to play (no section, or 0 pairs).
+/// through the tournament runner into `<out>/verification/` (and its games to `live`
+/// files as they finish), and records it in the job's report; returns the match's
+/// outcome and what the report says of it. None when there is nothing to play (no
+/// section, or 0 pairs).
 pub fn verify<J: Verifiable>(
     job: &J,
     options: &JobOptions,
     pairs: Option<u32>,
+    live: &LiveFiles,
     sink: &mut dyn FnMut(&tournament::Event<'_>),
 ) -> Result<Option<(RunOutcome, VerificationReport)>, TuneError> {
     let plan = job.plan();
@@ -245,7 +250,10 @@ pub fn verify<J: Verifiable>(
         section,
         pairs,
         (engines, job.opponent()),
-        options,
+        RunOptions {
+            live: live.clone(),
+            ..options.run_options(out.join(VERIFICATION_DIR))
+        },
         sink,
     )?;
     let Some((outcome, report)) = played else {
@@ -256,16 +264,16 @@ pub fn verify<J: Verifiable>(
 }
 
 /// Plays a verification match: `engines` (each given the `[verification]` section's
-/// `set`), `pairs` game pairs (default: the section's), into `<out>/verification/`;
-/// with an opponent, a round robin of the two and it (`pairs` for each pairing). None
-/// when there is nothing to play.
+/// `set`), `pairs` game pairs (default: the section's), as `options` say (into
+/// `<out>/verification/`); with an opponent, a round robin of the two and it (`pairs`
+/// for each pairing). None when there is nothing to play.
 fn play_verification(
     plan: &MatchPlan<'_>,
     seed: u64,
     section: Option<&VerificationConfig>,
     pairs: Option<u32>,
     (engines, opponent): ([EngineSpec; 2], Option<EngineSpec>),
-    options: &JobOptions,
+    options: RunOptions,
     sink: &mut dyn FnMut(&tournament::Event<'_>),
 ) -> Result<Option<(RunOutcome, VerificationReport)>, TuneError> {
     let pairs = pairs.unwrap_or(section.map_or(0, |v| v.pairs));
@@ -307,11 +315,7 @@ fn play_verification(
         )),
         _ => None,
     };
-    let outcome = tournament::run(
-        &t,
-        &options.run_options(options.out_dir.join(VERIFICATION_DIR)),
-        sink,
-    )?;
+    let outcome = tournament::run(&t, &options, sink)?;
     let pairing = |a: usize, b: usize| {
         outcome
             .summary

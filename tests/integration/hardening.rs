@@ -735,6 +735,7 @@ fn mutated_records_and_checkpoints_never_panic_and_refusals_name_file_and_line()
                 out_dir: dir,
                 shard: None,
                 stop: Arc::clone(&stop),
+                live: Default::default(),
             };
             let outcome = no_panic("resume", || {
                 arena::tournament::run(&t, &options, &mut |_| {})

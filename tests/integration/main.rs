@@ -14,6 +14,7 @@ mod fit;
 mod game_props;
 mod hardening;
 mod jobs;
+mod match_runner;
 mod messages;
 mod openings;
 mod openings_play;
