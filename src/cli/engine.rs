@@ -308,7 +308,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         for line in &report.lines {
             writeln!(
                 out,
-                "  {:<32} best {:<6} {:<12} nodes {:>10}  {:>8.1} ms",
+                "  {:<32} best {:<6} score {:<12} nodes {:>10}  {:>8.1} ms",
                 line.position,
                 line.best,
                 score_text(line.score),

@@ -10,7 +10,7 @@ use std::{
     path::{Path, PathBuf},
     sync::{
         Arc, Mutex, OnceLock,
-        atomic::{AtomicBool, AtomicUsize, Ordering},
+        atomic::{AtomicBool, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -136,21 +136,26 @@ static STOPPING: Mutex<&str> = Mutex::new("stopping");
 /// SIGTERM, or SIGHUP: a scheduler's or a closed terminal's way to stop a job) raises
 /// the flag and says what the job does (`stopping`, as the latest caller put it); the
 /// job finishes what it must and exits 130. A second one exits at once, killing every
-/// outside engine first. Every later call returns the same flag, so a job of many steps
-/// (a sweep's points, a tune's verification) stops wherever it is.
+/// outside engine first; the first signal again from the same sender is not a second
+/// one (`timeout` signals arena and then its process group: see [`super::signals`]).
+/// Every later call returns the same flag, so a job of many steps (a sweep's points, a
+/// tune's verification) stops wherever it is.
 pub(crate) fn stop_flag(stopping: &'static str) -> Arc<AtomicBool> {
     *STOPPING.lock().unwrap_or_else(|p| p.into_inner()) = stopping;
     static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     Arc::clone(STOP.get_or_init(|| {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
-        let presses = AtomicUsize::new(0);
-        let result = ctrlc::set_handler(move || {
-            if presses.fetch_add(1, Ordering::SeqCst) == 0 {
+        let mut first: Option<super::signals::Arrival> = None;
+        let result = super::signals::install(move |arrival| match &first {
+            None => {
+                first = Some(arrival);
                 flag.store(true, Ordering::SeqCst);
                 let what = *STOPPING.lock().unwrap_or_else(|p| p.into_inner());
                 eprintln!("\narena: {what} (Ctrl-C again to quit now)");
-            } else {
+            }
+            Some(request) if arrival.repeats(request) => {}
+            Some(_) => {
                 arena::protocol::client::process::kill_all();
                 std::process::exit(i32::from(EXIT_INTERRUPTED));
             }

@@ -11,6 +11,7 @@ mod openings;
 mod report;
 mod rules;
 mod serve;
+mod signals;
 mod sweep;
 mod tournament;
 mod tune;

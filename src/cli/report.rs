@@ -131,6 +131,7 @@ fn print_files(out: &mut impl Write, files: &ReportFiles) -> io::Result<()> {
 pub fn after(dir: &Path, threads: Option<usize>) {
     let options = ReportOptions {
         run_threads: threads,
+        by_writer: true,
         ..ReportOptions::default()
     };
     match write_report_with(dir, &options) {

@@ -20,7 +20,8 @@ pub struct PositionArgs {
     /// board (rows from the top separated by '/', `x` `o` `.` or a count of empty cells).
     #[arg(long, value_name = "FEN", allow_hyphen_values = true)]
     pub fen: Option<String>,
-    /// Then play these moves: `h8g7f6` or `7,7 6,6` (m,n,k), `b2 a1a3 0000` (Ataxx).
+    /// Then play these moves: `h8g7f6` or `7,7 6,6` (m,n,k), `f2 a1a3` (Ataxx: a single
+    /// and a jump; `0000` passes, for a side without a move).
     #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
     pub moves: Option<String>,
 }

@@ -14,7 +14,9 @@ use arena::protocol::{
 };
 use clap::Args;
 
-use super::engine::load_engine;
+use arena::engine::EngineConfig;
+
+use super::engine::apply_flagged;
 
 /// Play an engine over a protocol on standard input/output (for other managers).
 #[derive(Args, Debug)]
@@ -27,6 +29,13 @@ use super::engine::load_engine;
                         every numeric parameter: search.depth, table.*), position \
                         startpos|fen .. moves .., go (depth, nodes, movetime, wtime/btime/\
                         winc/binc, movestogo, infinite), stop, quit.\n\
+                        Commands sent during a search wait for it, in order (stop, quit, END, \
+                        YXSTOP and isready act at once); the end of input stops a search and \
+                        ends serve (the manager is gone). The engine config's limits apply \
+                        when the manager gives none; an engine without limits of its own \
+                        (--set search.depth=0) takes them from the manager alone: UAI's go \
+                        without limits searches until stop, and Gomocup without INFO \
+                        timeout_turn, max_depth or max_node plays 30 s a move.\n\
                         Example, for Piskvork: a pbrain-arena script that runs \
                         'arena serve configs/engines/gomoku-seed003-threat.toml'"
 )]
@@ -54,7 +63,11 @@ fn parse_protocol(s: &str) -> Result<Protocol, String> {
 }
 
 pub fn serve(args: ServeArgs) -> Result<()> {
-    let engine = load_engine(&args.engine, &args.set)?;
+    // The manager gives the limits (`go depth`, `INFO max_depth`, the clocks): the
+    // engine may have none of its own (`--set search.depth=0`).
+    let mut engine = EngineConfig::load(&args.engine)?;
+    let given: Vec<(&str, &str)> = args.set.iter().map(|a| ("--set", a.as_str())).collect();
+    apply_flagged(&given, |a| engine.set_all_served(a))?;
     let protocol = args
         .protocol
         .unwrap_or_else(|| Protocol::for_family(engine.game.family()));

@@ -378,22 +378,21 @@ pub fn stats(args: StatsArgs) -> Result<()> {
     if records.torn_tail {
         eprintln!("arena: the last line of games.jsonl is torn; it is left out");
     }
-    let schedule = shape.schedule;
-    let summary = summary::summarize(&t, &schedule, &records.records, None);
-    let summary = match (&summary.sprt, t.config.sprt) {
-        // Recount as the run did: only pairs up to the SPRT's decision.
-        (Some(_), Some(_)) => {
-            let cut = sprt_cut(&t, &schedule, &records.records);
-            summary::summarize(&t, &schedule, &records.records, cut)
-        }
-        _ => summary,
-    };
+    let summary = summary::of_records(&t, &records.records);
     // The statistics are printed in any case; the files are rewritten only when no
     // other arena is writing this folder (a run in progress writes them at its end),
     // the folder can be written, and no flag changed what the run's config says.
     let overridden = args.rating.sprt.is_some() || args.rating.anchor.is_some();
     let lock = if overridden {
         Err("--sprt and --anchor change only what is printed".to_string())
+    } else if lock::writer_at_work(&args.dir) {
+        // Readers never lock a folder in use (nor touch its lock files): the run there
+        // writes these files itself when it ends.
+        Err(format!(
+            "{} is being written by another arena now (its lock file names it); the \
+             figures above are of the games it holds so far",
+            args.dir.display()
+        ))
     } else {
         lock::lock_if_writable(&args.dir, "arena stats")
     };
@@ -411,38 +410,6 @@ pub fn stats(args: StatsArgs) -> Result<()> {
     Ok(())
 }
 
-/// The number of pairs at which the SPRT decided, walking complete pairs in order.
-fn sprt_cut(
-    t: &Tournament,
-    schedule: &Schedule,
-    records: &[arena::tournament::GameRecord],
-) -> Option<u64> {
-    let sprt = t.config.sprt?;
-    let mut pairs = std::collections::BTreeMap::new();
-    for r in records {
-        pairs.entry(r.pair).or_insert_with(Vec::new).push(r);
-    }
-    let (a, _) = schedule.pairings[0];
-    let mut penta = arena::stats::Penta::default();
-    for games in pairs.values() {
-        if games.len() != 2 {
-            break;
-        }
-        let mut g = games.clone();
-        g.sort_by_key(|r| r.game);
-        let s = |r: &arena::tournament::GameRecord| match r.half_points_of(a) {
-            Some(2) => arena::stats::GameScore::Win,
-            Some(1) => arena::stats::GameScore::Draw,
-            _ => arena::stats::GameScore::Loss,
-        };
-        penta.add_pair(s(g[0]), s(g[1]));
-        if sprt.decide(sprt.llr_penta(&penta)) != arena::stats::SprtDecision::Continue {
-            return Some(penta.pairs());
-        }
-    }
-    None
-}
-
 pub fn export(args: ExportArgs) -> Result<()> {
     let t = tournament_folder(&args.dir)?;
     let records = read_checked(&args.dir.join("games.jsonl"), &RunShape::of(&t, None))?;
@@ -458,7 +425,26 @@ pub fn export(args: ExportArgs) -> Result<()> {
         arena::game::GameSpec::Ataxx => None,
     };
     let text = match (args.pgn, args.sgf, sgf_config) {
-        (true, _, _) | (false, false, None) => pgn::export(&info, &records.records),
+        (true, _, _) | (false, false, None) => {
+            // Beside the PGN, where a user reads it: whose side `1-0` is from (black's
+            // win is `1-0` in games.jsonl and the report, `0-1` in chess's PGN).
+            eprintln!(
+                "arena: {}",
+                match args.result_convention {
+                    pgn::ResultConvention::Chess => {
+                        "PGN Result is from White's side, as in chess: 1-0 is a win for White \
+                         (o, the second player), and black's win, 1-0 in games.jsonl and the \
+                         report, is 0-1 here (--result-convention ataxx writes it as 1-0)"
+                    }
+                    pgn::ResultConvention::Ataxx => {
+                        "PGN Result is from the first player's side, as in games.jsonl and the \
+                         report: 1-0 is a win for Black (x), as cuteataxx writes it; rating \
+                         tools that read chess's convention want --result-convention chess"
+                    }
+                }
+            );
+            pgn::export(&info, &records.records)
+        }
         (_, _, Some(config)) => sgf::export(&info, &config, &records.records),
         (false, true, None) => bail!(
             "--sgf: SGF is for m,n,k games; {} is {}: export it as PGN (the default)",

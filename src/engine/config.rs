@@ -249,7 +249,9 @@ impl SearchConfig {
         }
     }
 
-    fn validate(&self, family: &str) -> Result<(), String> {
+    /// Checks the settings; `need_limit`: whether they must limit a search themselves
+    /// (not when a protocol's manager gives the limits).
+    fn validate(&self, family: &str, need_limit: bool) -> Result<(), String> {
         let tc = self.tc.trim();
         if !tc.is_empty() {
             tc.parse::<TimeControl>()
@@ -258,7 +260,12 @@ impl SearchConfig {
                 return Err("search: give movetime_ms or tc, not both".into());
             }
         }
-        if self.depth == 0 && self.nodes == 0 && self.movetime_ms == 0 && tc.is_empty() {
+        if need_limit
+            && self.depth == 0
+            && self.nodes == 0
+            && self.movetime_ms == 0
+            && tc.is_empty()
+        {
             return Err("[search] needs a limit: set depth, nodes, movetime_ms or tc".into());
         }
         self.params.validate()?;
@@ -408,15 +415,17 @@ impl EngineConfig {
         file: EngineFile,
         read: &dyn Fn(&Path) -> Result<String, ConfigError>,
     ) -> Result<EngineConfig, ConfigError> {
-        let (table_path, table) = match file.table.as_deref() {
-            None | Some("none") => (None, None),
+        let (table_path, table, table_text) = match file.table.as_deref() {
+            None | Some("none") => (None, None, None),
             Some(rel) => {
                 let path = config::resolve(base, rel);
-                let table = read(&path)
-                    .and_then(|text| Table::parse(&path.display().to_string(), &text))
+                let (table, text) = read(&path)
+                    .and_then(|text| {
+                        Table::parse(&path.display().to_string(), &text).map(|t| (t, text))
+                    })
                     .map_err(|e| config::with_kind_hint(e, &path, config::Kind::Table))
                     .map_err(|e| ConfigError::new(source, format!("key `table`: {e}")))?;
-                (Some(path), Some(table))
+                (Some(path), Some(table), Some(text))
             }
         };
         let engine = EngineConfig {
@@ -426,7 +435,21 @@ impl EngineConfig {
             table,
             search: file.search,
         };
-        engine.validate().map_err(|e| ConfigError::new(source, e))?;
+        engine.validate().map_err(|e| {
+            // A weight of the table file out of its range: the table's file and line.
+            if let (Some(path), Some(text)) = (&engine.table_path, &table_text)
+                && let Some((key, rest)) =
+                    e.strip_prefix("table.").and_then(|r| r.split_once(" = "))
+                && let Some(line) = config::key_line(text, key)
+            {
+                return ConfigError::at(
+                    &path.display().to_string(),
+                    Some(line),
+                    format!("key `{key}`: {rest} (the table of {source})"),
+                );
+            }
+            ConfigError::new(source, e)
+        })?;
         Ok(engine)
     }
 
@@ -466,6 +489,11 @@ impl EngineConfig {
 
     /// Checks limits, ordering and that the table suits the game.
     pub fn validate(&self) -> Result<(), String> {
+        self.validate_with(true)
+    }
+
+    /// [`EngineConfig::validate`], with the limit check only when `need_limit`.
+    fn validate_with(&self, need_limit: bool) -> Result<(), String> {
         check_name(&self.name)?;
         let family = self.game.family();
         if let Some(t) = &self.table
@@ -492,7 +520,7 @@ impl EngineConfig {
                 ));
             }
         }
-        self.search.validate(family)?;
+        self.search.validate(family, need_limit)?;
         self.check_ranges()
     }
 
@@ -528,6 +556,14 @@ impl EngineConfig {
         Ok(())
     }
 
+    /// [`EngineConfig::set`] for a served engine (see [`EngineConfig::set_all_served`]).
+    pub fn set_served(&mut self, name: &str, value: toml::Value) -> Result<(), String> {
+        let updated = self.with_param(name, value)?;
+        updated.validate_with(false)?;
+        *self = updated;
+        Ok(())
+    }
+
     /// Sets several named parameters, then checks the result once: overrides that only
     /// make sense together (`search.depth = 0` with `search.movetime_ms = 20`) are
     /// accepted in any order. Each value's name and type are checked as it is set; the
@@ -536,6 +572,24 @@ impl EngineConfig {
     pub fn set_all<K: AsRef<str>>(
         &mut self,
         assignments: impl IntoIterator<Item = (K, toml::Value)>,
+    ) -> Result<(), SetError> {
+        self.set_all_checked(assignments, true)
+    }
+
+    /// [`EngineConfig::set_all`] for an engine served over a protocol (`arena serve`):
+    /// the result may have no limit of its own (`search.depth = 0`), as its manager
+    /// gives the limits (`go depth`, `INFO max_depth`, the clocks).
+    pub fn set_all_served<K: AsRef<str>>(
+        &mut self,
+        assignments: impl IntoIterator<Item = (K, toml::Value)>,
+    ) -> Result<(), SetError> {
+        self.set_all_checked(assignments, false)
+    }
+
+    fn set_all_checked<K: AsRef<str>>(
+        &mut self,
+        assignments: impl IntoIterator<Item = (K, toml::Value)>,
+        need_limit: bool,
     ) -> Result<(), SetError> {
         let mut updated = self.clone();
         let mut keys = Vec::new();
@@ -547,14 +601,16 @@ impl EngineConfig {
             })?;
             keys.push(key.to_string());
         }
-        updated.validate().map_err(|message| SetError {
-            key: None,
-            message: if keys.is_empty() {
-                message
-            } else {
-                format!("{message} (after setting {})", keys.join(", "))
-            },
-        })?;
+        updated
+            .validate_with(need_limit)
+            .map_err(|message| SetError {
+                key: None,
+                message: if keys.is_empty() {
+                    message
+                } else {
+                    format!("{message} (after setting {})", keys.join(", "))
+                },
+            })?;
         *self = updated;
         Ok(())
     }

@@ -103,7 +103,8 @@ fn write_summary(out: &mut String, s: &Summary) -> fmt::Result {
     let tiny: Vec<&str> = s
         .engines
         .iter()
-        .filter(|e| e.moves > 0 && e.nodes_mean < TINY_SEARCH_NODES)
+        // An engine that reports no nodes has no rate to doubt (n/a).
+        .filter(|e| e.moves > 0 && e.reports_nodes() && e.nodes_mean < TINY_SEARCH_NODES)
         .map(|e| e.name.as_str())
         .collect();
     if !tiny.is_empty() {

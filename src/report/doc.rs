@@ -4,7 +4,7 @@
 
 use super::{
     Environment,
-    load::Tour,
+    load::{Progress, Tour},
     text::{
         ENGINE_FIGURES, elo, elo_interval, err, first_player, na, nelo, pct, penta, si,
         split_pairs, wdl,
@@ -97,6 +97,9 @@ pub(crate) fn tournament(t: &Tour, env: &Environment) -> Doc {
     };
     doc.blocks.push(Block::Title(doc.title.clone()));
     doc.para(headline(t));
+    if let Some(progress) = t.progress {
+        doc.para(progress_line(t, progress));
+    }
     for warning in &t.summary.warnings {
         doc.para(format!("Warning: {warning}"));
     }
@@ -252,6 +255,32 @@ fn trim(v: f64) -> f64 {
 }
 
 /// One sentence: who won and how sure we are.
+/// What a report made from `games.jsonl` (no `summary.json`, or a run at work) says.
+fn progress_line(t: &Tour, progress: Progress) -> String {
+    let s = &t.summary;
+    match progress {
+        Progress::Writing => format!(
+            "In progress: {} of {} games{}. The run is still playing: this report is made \
+             from its games.jsonl as it is now (arena report --live keeps it up to date).",
+            s.games,
+            s.scheduled_games,
+            if s.scheduled_games > 0 {
+                format!(
+                    " ({:.1} %)",
+                    100.0 * s.games as f64 / s.scheduled_games as f64
+                )
+            } else {
+                String::new()
+            }
+        ),
+        Progress::NoSummary => format!(
+            "No summary.json ({} of {} games played): this report is made from games.jsonl \
+             (arena stats writes the summary; arena run --resume plays what is missing).",
+            s.games, s.scheduled_games
+        ),
+    }
+}
+
 fn headline(t: &Tour) -> String {
     let s = &t.summary;
     let mut line = format!(
@@ -480,7 +509,8 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
         .order
         .iter()
         .map(|&i| &s.engines[i])
-        .filter(|e| e.moves > 0 && e.nodes_mean < TINY_SEARCH_NODES)
+        // An engine that reports no nodes has no rate to doubt (n/a).
+        .filter(|e| e.moves > 0 && e.reports_nodes() && e.nodes_mean < TINY_SEARCH_NODES)
         .map(|e| e.name.as_str())
         .collect();
     if !tiny.is_empty() {
@@ -505,6 +535,12 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
                 .collect(),
         );
     }
+    doc.para(
+        "Results are from black's side, as games.jsonl has them: 1-0 is a win for black \
+         (x, the first player), 0-1 a win for white (o). The PGN of arena export follows \
+         chess instead, where 1-0 is a win for White; arena export --result-convention \
+         ataxx writes black's win as 1-0, as cuteataxx does.",
+    );
     if let Some(v) = &t.viewer {
         doc.heading(&id("viewer"), "Game viewer");
         let held = if v.shown < v.total {
@@ -518,7 +554,11 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
         doc.blocks.push(Block::Viewer {
             viewer: Box::new(v.clone()),
             note: format!(
-                "Pick a game, then step through it (buttons, the slider, the arrow keys, or                  a click on a move); each move shows the mover's depth, nodes, score (in its                  evaluation's units, or a forced win or loss) and time. The viewer holds                  {held}; the last move is ringed, an Ataxx jump's origin and the stones it                  turned are shaded. Link to a position with report.html#game=N&ply=P."
+                "Pick a game, then step through it (buttons, the slider, the arrow keys, or \
+                 a click on a move); each move shows the mover's depth, nodes, score (in its \
+                 evaluation's units, or a forced win or loss) and time. The viewer holds \
+                 {held}; the last move is ringed, an Ataxx jump's origin and the stones it \
+                 turned are shaded. Link to a position with report.html#game=N&ply=P."
             ),
         });
     }
@@ -551,6 +591,12 @@ fn environment(doc: &mut Doc, env: &Environment, t: Option<&Tour>) {
     doc.heading("environment", "Environment");
     let mut rows = vec![
         vec!["arena".into(), env.arena_version.clone()],
+        vec![
+            "arena commit".into(),
+            env.arena_commit
+                .clone()
+                .unwrap_or_else(|| "not known (not built from a git checkout)".into()),
+        ],
         vec!["OS".into(), env.os.clone()],
         vec![
             "CPU".into(),

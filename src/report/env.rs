@@ -1,4 +1,5 @@
-//! The environment a run was played in: arena's version, the OS, the CPU, cores, worker
+//! The environment a run was played in: arena's version (and the git commit it was built
+//! from, when it was built from a checkout), the OS, the CPU, cores, worker
 //! threads and the date. A run records it as `environment.json` in its results folder
 //! (the report it writes at its end does), so a report made later, maybe elsewhere, still
 //! describes the machine that played the games; without that file the report describes
@@ -15,6 +16,9 @@ use super::{ReportError, write_atomic};
 pub struct Environment {
     /// arena's version (`CARGO_PKG_VERSION`).
     pub arena_version: String,
+    /// The git commit arena was built from (see `build.rs`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arena_commit: Option<String>,
     /// Operating system (`PRETTY_NAME` of `/etc/os-release` when readable) and architecture.
     pub os: String,
     /// CPU model from `/proc/cpuinfo`, when readable.
@@ -37,6 +41,7 @@ impl Environment {
     pub fn current(threads: Option<usize>) -> Environment {
         Environment {
             arena_version: env!("CARGO_PKG_VERSION").to_string(),
+            arena_commit: option_env!("ARENA_GIT_COMMIT").map(str::to_string),
             os: os_name(),
             cpu: cpu_model(),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),

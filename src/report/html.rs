@@ -26,7 +26,8 @@ nav { font-size: 14px; margin: 8px 0 16px; }
 nav a { margin-right: 14px; color: #0060a0; }
 table { border-collapse: collapse; font-size: 13.5px; margin: 10px 0; }
 th, td { padding: 4px 9px; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
-th { background: #f4f4f4; font-weight: 600; }
+th { background: #f4f4f4; font-weight: 600; white-space: normal; vertical-align: bottom; }
+td.t { white-space: normal; }
 td.t, th.t { text-align: left; }
 td.wrap { white-space: normal; min-width: 160px; }
 .scroll { overflow-x: auto; }
@@ -81,7 +82,9 @@ pub(crate) fn render(doc: &Doc, plots: &[Rendered], refresh_s: Option<u64>) -> S
                 out.push_str("<div class=\"scroll\"><table>\n<thead><tr>");
                 for (i, h) in t.head.iter().enumerate() {
                     let class = if i < t.left { " class=\"t\"" } else { "" };
-                    let _ = write!(out, "<th{class}>{}</th>", html(h));
+                    // Headers wrap (a wide table fits the page), never before a `%`.
+                    let h = h.replace(" %", "\u{a0}%");
+                    let _ = write!(out, "<th{class}>{}</th>", html(&h));
                 }
                 out.push_str("</tr></thead>\n<tbody>\n");
                 for row in &t.rows {

@@ -1,16 +1,19 @@
 //! Reading a tournament's results folder for a report: `summary.json` (the statistics),
 //! `run.toml` (shown verbatim) and `games.jsonl` (per-move node counts and per-game
 //! first-player results, which the summary only holds as averages), every record checked
-//! and replayed against the run as `arena stats` does.
+//! and replayed against the run as `arena stats` does. A run still being played has no
+//! summary yet (or the last session's): its statistics are then the tournament layer's
+//! summary of `games.jsonl` as it is now, as `arena stats` makes them; the report takes
+//! no lock.
 
 use std::path::Path;
 
 use crate::{
     stats::elo::Z95,
     tournament::{
-        RunError, Summary, Tournament, read_records,
+        RunError, Summary, Tournament, lock, read_records,
         record::{ReadError, ReadRecords},
-        summary::ranked,
+        summary::{self, ranked},
         validate::{RunShape, read_checked},
     },
 };
@@ -28,13 +31,26 @@ pub(crate) struct FirstPlayer {
     pub games: u64,
 }
 
+/// Why a report's summary was made from `games.jsonl` rather than read from
+/// `summary.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Progress {
+    /// An arena writes the folder now: the run is being played.
+    Writing,
+    /// No arena writes it, and it has no `summary.json` (a run stopped before writing
+    /// one).
+    NoSummary,
+}
+
 /// A tournament's results, as the report needs them.
 #[derive(Debug)]
 pub(crate) struct Tour {
     /// `run.toml`, verbatim (empty when missing).
     pub config_text: String,
-    /// `summary.json`.
+    /// `summary.json`, or the summary of `games.jsonl` as it is now (see `progress`).
     pub summary: Summary,
+    /// Set when the summary was made from `games.jsonl`, and why.
+    pub progress: Option<Progress>,
     /// The run's `concurrency` setting (0 = all cores), when `run.toml` has one.
     pub concurrency: Option<i64>,
     /// Engine indices, best first (the order of every per-engine table and plot).
@@ -52,44 +68,69 @@ pub(crate) struct Tour {
 }
 
 impl Tour {
-    /// Reads the results folder `dir`.
-    pub fn load(dir: &Path) -> Result<Tour, ReportError> {
+    /// Reads the results folder `dir`. While another arena writes it (its lock files
+    /// name a live process; `by_writer`: the caller is the folder's writer itself), and
+    /// when it has no `summary.json` yet, the summary is made from `games.jsonl` and
+    /// `run.toml` as `arena stats` makes it, without the folder's lock.
+    pub fn load(dir: &Path, by_writer: bool) -> Result<Tour, ReportError> {
         let summary_path = dir.join("summary.json");
-        let text = match std::fs::read_to_string(&summary_path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(ReportError::input(
-                    &summary_path,
-                    format!(
-                        "missing: not a run's results folder (if it holds run.toml and \
-                         games.jsonl, `{}` writes it)",
-                        crate::invocation::command(&format!("stats {}", dir.display()))
-                    ),
-                ));
+        let writing = !by_writer && lock::writer_at_work(dir);
+        // A summary.json beside a run at work is the last session's: stale.
+        let stored = if writing {
+            None
+        } else {
+            match std::fs::read_to_string(&summary_path) {
+                Ok(t) => Some(t),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(ReportError::io(&summary_path, e)),
             }
-            Err(e) => return Err(ReportError::io(&summary_path, e)),
         };
-        let summary: Summary = serde_json::from_str(&text).map_err(|e| {
-            ReportError::input(
-                format!("{}:{}", summary_path.display(), e.line()),
-                format!(
-                    "not a run summary ({e}); `{}` rewrites it",
-                    crate::invocation::command(&format!("stats {}", dir.display()))
-                ),
-            )
-        })?;
         let run_toml = dir.join("run.toml");
         let config_text = match std::fs::read_to_string(&run_toml) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(e) => return Err(ReportError::io(&run_toml, e)),
         };
+        let games_path = dir.join("games.jsonl");
+        // Neither a summary nor a run at work nor its games: nothing to report on.
+        if stored.is_none() && (config_text.is_empty() || !(writing || games_path.exists())) {
+            return Err(ReportError::input(
+                &summary_path,
+                format!(
+                    "missing: not a run's results folder (if it holds run.toml and \
+                     games.jsonl, `{}` writes it)",
+                    crate::invocation::command(&format!("stats {}", dir.display()))
+                ),
+            ));
+        }
         let concurrency = config_text
             .parse::<toml::Table>()
             .ok()
             .and_then(|t| t.get("concurrency").and_then(toml::Value::as_integer));
-        let games_path = dir.join("games.jsonl");
-        let records = read_games(&run_toml, &games_path)?;
+        let (tournament, records) = read_games(&run_toml, &games_path)?;
+        let (summary, progress) = match (stored, tournament) {
+            (Some(text), _) => {
+                let summary: Summary = serde_json::from_str(&text).map_err(|e| {
+                    ReportError::input(
+                        format!("{}:{}", summary_path.display(), e.line()),
+                        format!(
+                            "not a run summary ({e}); `{}` rewrites it",
+                            crate::invocation::command(&format!("stats {}", dir.display()))
+                        ),
+                    )
+                })?;
+                (summary, None)
+            }
+            (None, Some(t)) => (
+                summary::of_records(&t, &records.records),
+                Some(if writing {
+                    Progress::Writing
+                } else {
+                    Progress::NoSummary
+                }),
+            ),
+            (None, None) => unreachable!("run.toml is there: read_games read it"),
+        };
         let n = summary.engines.len();
         let stale = |what: String| {
             ReportError::input(
@@ -138,6 +179,7 @@ impl Tour {
         Ok(Tour {
             config_text,
             summary,
+            progress,
             concurrency,
             order,
             nodes,
@@ -155,18 +197,31 @@ impl Tour {
     }
 }
 
-/// The records of `games.jsonl`, each checked against the run of `run.toml` and replayed
-/// by the rules (see [`validate`](crate::tournament::validate)); a folder without
-/// `run.toml` has no schedule to check against, and its records are read as they are.
-fn read_games(run_toml: &Path, games_path: &Path) -> Result<ReadRecords, ReportError> {
+/// The run of `run.toml`, and the records of `games.jsonl`, each checked against it and
+/// replayed by the rules (see [`validate`](crate::tournament::validate)); a folder
+/// without `run.toml` has no schedule to check against, and its records are read as they
+/// are. A run that has played nothing yet has no `games.jsonl`: no records.
+fn read_games(
+    run_toml: &Path,
+    games_path: &Path,
+) -> Result<(Option<Tournament>, ReadRecords), ReportError> {
     if !run_toml.exists() {
-        return read_records(games_path).map_err(|e| match e {
+        let records = read_records(games_path).map_err(|e| match e {
             ReadError::Io { source, .. } => ReportError::io(games_path, source),
             other => ReportError::input(games_path, other.to_string()),
-        });
+        })?;
+        return Ok((None, records));
     }
     let t = Tournament::from_resolved(run_toml)
         .map_err(|e| ReportError::input(run_toml, format!("not a run's config: {e}")))?;
+    if !games_path.exists() {
+        let none = ReadRecords {
+            records: Vec::new(),
+            valid_len: 0,
+            torn_tail: false,
+        };
+        return Ok((Some(t), none));
+    }
     let checked = read_checked(games_path, &RunShape::of(&t, None)).map_err(|e| match e {
         RunError::Io { source, .. } => ReportError::io(games_path, source),
         RunError::Input(message) => {
@@ -183,11 +238,12 @@ fn read_games(run_toml: &Path, games_path: &Path) -> Result<ReadRecords, ReportE
             }
         }
     })?;
-    Ok(ReadRecords {
+    let records = ReadRecords {
         records: checked.records,
         valid_len: checked.valid_len,
         torn_tail: checked.torn_tail,
-    })
+    };
+    Ok((Some(t), records))
 }
 
 fn first_player(points: &[f64]) -> Option<FirstPlayer> {

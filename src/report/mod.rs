@@ -104,6 +104,10 @@ pub struct ReportOptions {
     /// Set by `arena report --live`: the page reloads itself every this many seconds
     /// (the report is being rewritten while the job runs).
     pub refresh_s: Option<u64>,
+    /// Set when the process writing the report writes the results too (a run at its
+    /// end, `arena stats` under the folder's lock): a live holder line in the folder's
+    /// lock files is its own, not another arena still playing.
+    pub by_writer: bool,
 }
 
 /// Writes the report of the results folder `dir` (a tournament, or a tuning run when
@@ -125,7 +129,7 @@ pub fn write_report_with(dir: &Path, options: &ReportOptions) -> Result<ReportFi
         let tune = Tune::load(dir)?;
         let verification = dir.join("verification");
         let verification = if verification.join("summary.json").exists() {
-            Some(Tour::load(&verification)?)
+            Some(Tour::load(&verification, options.by_writer)?)
         } else {
             None
         };
@@ -136,7 +140,7 @@ pub fn write_report_with(dir: &Path, options: &ReportOptions) -> Result<ReportFi
         let doc = doc::tuning(&tune, verification.as_ref(), &environment);
         write_all(dir, &doc, &plots, options.refresh_s)
     } else {
-        let tour = Tour::load(dir)?;
+        let tour = Tour::load(dir, options.by_writer)?;
         let plots = charts::render_tournament(&tour, "")?;
         let doc = doc::tournament(&tour, &environment);
         write_all(dir, &doc, &plots, options.refresh_s)

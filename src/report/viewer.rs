@@ -410,7 +410,8 @@ pub(crate) const SCRIPT: &str = r#"
     data.games.forEach(function (g, i) {
       if ((p >= 0 && g.p !== p) || (r && g.r !== r)) { return; }
       option(gameSel, i, 'game ' + g.g + ': ' + name(g.b) + ' (black) vs ' + name(g.w) +
-        ' (white), ' + g.r + ' ' + g.e + ', ' + g.mv.length + ' moves');
+        ' (white), ' + g.r + ' (' + resultText(g.r) + ', ' + g.e + '), ' + g.mv.length +
+        ' moves');
       if (first === null) { first = i; }
       if (i === keep) { kept = true; }
     });

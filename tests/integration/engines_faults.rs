@@ -12,7 +12,7 @@ use std::{io::Write, path::Path, time::Duration};
 use arena::tournament::{GameRecord, read_records};
 
 use crate::common::{
-    arena_bin, assert_no_survivors, fixture, root, run_bad_input, run_ok, run_to, serve_output,
+    arena_bin, assert_no_survivors, fixture, root, run_bad_input, run_ok, run_to, serve_script,
     signal, spawn_run, survivors, table, wait_for_file, wait_or_kill, wait_with_own_peak, write,
 };
 
@@ -382,8 +382,8 @@ fn an_illegal_move_restarts_the_engine() {
 }
 
 /// `arena serve ARGS` fed `input`: its exit code, output and errors.
-fn serve(args: &[&str], input: &[u8]) -> (Option<i32>, String, String) {
-    let out = serve_output(args, input);
+fn serve(args: &[&str], input: &[u8], answers: usize) -> (Option<i32>, String, String) {
+    let out = serve_script(args, &[(input, answers)]);
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -411,6 +411,7 @@ fn tables_that_cannot_be_allocated_are_refused() {
     let (code, out, err) = serve(
         &[ataxx.to_str().unwrap()],
         b"uai\nsetoption name Hash value 65536\nposition startpos\ngo depth 1\n",
+        1,
     );
     assert_eq!(code, Some(0), "{err}");
     let max: u64 = out
@@ -430,6 +431,7 @@ fn tables_that_cannot_be_allocated_are_refused() {
     let (code, out, err) = serve(
         &[threat.to_str().unwrap()],
         b"START 15\nINFO search.tt_mb 65536\nBEGIN\n",
+        1,
     );
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("ERROR INFO search.tt_mb"), "{out}");
@@ -475,7 +477,7 @@ fn board_blocks_and_opening_files_are_capped() {
         input.extend_from_slice(format!("{},{},1\n", i % 15, (i / 15) % 15).as_bytes());
     }
     input.extend_from_slice(b"DONE\nBEGIN\n");
-    let (code, out, err) = serve(&[threat.to_str().unwrap()], &input);
+    let (code, out, err) = serve(&[threat.to_str().unwrap()], &input, 1);
     assert_eq!(code, Some(0), "{err}");
     assert!(
         out.contains("ERROR BOARD: more than"),
@@ -523,6 +525,7 @@ fn commands_sent_during_go_infinite_are_kept() {
     let (code, out, err) = serve(
         &[ataxx.to_str().unwrap()],
         b"uai\nposition startpos\ngo infinite\ngo depth 1\nstop\n",
+        2,
     );
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out.matches("bestmove").count(), 2, "{out}");
@@ -628,12 +631,12 @@ fn scores_say_their_unit_options_have_real_ranges_and_names_are_plain() {
     let out = run_ok(&["analyse", threat.to_str().unwrap(), "--depth", "2"]);
     assert!(!out.contains("score cp"), "{out}");
     assert!(out.contains("evaluation's units"), "{out}");
-    let (_, out, _) = serve(&[threat.to_str().unwrap()], b"START 15\nBEGIN\n");
+    let (_, out, _) = serve(&[threat.to_str().unwrap()], b"START 15\nBEGIN\n", 1);
     assert!(out.contains("MESSAGE depth 1 score eval "), "{out}");
     assert!(!out.contains("score cp"), "{out}");
 
     let ataxx = root().join("configs/engines/ataxx-modern.toml");
-    let (_, out, _) = serve(&[ataxx.to_str().unwrap()], b"uai\n");
+    let (_, out, _) = serve(&[ataxx.to_str().unwrap()], b"uai\n", 0);
     let options: Vec<&str> = out
         .lines()
         .filter(|l| l.starts_with("option name "))

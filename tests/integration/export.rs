@@ -413,3 +413,33 @@ fn games_are_dated_by_their_records_with_their_round_and_either_result_conventio
     assert!(old.contains("[Date \"????.??.??\"]"), "{old}");
     assert!(!old.contains("[UTCTime"), "{old}");
 }
+
+/// Issue 44, item 22: `1-0` is black's win in the records and the report but White's
+/// in the PGN `arena export` writes by default; export says which side its `Result` is
+/// from, beside the PGN it writes.
+#[test]
+fn export_says_whose_side_a_pgn_result_is_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = gomoku_run(tmp.path());
+    let d = dir.to_str().unwrap();
+    let note = |args: &[&str]| {
+        let o = crate::common::arena().args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let chess = note(&["export", d, "--pgn"]);
+    assert!(
+        chess.contains("Result is from White's side") && chess.contains("1-0 in games.jsonl"),
+        "{chess}"
+    );
+    let ataxx = note(&["export", d, "--pgn", "--result-convention", "ataxx"]);
+    assert!(
+        ataxx.contains("Result is from the first player's side"),
+        "{ataxx}"
+    );
+    let sgf = note(&["export", d]);
+    assert!(
+        !sgf.contains("Result is from"),
+        "SGF's RE says B+ or W+: {sgf}"
+    );
+}

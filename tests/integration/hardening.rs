@@ -1086,3 +1086,33 @@ fn the_smaller_fixes() {
     let e = run_bad_input(&["run", &long, "--out", dir.join("o2").to_str().unwrap()]);
     assert!(e.contains("opening 2 already has 4 plies"), "{e}");
 }
+
+/// Issue 44, item 19: the standings' note "nodes/s: ... search under 1000 nodes a move"
+/// (and the report's) named an engine that reports no nodes at all, whose figures are
+/// n/a.
+#[test]
+fn the_tiny_search_note_leaves_out_engines_without_node_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let served = served_engine(tmp.path());
+    let text = format!(
+        "name = \"tiny\"\n{GAUNTLET}\n{}{}",
+        healthy(),
+        quirky("silent", "silent", &served, "")
+    );
+    let config = write(tmp.path(), "tiny.toml", &text);
+    let out = tmp.path().join("out");
+    let stdout = run_to(&config, &out);
+    let note = stdout
+        .lines()
+        .find(|l| l.starts_with("nodes/s:"))
+        .unwrap_or_else(|| panic!("healthy searches a few nodes a move: {stdout}"));
+    assert!(note.contains("healthy"), "{note}");
+    assert!(!note.contains("silent"), "silent reports no nodes: {note}");
+    run_ok(&["report", "--quiet", out.to_str().unwrap()]);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let para = md
+        .lines()
+        .find(|l| l.starts_with("Nodes per second of"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(!para.contains("silent"), "{para}");
+}

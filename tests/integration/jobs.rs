@@ -480,3 +480,163 @@ fn a_live_report_follows_a_tune_until_it_stops() {
         "the final page does not reload"
     );
 }
+
+/// A 9×9 gomoku tournament of two depth-2 engines that takes far longer than any test
+/// waits for it: `rounds` pairs.
+fn long_run(dir: &Path, rounds: u32) -> PathBuf {
+    let table = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/tables/gomoku/seed003.toml");
+    let path = dir.join("long.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"long\"\ngame = \"mnk:9,9,5\"\nrounds = {rounds}\nseed = 5\n\n\
+             [openings]\nkind = \"random\"\nplies = 2\nradius = 2\n\n\
+             [adjudication]\nmax_plies = 50\n\n\
+             [[engines]]\nname = \"a\"\ntable = \"{t}\"\n\
+             search = {{ depth = 2, tt_mb = 1, ordering = [\"tt_move\", \"threat\"] }}\n\n\
+             [[engines]]\nname = \"b\"\ntable = \"{t}\"\n\
+             search = {{ depth = 2, tt_mb = 1, ordering = [\"tt_move\", \"static\"] }}\n",
+            t = table.display()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// Issue 44, item 11: `arena report` failed on a tournament still being played
+/// ("summary.json: missing: not a run's results folder"), and `arena stats` took the
+/// folder's lock to do its work. Both read the folder as it is now, without the lock
+/// (the run's holder line is left as it was), and `--live` follows the run to its end.
+#[test]
+fn a_tournament_being_played_has_a_report_and_stats_without_its_lock() {
+    use crate::common::{wait_for_file, wait_or_kill};
+    let tmp = tempfile::tempdir().unwrap();
+    let config = long_run(tmp.path(), 5000);
+    let out = tmp.path().join("run");
+    let mut run = arena_process()
+        .arg("run")
+        .arg(&config)
+        .args(["--jobs", "1", "--quiet", "--no-report", "--out"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let games = out.join("games.jsonl");
+    wait_for(&mut run, "played two games", || lines(&games) >= 2);
+    let lock = out.join(".arena.lock");
+    let holder = std::fs::read_to_string(&lock).unwrap();
+    assert!(holder.contains(&format!("pid {}", run.id())), "{holder}");
+
+    let o = arena_process()
+        .args(["report", "--quiet"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("In progress: "), "{md}");
+    assert!(md.contains(" of 10000 games"), "{md}");
+    assert!(
+        !out.join("summary.json").exists(),
+        "a reader writes no results"
+    );
+
+    let o = arena_process().arg("stats").arg(&out).output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains(" of 10000 games"), "{stdout}");
+    assert!(stderr.contains("being written"), "{stderr}");
+    assert!(!out.join("summary.json").exists(), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&lock).unwrap(),
+        holder,
+        "readers leave the run's lock as it was"
+    );
+
+    // --live: the page reloads itself while the run plays, and is final when it stops.
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    let mut live = arena_process()
+        .args(["report", "--live", "1"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let html = out.join("report.html");
+    wait_for_file(&html, std::time::Duration::from_secs(300), |t| {
+        t.contains("<meta http-equiv=\"refresh\" content=\"1\"/>")
+    });
+    signal(run.id(), libc::SIGTERM);
+    let (code, _, stderr) = finish(run);
+    assert_eq!(code, Some(130), "{stderr}");
+    let status = wait_or_kill(&mut live, std::time::Duration::from_secs(300))
+        .expect("the live report ends when the run does");
+    assert!(status.success());
+    let (_, stdout, _) = finish(live);
+    assert!(
+        stdout.contains("no arena writes here; the report is final"),
+        "{stdout}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !page.contains("http-equiv=\"refresh\""),
+        "final: {page:.300}"
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        !md.contains("In progress: "),
+        "the run wrote its summary: {md:.600}"
+    );
+}
+
+/// Issue 44, item 12: `timeout 10 arena match ...` stopped arena as a second Ctrl-C
+/// would (no standings, no summary, no report): GNU timeout sends its signal to the
+/// process and then to its whole process group, so arena got it twice. One signal sent
+/// to the group counts once: the match stops as after one Ctrl-C. (The test sends the
+/// two copies as timeout does, the group's after arena said it is stopping.)
+#[test]
+fn a_signal_sent_to_the_process_and_its_group_counts_once() {
+    use std::os::unix::process::CommandExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m");
+    let errors = tmp.path().join("stderr.txt");
+    let engine = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("configs/engines")
+            .join(name)
+    };
+    let mut child = arena_process()
+        .arg("match")
+        .arg(engine("gomoku-seed003-threat.toml"))
+        .arg(engine("gomoku-seed000-threat.toml"))
+        .args(["--depth", "2", "--rounds", "5000", "--jobs", "1", "--out"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&errors).unwrap())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let games = out.join("games.jsonl");
+    wait_for(&mut child, "played a game", || lines(&games) >= 1);
+    let pid = child.id() as i32;
+    signal(child.id(), libc::SIGTERM);
+    wait_for(&mut child, "said it is stopping", || {
+        std::fs::read_to_string(&errors).is_ok_and(|t| t.contains("stopping"))
+    });
+    // SAFETY: kill(2) of the process group the test started (its own group, led by
+    // the child); no memory is involved.
+    unsafe {
+        libc::kill(-pid, libc::SIGTERM);
+    }
+    let (code, stdout, _) = finish(child);
+    let stderr = std::fs::read_to_string(&errors).unwrap();
+    assert_eq!(code, Some(130), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("interrupted: continue with") && stdout.contains("rank"),
+        "the standings and the resume hint: {stdout}\n{stderr}"
+    );
+    assert!(out.join("summary.json").exists(), "{stderr}");
+    assert!(out.join("report.html").exists(), "{stderr}");
+}

@@ -206,3 +206,124 @@ fn a_number_out_of_its_range_is_refused_under_its_real_key() {
         "{err}"
     );
 }
+
+/// Issue 44, item 21: `arena stats --help` anchored its example to `seed000-threat`, an
+/// engine the run it names does not have; the example's folder is a shipped config's
+/// run, and its anchor one of that config's engines.
+#[test]
+fn the_stats_example_anchors_an_engine_of_its_run() {
+    let help = run_ok(&["stats", "--help"]);
+    let example = help
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Example: arena stats "))
+        .unwrap_or_else(|| panic!("{help}"));
+    let words: Vec<&str> = example.split_whitespace().collect();
+    let run = words[0]
+        .strip_prefix("results/")
+        .unwrap_or_else(|| panic!("{example}"));
+    let anchor = words
+        .iter()
+        .skip_while(|w| **w != "--anchor")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{example}"));
+    let config = root().join("configs").join(format!("{run}.toml"));
+    let text = std::fs::read_to_string(&config).unwrap();
+    let parsed: toml::Table = text.parse().unwrap();
+    assert_eq!(parsed["name"].as_str(), Some(run));
+    let names: Vec<&str> = parsed["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.get("name").and_then(|n| n.as_str()))
+        .collect();
+    assert!(names.contains(anchor), "--anchor {anchor}: {names:?}");
+}
+
+/// Issue 44, item 21: the help of `--moves` gave `b2 a1a3 0000` for Ataxx, illegal from
+/// the start (b2 touches white's a1, and a pass needs a side without moves). Every move
+/// list the help gives is played from the start of its game.
+#[test]
+fn the_moves_examples_of_the_help_are_legal() {
+    let help = run_ok(&["show", "--help"]);
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let doc = flat
+        .split("--moves <MOVES>")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{help}"));
+    let examples: Vec<&str> = doc.split('`').skip(1).step_by(2).take(3).collect();
+    assert_eq!(examples.len(), 3, "{doc}");
+    let after = |example: &str| {
+        doc.split(&format!("`{example}`"))
+            .nth(1)
+            .unwrap_or_default()
+            .to_string()
+    };
+    for example in examples {
+        let game = if after(example).trim_start().starts_with("(Ataxx") {
+            "ataxx"
+        } else {
+            "gomoku"
+        };
+        let out = crate::common::arena()
+            .args(["show", game, "--moves", example])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "arena show {game} --moves '{example}': {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(doc.contains("(Ataxx"), "an Ataxx example: {doc}");
+}
+
+/// Issue 44, item 21: `arena bench`'s rows had no labels ("best j8 20450 nodes 74778"
+/// read as 20450 nodes); the score is labelled, and the totals are as they were.
+#[test]
+fn bench_rows_label_every_figure() {
+    let out = run_ok(&["bench", &engine("ataxx-seed004.toml"), "--depth", "2"]);
+    let rows: Vec<&str> = out.lines().filter(|l| l.contains(" best ")).collect();
+    assert!(!rows.is_empty(), "{out}");
+    for row in rows {
+        let words: Vec<&str> = row.split_whitespace().collect();
+        let at = |w: &str| words.iter().position(|x| *x == w);
+        let (best, score, nodes) = (at("best"), at("score"), at("nodes"));
+        assert!(
+            best.is_some() && best < score && score < nodes,
+            "best, score, nodes: {row}"
+        );
+        assert!(row.trim_end().ends_with(" ms"), "{row}");
+    }
+    let last = out.lines().last().unwrap();
+    let total: u64 = last.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(total > 0 && last.contains(" nodes "), "{last}");
+}
+
+/// Issue 44, item 21: a weight out of its range in a table file was reported against
+/// the engine file that names the table; the error names the table file, the key's
+/// line and the key.
+#[test]
+fn a_table_weight_out_of_range_names_the_table_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let table = std::fs::read_to_string(root().join("configs/tables/gomoku/seed003.toml"))
+        .unwrap()
+        .replace("\nopen_three = 7500\n", "\nopen_three = 99999999999999\n");
+    let line = table
+        .lines()
+        .position(|l| l.starts_with("open_three ="))
+        .unwrap()
+        + 1;
+    write(tmp.path(), "wide.toml", &table);
+    let engine = write(
+        tmp.path(),
+        "e.toml",
+        "name = \"e\"\ngame = \"gomoku\"\ntable = \"wide.toml\"\n[search]\ndepth = 1\n",
+    );
+    let e = run_bad_input(&["bench", &engine, "--depth", "1"]);
+    assert!(
+        e.contains(&format!("wide.toml:{line}:")),
+        "the table file and line: {e}"
+    );
+    assert!(e.contains("open_three"), "{e}");
+    assert!(e.contains("99999999999999"), "{e}");
+}

@@ -14,7 +14,8 @@ use arena::{
 };
 
 use crate::common::{
-    arena_bin, assert_refused, fixture, root, run_bad_input, run_ok, serve_ok, write,
+    arena_bin, assert_refused, fixture, root, run_bad_input, run_ok, serve_answered, serve_script,
+    write,
 };
 
 /// Writes an engine config into `dir` with the table `table` (under configs/tables).
@@ -264,11 +265,12 @@ fn served_engines_take_every_parameter_by_name() {
     // Out of range or not a number: an error, and the next move is the engine's own.
     let gomoku = root().join("configs/engines/gomoku-modern.toml");
     let g = [gomoku.to_str().unwrap(), "--set", "search.depth=2"];
-    let plain = serve(&g, "START 9\nBEGIN\n");
+    let plain = serve(&g, "START 9\nBEGIN\n", 1);
     let refused = serve(
         &g,
         "START 9\nINFO search.params.lmp_scale 4000000000\nINFO search.params.lmr_divisor x\n\
          INFO search.params.lmr_divisor 0\nBEGIN\n",
+        1,
     );
     let errors: Vec<&str> = refused.lines().filter(|l| l.starts_with("ERROR")).collect();
     assert_eq!(errors.len(), 3, "{refused}");
@@ -287,13 +289,14 @@ fn served_engines_take_every_parameter_by_name() {
     let ataxx = root().join("configs/engines/ataxx-modern.toml");
     let x = [ataxx.to_str().unwrap()];
     let go = "position startpos\ngo depth 3\n";
-    let plain = serve(&x, &format!("uai\n{go}"));
+    let plain = serve(&x, &format!("uai\n{go}"), 1);
     let refused = serve(
         &x,
         &format!(
             "uai\nsetoption name search.params.lmp_scale value 4000000000\n\
              setoption name search.params.lmr_divisor value x\n{go}"
         ),
+        1,
     );
     let errors: Vec<&str> = refused
         .lines()
@@ -604,18 +607,28 @@ fn uai_faults_are_losses_with_reasons() {
     fault_matrix(header, &healthy, &entries, "2");
 }
 
-/// Feeds `input` to `arena serve ARGS` and returns its output.
-fn serve(args: &[&str], input: &str) -> String {
-    serve_ok(args, input.as_bytes())
+/// Feeds `input` to `arena serve ARGS`, waits for `answers` answers (moves), closes
+/// the input and returns the output.
+fn serve(args: &[&str], input: &str, answers: usize) -> String {
+    serve_answered(args, input.as_bytes(), answers)
 }
 
 #[test]
 fn serve_speaks_both_protocols() {
     let gomoku = root().join("configs/engines/gomoku-seed003-threat.toml");
-    let out = serve(
+    // END stops a search at once: it is sent after the moves, as a manager does.
+    let out = serve_script(
         &[gomoku.to_str().unwrap(), "--set", "search.depth=2"],
-        "ABOUT\nSTART 15\nINFO timeout_turn 5000\nBEGIN\nTURN 8,8\nSTART 3\nBOGUS\nEND\n",
+        &[
+            (
+                b"ABOUT\nSTART 15\nINFO timeout_turn 5000\nBEGIN\nTURN 8,8\nSTART 3\nBOGUS\n",
+                2,
+            ),
+            (b"END\n", 2),
+        ],
     );
+    assert!(out.status.success(), "{out:?}");
+    let out = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
     assert!(lines[0].starts_with("name=\"seed003-threat\""), "{out}");
     assert_eq!(lines[1], "OK");
@@ -637,6 +650,7 @@ fn serve_speaks_both_protocols() {
             log.to_str().unwrap(),
         ],
         "uai\nisready\nuainewgame\nposition startpos moves g2\ngo depth 2\n",
+        1,
     );
     assert!(out.contains("id name ataxx-seed004\n"), "{out}");
     assert!(out.contains("uaiok\nreadyok\n"), "{out}");
@@ -749,4 +763,139 @@ fn clocks_are_kept_by_the_harness() {
     let log = std::fs::read_to_string(dir.join("logs/timed-w0.log")).unwrap();
     assert!(log.contains("> INFO timeout_match 30000"), "{log}");
     assert!(log.contains("> INFO time_left "), "{log}");
+}
+
+/// `arena serve ARGS` started as a manager starts an engine: its input, and its output
+/// lines as they come.
+fn served_process(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    std::sync::mpsc::Receiver<String>,
+) {
+    use std::{
+        io::{BufRead, BufReader},
+        process::Stdio,
+    };
+    let mut child = crate::common::arena_process()
+        .arg("serve")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, stdin, rx)
+}
+
+/// The first line from `lines` that `wanted` accepts; fails after a minute without one
+/// (a safety net for what never comes, not a timing assertion: every answer here takes
+/// milliseconds, and the searches it stops would take hours).
+fn line_where(lines: &std::sync::mpsc::Receiver<String>, wanted: impl Fn(&str) -> bool) -> String {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut seen = Vec::new();
+    loop {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) if wanted(&line) => return line,
+            Ok(line) => seen.push(line),
+            Err(e) => panic!("no such line ({e}) after: {seen:#?}"),
+        }
+    }
+}
+
+/// Issue 44, item 15: a UAI search with a clock (`go wtime 100000000 btime 100000000`)
+/// followed by `position` could not be stopped: the loop waited for the search before
+/// it read on, so `stop` behind the `position` came when the search ended by itself.
+/// And the end of input did not end a search (`go depth 60` then EOF searched on, in
+/// Gomocup likewise): an engine whose manager died kept a core busy. Now `stop` ends the
+/// search at once and the `position` runs after it; the end of input stops the search
+/// and ends arena.
+#[test]
+fn a_served_search_stops_behind_other_commands_and_at_the_end_of_input() {
+    use std::io::Write;
+    let ataxx = root().join("configs/engines/ataxx-seed004.toml");
+    let (mut child, mut stdin, lines) = served_process(&[ataxx.to_str().unwrap()]);
+    stdin
+        .write_all(b"uai\nisready\nposition startpos\ngo wtime 100000000 btime 100000000\n")
+        .unwrap();
+    line_where(&lines, |l| l.starts_with("info depth 1 "));
+    stdin
+        .write_all(b"position startpos moves g2\nstop\n")
+        .unwrap();
+    let best = line_where(&lines, |l| l.starts_with("bestmove "));
+    assert_ne!(best, "bestmove 0000");
+    // The queued `position` was played after the search: a search from it answers.
+    stdin.write_all(b"go depth 1\nisready\n").unwrap();
+    let best = line_where(&lines, |l| l.starts_with("bestmove "));
+    let mv = best.trim_start_matches("bestmove ");
+    let mut after_g2 = arena::game::Ataxx::default();
+    arena::game::Game::play_move_list(&mut after_g2, "g2").unwrap();
+    assert!(
+        arena::game::Game::parse_move(&after_g2, mv).is_ok(),
+        "a move of the position after g2: {best}"
+    );
+    // A search that would take hours, then the end of input.
+    stdin.write_all(b"go depth 60\n").unwrap();
+    line_where(&lines, |l| l.starts_with("info depth 2 "));
+    drop(stdin);
+    let status = crate::common::wait_or_kill(&mut child, std::time::Duration::from_secs(60));
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the end of input ends the search and arena: {status:?}"
+    );
+
+    let gomoku = root().join("configs/engines/gomoku-seed003-threat.toml");
+    let (mut child, mut stdin, lines) = served_process(&[gomoku.to_str().unwrap()]);
+    stdin
+        .write_all(b"START 15\nINFO max_depth 60\nTURN 7,7\n")
+        .unwrap();
+    line_where(&lines, |l| l.starts_with("MESSAGE depth 2 "));
+    drop(stdin);
+    let status = crate::common::wait_or_kill(&mut child, std::time::Duration::from_secs(60));
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the end of input ends the search and arena: {status:?}"
+    );
+}
+
+/// Issue 44, item 18: `arena serve ENGINE --set search.depth=0` was refused ("needs a
+/// limit"), though a served engine's limits come from its manager (`go depth`, `INFO
+/// max_depth`, the clocks); with none from either, UAI's `go` searches until `stop`.
+#[test]
+fn a_served_engine_needs_no_limit_of_its_own() {
+    let ataxx = root().join("configs/engines/ataxx-seed004.toml");
+    let a = [ataxx.to_str().unwrap(), "--set", "search.depth=0"];
+    let out = serve(&a, "uai\nposition startpos\ngo depth 2\n", 1);
+    assert!(out.contains("info depth 2 score cp"), "{out}");
+    assert!(!out.contains("info depth 3 "), "{out}");
+    let out = serve_script(
+        &a,
+        &[
+            (b"uai\nposition startpos\ngo\n", 0),
+            (b"isready\n", 0),
+            (b"stop\n", 1),
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("readyok\n"), "{text}");
+    assert_eq!(text.matches("bestmove ").count(), 1, "{text}");
+
+    let gomoku = root().join("configs/engines/gomoku-seed003-threat.toml");
+    let g = [gomoku.to_str().unwrap(), "--set", "search.depth=0"];
+    let out = serve(&g, "START 15\nINFO max_depth 2\nTURN 7,7\n", 1);
+    assert!(out.contains("MESSAGE depth 2 "), "{out}");
+    assert!(!out.contains("MESSAGE depth 3 "), "{out}");
 }

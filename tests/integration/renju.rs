@@ -466,9 +466,10 @@ fn serve_plays_renju_on_info_rule_4() {
                  13,14,2\n4,4,1\n14,11,2\nDONE\n";
     let file = engine("gomoku-seed003-threat");
     let reply = |rule: &str| {
-        let out = crate::common::serve_ok(
+        let out = crate::common::serve_answered(
             &[&file, "--set", "search.depth=2"],
             format!("START 15\nINFO rule {rule}\n{board}").as_bytes(),
+            1,
         );
         out.lines()
             .rfind(|l| !l.starts_with("MESSAGE"))

@@ -2,17 +2,22 @@
 //! ([`gomocup`], for Piskvork and c-gomoku-cli) and UAI ([`uai`], for cuteataxx).
 //!
 //! The loops are generic over the input (`BufRead`) and output (`Write`), so tests feed
-//! them recorded transcripts. Searches run on their own thread while the loop keeps
-//! reading, so `stop` (UAI) and `END` (Gomocup) interrupt a search at once. Every output
-//! line is flushed as it is written. Bad commands never end the loop: Gomocup answers
-//! `ERROR ...` or `UNKNOWN ...`, UAI answers `info string ...`.
+//! them recorded transcripts. The input is read on a thread of its own ([`Inbox`]) and
+//! searches run on theirs, so the loop sees every command as it comes: `stop` (UAI) and
+//! `END` (Gomocup) interrupt a search at once, `isready` is answered at once, and the
+//! other commands sent during a search wait for it to end, in order. The end of input
+//! stops a search and ends the loop: the manager is gone (as a UCI engine takes the end
+//! of input for `quit`). Every output line is flushed as it is written. Bad commands
+//! never end the loop: Gomocup answers `ERROR ...` or `UNKNOWN ...`, UAI answers `info
+//! string ...`.
 
 pub mod gomocup;
 pub mod uai;
 
 use std::{
+    collections::VecDeque,
     io::{self, BufRead, Write},
-    sync::Mutex,
+    sync::{Mutex, mpsc},
     time::Instant,
 };
 
@@ -196,11 +201,230 @@ impl<R: BufRead> Iterator for Commands<R> {
     }
 }
 
+/// What a serve loop waits for.
+enum Event {
+    /// A command line from the manager.
+    Line(String),
+    /// The search with this number ended (its answer is written).
+    SearchDone(u64),
+    /// The input ended: the manager is gone.
+    End,
+    /// Reading the input failed.
+    Failed(io::Error),
+}
+
+/// The manager's commands, read on a thread of their own so that a search never keeps
+/// the loop from seeing `stop`, `quit` or the end of input; and the commands that came
+/// during a search, kept to run after it. The reading thread outlives the loop when the
+/// input never ends (the process ends with the loop).
+struct Inbox {
+    events: mpsc::Receiver<Event>,
+    sender: mpsc::Sender<Event>,
+    waiting: VecDeque<String>,
+    searches: u64,
+}
+
+impl Inbox {
+    /// Starts reading `input`.
+    fn new<R: BufRead + Send + 'static>(input: R) -> Inbox {
+        let (sender, events) = mpsc::channel();
+        let lines = sender.clone();
+        std::thread::spawn(move || {
+            for line in Commands::new(input) {
+                let (event, last) = match line {
+                    Ok(line) => (Event::Line(line), false),
+                    Err(e) => (Event::Failed(e), true),
+                };
+                if lines.send(event).is_err() || last {
+                    return;
+                }
+            }
+            let _ = lines.send(Event::End);
+        });
+        Inbox {
+            events,
+            sender,
+            waiting: VecDeque::new(),
+            searches: 0,
+        }
+    }
+
+    /// The next event: a command that waited for a search when `idle` (no search runs
+    /// now), else what comes next. Lines that come in are logged to `out`.
+    fn next<W: Write>(&mut self, idle: bool, out: &Output<W>) -> Event {
+        if idle && let Some(line) = self.waiting.pop_front() {
+            return Event::Line(line);
+        }
+        let event = self.events.recv().unwrap_or(Event::End);
+        if let Event::Line(line) = &event {
+            out.log_input(line);
+        }
+        event
+    }
+
+    /// The next line, for a block of lines (Gomocup's `BOARD`, read when no search
+    /// runs): `None` at the end of input.
+    fn next_line<W: Write>(&mut self, out: &Output<W>) -> Option<io::Result<String>> {
+        loop {
+            match self.next(true, out) {
+                Event::Line(line) => return Some(Ok(line)),
+                // A search stopped before: its end was seen already.
+                Event::SearchDone(_) => {}
+                Event::End => return None,
+                Event::Failed(e) => return Some(Err(e)),
+            }
+        }
+    }
+
+    /// Keeps `line` to run after the search.
+    fn defer(&mut self, line: String) {
+        self.waiting.push_back(line);
+    }
+
+    /// A new search's number, and what its thread calls when it ends.
+    fn search(&mut self) -> (u64, SearchEnd) {
+        self.searches += 1;
+        let end = SearchEnd {
+            sender: self.sender.clone(),
+            id: self.searches,
+        };
+        (self.searches, end)
+    }
+}
+
+/// Tells the loop that a search ended (its thread calls it after its answer).
+struct SearchEnd {
+    sender: mpsc::Sender<Event>,
+    id: u64,
+}
+
+impl SearchEnd {
+    fn done(self) {
+        let _ = self.sender.send(Event::SearchDone(self.id));
+    }
+}
+
 /// The first word of a command, upper-cased, and the rest.
 fn split_command(line: &str) -> (String, &str) {
     let line = line.trim();
     match line.split_once(char::is_whitespace) {
         Some((word, rest)) => (word.to_ascii_uppercase(), rest.trim()),
         None => (line.to_ascii_uppercase(), ""),
+    }
+}
+
+/// A manager's side of a transcript, for the loops' tests.
+#[cfg(test)]
+pub(crate) mod script {
+    use std::{
+        collections::VecDeque,
+        io::{self, BufRead, Read, Write},
+        sync::{Arc, Mutex},
+        time::{Duration, Instant},
+    };
+
+    /// The loop's output, shared with the [`Script`] that waits for it.
+    #[derive(Clone, Default)]
+    pub(crate) struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Shared {
+        /// What was written so far.
+        pub(crate) fn text(&self) -> String {
+            String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+        }
+    }
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    enum Part {
+        Text(Vec<u8>),
+        /// Read on once the output holds this many answers.
+        Wait(usize),
+    }
+
+    /// A transcript read as a manager sends it: a line `#wait N` is not sent, but holds
+    /// the rest back until the output holds `N` answers (lines `answer` accepts), as a
+    /// manager waits for a move before it sends more; the input ends after the last line.
+    pub(crate) struct Script {
+        parts: VecDeque<Part>,
+        buf: Vec<u8>,
+        pos: usize,
+        out: Shared,
+        answer: fn(&str) -> bool,
+    }
+
+    impl Script {
+        pub(crate) fn new(input: &[u8], out: &Shared, answer: fn(&str) -> bool) -> Script {
+            let mut parts = VecDeque::new();
+            let mut text = Vec::new();
+            for line in input.split_inclusive(|&b| b == b'\n') {
+                let wait = std::str::from_utf8(line)
+                    .ok()
+                    .and_then(|l| l.trim().strip_prefix("#wait "))
+                    .and_then(|n| n.trim().parse().ok());
+                match wait {
+                    Some(n) => {
+                        parts.push_back(Part::Text(std::mem::take(&mut text)));
+                        parts.push_back(Part::Wait(n));
+                    }
+                    None => text.extend_from_slice(line),
+                }
+            }
+            parts.push_back(Part::Text(text));
+            Script {
+                parts,
+                buf: Vec::new(),
+                pos: 0,
+                out: out.clone(),
+                answer,
+            }
+        }
+    }
+
+    impl Read for Script {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let available = self.fill_buf()?;
+            let n = available.len().min(buf.len());
+            buf[..n].copy_from_slice(&available[..n]);
+            self.consume(n);
+            Ok(n)
+        }
+    }
+
+    impl BufRead for Script {
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            while self.pos >= self.buf.len() {
+                match self.parts.pop_front() {
+                    None => return Ok(&[]),
+                    Some(Part::Text(text)) => {
+                        self.buf = text;
+                        self.pos = 0;
+                    }
+                    Some(Part::Wait(n)) => {
+                        // A safety net for a test whose bug is a hang, not a timing.
+                        let until = Instant::now() + Duration::from_secs(120);
+                        while self.out.text().lines().filter(|l| (self.answer)(l)).count() < n
+                            && Instant::now() < until
+                        {
+                            std::thread::sleep(Duration::from_millis(2));
+                        }
+                    }
+                }
+            }
+            Ok(&self.buf[self.pos..])
+        }
+
+        fn consume(&mut self, n: usize) {
+            self.pos += n;
+        }
     }
 }

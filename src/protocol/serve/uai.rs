@@ -8,11 +8,12 @@
 //! value outside the parameter's validity range is refused with `info string error:
 //! ...` and leaves the engine as it was. `go` searches on its own
 //! thread, printing an `info` line per completed iteration (and a closing `info nodes
-//! ..` when the last one was cut short), then `bestmove`; `stop` ends it at once and
-//! `isready` answers while it runs. `go` with no limits plays by the config's limits;
-//! with `depth`, `nodes`, `movetime` or clocks (`btime`/`wtime` for black `x`/white `o`,
-//! `binc`/`winc`, `movestogo`) it plays by those alone; `go infinite` searches until
-//! `stop`, and the commands sent meanwhile wait for it.
+//! ..` when the last one was cut short), then `bestmove`; `stop` (or the end of input)
+//! ends it at once, `quit` without a move, and `isready` answers while it runs; the other
+//! commands sent meanwhile wait for it, in order. `go` with no limits plays by the
+//! config's limits (none, `search.depth = 0`: until `stop`); with `depth`, `nodes`,
+//! `movetime` or clocks (`btime`/`wtime` for black `x`/white `o`, `binc`/`winc`,
+//! `movestogo`) it plays by those alone; `go infinite` searches until `stop`.
 
 use std::{
     io::{BufRead, Write},
@@ -24,7 +25,7 @@ use std::{
     time::Duration,
 };
 
-use super::{Commands, Output, ServeError, check, split_command};
+use super::{Event, Inbox, Output, ServeError, check, split_command};
 use crate::{
     config,
     engine::{Engine, EngineConfig},
@@ -38,8 +39,9 @@ use crate::{
 };
 
 /// Serves `config` (an Ataxx engine) over UAI: reads commands from `input` until `quit`
-/// or the end of input, writes replies to `output` (and both to `log`).
-pub fn serve<R: BufRead, W: Write + Send>(
+/// or the end of input (which stops a search), writes replies to `output` (and both to
+/// `log`).
+pub fn serve<R: BufRead + Send + 'static, W: Write + Send>(
     config: &EngineConfig,
     input: R,
     output: W,
@@ -60,120 +62,119 @@ pub fn serve<R: BufRead, W: Write + Send>(
     };
     std::thread::scope(|s| -> Result<(), ServeError> {
         let mut job: Option<Job<'_>> = None;
-        let mut lines = Commands::new(input);
-        // Commands that came during `go infinite`: they wait for its `stop`, while the
-        // loop goes on reading (a `stop` or `quit` behind them must be seen).
-        let mut waiting: std::collections::VecDeque<String> = std::collections::VecDeque::new();
-        loop {
-            let searching_forever = job.as_ref().is_some_and(|j| j.infinite);
-            // While the search goes on, the waiting commands stay queued (taking one
-            // out here and dropping it lost every command sent during `go infinite`).
-            let queued = if searching_forever {
-                None
-            } else {
-                waiting.pop_front()
-            };
-            let line = match queued {
-                Some(line) => line,
-                None => match lines.next() {
-                    Some(line) => {
-                        let line = line?;
-                        out.log_input(&line);
-                        line
-                    }
-                    None => break,
-                },
-            };
-            let (cmd, rest) = split_command(&line);
-            let cmd = cmd.to_ascii_lowercase();
-            if cmd.is_empty() {
-                continue;
-            }
-            match cmd.as_str() {
-                // Answered at once, even during a search. Between searches it is the
-                // time to build the engine (tables, evaluator), off the clock.
-                "isready" => {
-                    if job.is_none() && state.engine.is_none() {
-                        match state.take_engine() {
-                            Ok(engine) => state.engine = Some(engine),
-                            Err(e) => out.line(&format!("info string error: {e}")),
-                        }
-                    }
-                    out.line("readyok");
-                    continue;
-                }
-                "stop" => {
-                    if let Some(j) = job.take() {
-                        state.abort.store(true, Ordering::Relaxed);
-                        state.finish(j);
-                    }
-                    continue;
-                }
-                "quit" => {
-                    if let Some(j) = job.take() {
-                        j.silent.store(true, Ordering::Relaxed);
-                        state.abort.store(true, Ordering::Relaxed);
-                        state.finish(j);
-                    }
-                    return check(&out);
-                }
-                "ponderhit" | "debug" | "register" => continue,
-                _ if searching_forever => {
-                    waiting.push_back(line);
-                    continue;
-                }
-                _ => {}
-            }
-            // Everything else waits for a running search (one with limits ends).
-            if let Some(j) = job.take() {
-                state.finish(j);
-            }
-            match cmd.as_str() {
-                "uai" => state.identify(&out),
-                "uainewgame" => {
-                    if let Some(engine) = &mut state.engine {
-                        engine.searcher().new_game(0);
-                    }
-                    state.position = Ok(Ataxx::default());
-                }
-                "setoption" => {
-                    if let Err(e) = state.set_option(rest) {
-                        out.line(&format!("info string error: {e}"));
-                    }
-                }
-                "position" => {
-                    state.position = parse_position(rest);
-                    if let Err(e) = &state.position {
-                        out.line(&format!("info string error: {e}"));
-                    }
-                }
-                "go" => match parse_go(rest) {
-                    Ok(go) => job = state.start_search(s, &out, &go),
-                    Err(e) => {
-                        out.line(&format!("info string error: {e}"));
-                        out.line("bestmove 0000");
-                    }
-                },
-                _ => out.line(&format!("info string unknown command '{cmd}'")),
-            }
-            check(&out)?;
-        }
-        // End of input: an infinite search would never end by itself.
+        let mut inbox = Inbox::new(input);
+        let result = commands(s, &out, &mut state, &mut job, &mut inbox);
+        // However the loop ended (`quit`, the end of input, an error), a search still
+        // running is stopped, not waited for: the manager is gone.
         if let Some(j) = job.take() {
-            if j.infinite {
-                state.abort.store(true, Ordering::Relaxed);
-            }
+            state.abort.store(true, Ordering::Relaxed);
             state.finish(j);
         }
+        result?;
         check(&out)
     })
+}
+
+/// The loop: commands until `quit` or the end of input.
+fn commands<'scope, W: Write + Send>(
+    s: &'scope Scope<'scope, '_>,
+    out: &'scope Output<W>,
+    state: &mut State,
+    job: &mut Option<Job<'scope>>,
+    inbox: &mut Inbox,
+) -> Result<(), ServeError> {
+    loop {
+        let line = match inbox.next(job.is_none(), out) {
+            Event::Line(line) => line,
+            Event::SearchDone(id) => {
+                if job.as_ref().is_some_and(|j| j.id == id)
+                    && let Some(j) = job.take()
+                {
+                    state.finish(j);
+                }
+                continue;
+            }
+            Event::End => return Ok(()),
+            Event::Failed(e) => return Err(e.into()),
+        };
+        let (cmd, rest) = split_command(&line);
+        let cmd = cmd.to_ascii_lowercase();
+        if cmd.is_empty() {
+            continue;
+        }
+        match cmd.as_str() {
+            // Answered at once, even during a search. Between searches it is the
+            // time to build the engine (tables, evaluator), off the clock.
+            "isready" => {
+                if job.is_none() && state.engine.is_none() {
+                    match state.take_engine() {
+                        Ok(engine) => state.engine = Some(engine),
+                        Err(e) => out.line(&format!("info string error: {e}")),
+                    }
+                }
+                out.line("readyok");
+                continue;
+            }
+            "stop" => {
+                if let Some(j) = job.take() {
+                    state.abort.store(true, Ordering::Relaxed);
+                    state.finish(j);
+                }
+                continue;
+            }
+            "quit" => {
+                if let Some(j) = job.as_ref() {
+                    j.silent.store(true, Ordering::Relaxed);
+                }
+                return Ok(());
+            }
+            "ponderhit" | "debug" | "register" => continue,
+            // Everything else waits for a running search, which goes on meanwhile
+            // (the loop reads on: a `stop` or `quit` behind it is seen at once).
+            _ if job.is_some() => {
+                inbox.defer(line);
+                continue;
+            }
+            _ => {}
+        }
+        match cmd.as_str() {
+            "uai" => state.identify(out),
+            "uainewgame" => {
+                if let Some(engine) = &mut state.engine {
+                    engine.searcher().new_game(0);
+                }
+                state.position = Ok(Ataxx::default());
+            }
+            "setoption" => {
+                if let Err(e) = state.set_option(rest) {
+                    out.line(&format!("info string error: {e}"));
+                }
+            }
+            "position" => {
+                state.position = parse_position(rest);
+                if let Err(e) = &state.position {
+                    out.line(&format!("info string error: {e}"));
+                }
+            }
+            "go" => match parse_go(rest) {
+                Ok(go) => *job = state.start_search(s, out, &go, inbox),
+                Err(e) => {
+                    out.line(&format!("info string error: {e}"));
+                    out.line("bestmove 0000");
+                }
+            },
+            _ => out.line(&format!("info string unknown command '{cmd}'")),
+        }
+        check(out)?;
+    }
 }
 
 /// A search running on its own thread; it hands the engine back.
 struct Job<'scope> {
     handle: ScopedJoinHandle<'scope, Engine<Ataxx>>,
     silent: Arc<AtomicBool>,
-    infinite: bool,
+    /// Its number (see [`Inbox::search`]).
+    id: u64,
 }
 
 struct State {
@@ -289,7 +290,7 @@ impl State {
         let (_, parsed) = config::parse_assignment(&format!("{param}={value}"))?;
         let mut updated = self.config.clone();
         updated
-            .set(&param, parsed)
+            .set_served(&param, parsed)
             .map_err(|e| format!("setoption {name}: {e}"))?;
         if updated.search.tt_mb != self.config.search.tt_mb {
             let mut engine = Engine::<Ataxx>::new(&updated, &())
@@ -349,6 +350,7 @@ impl State {
         s: &'scope Scope<'scope, '_>,
         out: &'scope Output<W>,
         go: &Go,
+        inbox: &mut Inbox,
     ) -> Option<Job<'scope>> {
         let pos = match &self.position {
             Ok(p) => *p,
@@ -381,6 +383,7 @@ impl State {
         let quiet = Arc::clone(&silent);
         let abort = Arc::clone(&self.abort);
         let infinite = go.infinite;
+        let (id, end) = inbox.search();
         let handle = s.spawn(move || {
             let result = engine.search(&pos, limits, |it| {
                 out.line(&format!(
@@ -395,17 +398,16 @@ impl State {
             while infinite && !abort.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(2));
             }
+            // Said before the move: whatever the manager sends once it has the move
+            // comes after the search's end, and waits for nothing.
+            end.done();
             if !quiet.load(Ordering::Relaxed) {
                 let mv = result.best.map_or("0000".to_string(), |m| m.to_string());
                 out.line(&format!("bestmove {mv}"));
             }
             engine
         });
-        Some(Job {
-            handle,
-            silent,
-            infinite,
-        })
+        Some(Job { handle, silent, id })
     }
 
     fn finish(&mut self, job: Job<'_>) {
@@ -417,20 +419,22 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::builtin;
+    use crate::{
+        engine::builtin,
+        protocol::serve::script::{Script, Shared},
+    };
 
     fn engine() -> EngineConfig {
         builtin::engine("ataxx-seed004").unwrap()
     }
 
+    /// The output of a transcript (a line `#wait N` waits for N `bestmove`s: the end
+    /// of input stops a search).
     fn transcript(config: &EngineConfig, input: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        serve(config, input.as_bytes(), &mut out, None).unwrap();
-        String::from_utf8(out)
-            .unwrap()
-            .lines()
-            .map(str::to_string)
-            .collect()
+        let out = Shared::default();
+        let script = Script::new(input.as_bytes(), &out, |l| l.starts_with("bestmove"));
+        serve(config, script, out.clone(), None).unwrap();
+        out.text().lines().map(str::to_string).collect()
     }
 
     fn best_of(config: &EngineConfig, pos: &Ataxx, limits: Limits) -> String {
@@ -487,7 +491,7 @@ mod tests {
         let fen = "x5o/7/2-1-2/7/2-1-2/7/o5x x 0 1";
         let r = transcript(
             &c,
-            &format!("uainewgame\nposition fen {fen} moves b6 b2\ngo depth 2\nisready\n"),
+            &format!("uainewgame\nposition fen {fen} moves b6 b2\ngo depth 2\nisready\n#wait 1\n"),
         );
         let mut pos = Ataxx::from_fen(fen).unwrap();
         pos.play_move_list("b6 b2").unwrap();
@@ -517,7 +521,8 @@ mod tests {
             "setoption name search.depth value 1\nsetoption name Hash value 1\n\
              position startpos moves g2\ngo\nuainewgame\nposition startpos moves g2\n\
              go depth 1 wtime 2000 btime 1 winc 10 binc 10\n\
-             setoption name nonsense value 3\nsetoption name search.depth value x\n",
+             setoption name nonsense value 3\nsetoption name search.depth value x\n\
+             #wait 2\nisready\n",
         );
         let mut pos = Ataxx::default();
         pos.play_move_list("g2").unwrap();

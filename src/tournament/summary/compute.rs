@@ -50,6 +50,45 @@ fn quantile(sorted: &[u64], q: f64) -> f64 {
     sorted[lo] as f64 * (1.0 - frac) + sorted[hi] as f64 * frac
 }
 
+/// The summary of a run's records as a reader makes it from `games.jsonl` (`arena
+/// stats`, a report of a run still being played): with an `[sprt]`, only the pairs up
+/// to its decision count, as the run counted them.
+pub fn of_records(t: &Tournament, records: &[GameRecord]) -> Summary {
+    let schedule = Schedule::new(t.config.format, t.engines.len(), u64::from(t.config.rounds));
+    let summary = summarize(t, &schedule, records, None);
+    match (&summary.sprt, t.config.sprt) {
+        (Some(_), Some(_)) => {
+            let cut = sprt_cut(t, &schedule, records);
+            summarize(t, &schedule, records, cut)
+        }
+        _ => summary,
+    }
+}
+
+/// The number of pairs at which the SPRT decided, walking complete pairs in order.
+fn sprt_cut(t: &Tournament, schedule: &Schedule, records: &[GameRecord]) -> Option<u64> {
+    let sprt = t.config.sprt?;
+    let mut pairs = BTreeMap::new();
+    for r in records {
+        pairs.entry(r.pair).or_insert_with(Vec::new).push(r);
+    }
+    let (a, _) = schedule.pairings[0];
+    let mut penta = Penta::default();
+    for games in pairs.values() {
+        if games.len() != 2 {
+            break;
+        }
+        let mut g = games.clone();
+        g.sort_by_key(|r| r.game);
+        let s = |r: &GameRecord| score_of(r.half_points_of(a).unwrap_or(0));
+        penta.add_pair(s(g[0]), s(g[1]));
+        if sprt.decide(sprt.llr_penta(&penta)) != SprtDecision::Continue {
+            return Some(penta.pairs());
+        }
+    }
+    None
+}
+
 /// Computes the summary. `sprt_pairs`: after an SPRT decision, only pairs up to the
 /// decision (in pair order) are counted, so the numbers do not depend on timing.
 pub fn summarize(

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use self::{
-    compute::{fault_kind, summarize},
+    compute::{fault_kind, of_records, summarize},
     files::{pairings_csv, standings_csv, write_files},
     pairs::{PairShares, SPLIT_WARNING_PAIRS, SWITCH_HINT, split_reason, split_warning},
 };

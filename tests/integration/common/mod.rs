@@ -269,10 +269,30 @@ pub fn signal(pid: u32, signal: i32) {
     }
 }
 
-/// Runs `arena serve ARGS` with `input` on its standard input (written on a thread, so
-/// a large input cannot block on a full pipe); its output, whatever its exit status.
-pub fn serve_output(args: &[&str], input: &[u8]) -> std::process::Output {
-    use std::{io::Write, process::Stdio};
+/// An answer to a search in `arena serve`'s output: UAI's `bestmove ...` or a Gomocup
+/// move `x,y`.
+pub fn is_answer(line: &str) -> bool {
+    let line = line.trim_end();
+    line.starts_with("bestmove")
+        || line.split_once(',').is_some_and(|(x, y)| {
+            !x.is_empty()
+                && !y.is_empty()
+                && x.bytes().all(|b| b.is_ascii_digit())
+                && y.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
+/// Runs `arena serve ARGS` as a manager talks to it: each step's input is written, then
+/// the step waits until the output holds that many answers in all ([`is_answer`]); the
+/// input is closed after the last step. Its output, whatever its exit status. The wait
+/// has a safety net of five minutes (a hang fails the test, with the output so far); it
+/// is never a timing assertion.
+pub fn serve_script(args: &[&str], steps: &[(&[u8], usize)]) -> std::process::Output {
+    use std::{
+        io::{Read, Write},
+        process::Stdio,
+        sync::{Arc, Mutex},
+    };
     let mut child = std::process::Command::new(arena_bin())
         .arg("serve")
         .args(args)
@@ -281,19 +301,72 @@ pub fn serve_output(args: &[&str], input: &[u8]) -> std::process::Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let collected = Arc::clone(&seen);
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            collected.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
     });
-    let out = child.wait_with_output().unwrap();
-    let _ = writer.join();
-    out
+    let mut stderr = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        text
+    });
+    let stdin = Arc::new(Mutex::new(child.stdin.take()));
+    let until = Instant::now() + Duration::from_secs(300);
+    for (input, answers) in steps {
+        let input = input.to_vec();
+        let pipe = Arc::clone(&stdin);
+        let writer = std::thread::spawn(move || {
+            if let Some(stdin) = pipe.lock().unwrap().as_mut() {
+                let _ = stdin.write_all(&input);
+                let _ = stdin.flush();
+            }
+        });
+        loop {
+            let text = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
+            if text.lines().filter(|l| is_answer(l)).count() >= *answers {
+                break;
+            }
+            if child.try_wait().unwrap().is_some() || Instant::now() > until {
+                let _ = child.kill();
+                panic!("arena serve {args:?}: never {answers} answers:\n{text}");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = writer.join();
+    }
+    stdin.lock().unwrap().take();
+    let status = child.wait().unwrap();
+    let _ = reader.join();
+    let stderr = errors.join().unwrap_or_default();
+    let stdout = std::mem::take(&mut *seen.lock().unwrap());
+    std::process::Output {
+        status,
+        stdout,
+        stderr,
+    }
 }
 
-/// [`serve_output`] that must succeed: its standard output.
+/// `arena serve ARGS` with `input` on its standard input, closed right after it (the
+/// end of input stops a search at once, as a manager that went away would: input whose
+/// searches must finish goes through [`serve_answered`] or [`serve_script`]); it must
+/// succeed: its standard output.
 pub fn serve_ok(args: &[&str], input: &[u8]) -> String {
-    let out = serve_output(args, input);
+    serve_answered(args, input, 0)
+}
+
+/// [`serve_script`] of one step that must succeed: `input`, then its `answers`
+/// answers, then the end of input; the standard output.
+pub fn serve_answered(args: &[&str], input: &[u8], answers: usize) -> String {
+    let out = serve_script(args, &[(input, answers)]);
     assert!(
         out.status.success(),
         "arena serve {args:?}: {}",

@@ -12,7 +12,12 @@
 //! Limits: the engine config's, with `INFO max_depth` / `max_node` replacing its depth
 //! and node limits (0: none), and the time from `timeout_turn` (per move; 0 = play as
 //! fast as possible: depth 1 unless a depth or node limit was sent) and `time_left` when
-//! `timeout_match` is set, capping its time limit.
+//! `timeout_match` is set, capping its time limit. An engine without limits of its own
+//! whose manager sends none plays 30 s a move (the Gomocup skeleton's `timeout_turn`).
+//!
+//! During a search `END` ends it without a move and `YXSTOP` with the best move so far;
+//! other commands wait for the move, in order; the end of input stops it and ends the
+//! loop.
 
 mod search;
 mod state;
@@ -26,7 +31,7 @@ use std::{
     thread::ScopedJoinHandle,
 };
 
-use super::{Commands, Output, ServeError, check, split_command};
+use super::{Event, Inbox, Output, ServeError, check, split_command};
 use crate::{
     engine::{Engine, EngineConfig},
     game::{GameSpec, Mnk, MnkConfig, MnkMove, MnkRule},
@@ -39,8 +44,9 @@ pub const SIZES: std::ops::RangeInclusive<usize> = 5..=20;
 pub const MAX_STONES: usize = 20 * 20;
 
 /// Serves `config` (an m,n,k engine) over Gomocup: reads commands from `input` until
-/// `END` or the end of input, writes replies to `output` (and both to `log`).
-pub fn serve<R: BufRead, W: Write + Send>(
+/// `END` or the end of input (which stops a search), writes replies to `output` (and
+/// both to `log`).
+pub fn serve<R: BufRead + Send + 'static, W: Write + Send>(
     config: &EngineConfig,
     input: R,
     output: W,
@@ -56,102 +62,125 @@ pub fn serve<R: BufRead, W: Write + Send>(
     let mut state = State::new(config.clone(), game);
     std::thread::scope(|s| -> Result<(), ServeError> {
         let mut job: Option<Job<'_>> = None;
-        let mut lines = Commands::new(input);
-        while let Some(line) = lines.next() {
-            let line = line?;
-            out.log_input(&line);
-            let (cmd, rest) = split_command(&line);
-            if cmd.is_empty() {
-                continue;
-            }
-            if let Some(j) = job.take() {
-                match cmd.as_str() {
-                    "END" => {
-                        j.silent.store(true, Ordering::Relaxed);
-                        state.abort.store(true, Ordering::Relaxed);
-                        state.finish(j);
-                        return Ok(());
-                    }
-                    // Yixin-board's stop: play the best move found so far.
-                    "YXSTOP" | "STOP" => {
-                        state.abort.store(true, Ordering::Relaxed);
-                        state.finish(j);
-                        continue;
-                    }
-                    // Anything else waits for the move (managers do not send it).
-                    _ => state.finish(j),
-                }
-            }
-            match cmd.as_str() {
-                "END" => return Ok(()),
-                "BOARD" => {
-                    // The stones follow, one a line, until DONE; no board holds more
-                    // than MAX_STONES, and the lines past them are read and dropped.
-                    let mut stones = Vec::new();
-                    let mut done = false;
-                    let mut extra = 0u64;
-                    for l in lines.by_ref() {
-                        let l = l?;
-                        out.log_input(&l);
-                        if l.trim().eq_ignore_ascii_case("DONE") {
-                            done = true;
-                            break;
-                        }
-                        if l.trim().is_empty() {
-                            continue;
-                        }
-                        if stones.len() < MAX_STONES {
-                            stones.push(l.trim().to_string());
-                        } else {
-                            extra += 1;
-                        }
-                    }
-                    if !done {
-                        break;
-                    }
-                    if extra > 0 {
-                        out.line(&format!(
-                            "ERROR BOARD: more than {MAX_STONES} stone lines ({} in all): no \
-                             board holds that many",
-                            MAX_STONES as u64 + extra
-                        ));
-                        check(&out)?;
-                        continue;
-                    }
-                    match state.set_board(&stones) {
-                        Ok(()) => job = state.start_search(s, &out),
-                        Err(e) => out.line(&format!("ERROR {e}")),
-                    }
-                }
-                // Other managers' board commands (Yixin's YXBOARD, SWAP2BOARD, ...):
-                // their stone lines and DONE belong to them, and get one answer.
-                _ if cmd.ends_with("BOARD") => {
-                    for l in lines.by_ref() {
-                        let l = l?;
-                        out.log_input(&l);
-                        if l.trim().eq_ignore_ascii_case("DONE") {
-                            break;
-                        }
-                    }
-                    out.line(&format!("UNKNOWN command '{cmd}'"));
-                }
-                _ => {
-                    if let Some(reply) = state.command(&cmd, rest) {
-                        match reply {
-                            Reply::Line(text) => out.line(&text),
-                            Reply::Search => job = state.start_search(s, &out),
-                        }
-                    }
-                }
-            }
-            check(&out)?;
-        }
-        // End of input: let a running search finish and answer.
+        let mut inbox = Inbox::new(input);
+        let result = commands(s, &out, &mut state, &mut job, &mut inbox);
+        // However the loop ended (`END`, the end of input, an error), a search still
+        // running is stopped, not waited for: the manager is gone.
         if let Some(j) = job.take() {
+            state.abort.store(true, Ordering::Relaxed);
             state.finish(j);
         }
+        result?;
         check(&out)
     })
+}
+
+/// The loop: commands until `END` or the end of input.
+fn commands<'scope, W: Write + Send>(
+    s: &'scope std::thread::Scope<'scope, '_>,
+    out: &'scope Output<W>,
+    state: &mut State,
+    job: &mut Option<Job<'scope>>,
+    inbox: &mut Inbox,
+) -> Result<(), ServeError> {
+    loop {
+        let line = match inbox.next(job.is_none(), out) {
+            Event::Line(line) => line,
+            Event::SearchDone(id) => {
+                if job.as_ref().is_some_and(|j| j.id == id)
+                    && let Some(j) = job.take()
+                {
+                    state.finish(j);
+                }
+                continue;
+            }
+            Event::End => return Ok(()),
+            Event::Failed(e) => return Err(e.into()),
+        };
+        let (cmd, rest) = split_command(&line);
+        if cmd.is_empty() {
+            continue;
+        }
+        if let Some(j) = job.as_ref() {
+            match cmd.as_str() {
+                "END" => {
+                    j.silent.store(true, Ordering::Relaxed);
+                    return Ok(());
+                }
+                // Yixin-board's stop: play the best move found so far.
+                "YXSTOP" | "STOP" => {
+                    if let Some(j) = job.take() {
+                        state.abort.store(true, Ordering::Relaxed);
+                        state.finish(j);
+                    }
+                }
+                // Anything else waits for the move (managers do not send it), in order;
+                // the loop reads on meanwhile.
+                _ => inbox.defer(line),
+            }
+            continue;
+        }
+        match cmd.as_str() {
+            "END" => return Ok(()),
+            "BOARD" => {
+                // The stones follow, one a line, until DONE; no board holds more
+                // than MAX_STONES, and the lines past them are read and dropped.
+                let mut stones = Vec::new();
+                let mut done = false;
+                let mut extra = 0u64;
+                while let Some(l) = inbox.next_line(out) {
+                    let l = l?;
+                    if l.trim().eq_ignore_ascii_case("DONE") {
+                        done = true;
+                        break;
+                    }
+                    if l.trim().is_empty() {
+                        continue;
+                    }
+                    if stones.len() < MAX_STONES {
+                        stones.push(l.trim().to_string());
+                    } else {
+                        extra += 1;
+                    }
+                }
+                if !done {
+                    return Ok(());
+                }
+                if extra > 0 {
+                    out.line(&format!(
+                        "ERROR BOARD: more than {MAX_STONES} stone lines ({} in all): no \
+                         board holds that many",
+                        MAX_STONES as u64 + extra
+                    ));
+                    check(out)?;
+                    continue;
+                }
+                match state.set_board(&stones) {
+                    Ok(()) => *job = state.start_search(s, out, inbox),
+                    Err(e) => out.line(&format!("ERROR {e}")),
+                }
+            }
+            // Other managers' board commands (Yixin's YXBOARD, SWAP2BOARD, ...):
+            // their stone lines and DONE belong to them, and get one answer.
+            _ if cmd.ends_with("BOARD") => {
+                while let Some(l) = inbox.next_line(out) {
+                    if l?.trim().eq_ignore_ascii_case("DONE") {
+                        break;
+                    }
+                }
+                out.line(&format!("UNKNOWN command '{cmd}'"));
+            }
+            _ => {
+                if let Some(reply) = state.command(&cmd, rest) {
+                    match reply {
+                        Reply::Line(text) => out.line(&text),
+                        Reply::Search => *job = state.start_search(s, out, inbox),
+                    }
+                }
+            }
+        }
+        check(out)?;
+    }
 }
 
 /// What a command asks of the loop.
@@ -167,6 +196,8 @@ struct Job<'scope> {
     handle: ScopedJoinHandle<'scope, (Engine<Mnk>, Option<MnkMove>)>,
     /// Set to drop the move (after `END`).
     silent: Arc<AtomicBool>,
+    /// Its number (see [`Inbox::search`]).
+    id: u64,
 }
 
 /// The served engine between commands: its config, the rule and board the manager set
@@ -193,7 +224,11 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::{engine::builtin, game::Game};
+    use crate::{
+        engine::builtin,
+        game::Game,
+        protocol::serve::script::{Script, Shared},
+    };
 
     fn engine(depth: u32) -> EngineConfig {
         let mut c = builtin::engine("gomoku-seed003-threat").unwrap();
@@ -202,14 +237,24 @@ mod tests {
         c
     }
 
+    /// A reply (not a MESSAGE line).
+    fn reply(line: &str) -> bool {
+        !line.starts_with("MESSAGE")
+    }
+
+    /// Runs a transcript (a line `#wait N` waits for N replies: the end of input stops
+    /// a search); the whole output.
+    fn output(config: &EngineConfig, input: &[u8]) -> String {
+        let out = Shared::default();
+        serve(config, Script::new(input, &out, reply), out.clone(), None).unwrap();
+        out.text()
+    }
+
     /// Runs a transcript; returns the replies without MESSAGE lines.
     fn transcript(config: &EngineConfig, input: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        serve(config, input.as_bytes(), &mut out, None).unwrap();
-        String::from_utf8(out)
-            .unwrap()
+        output(config, input.as_bytes())
             .lines()
-            .filter(|l| !l.starts_with("MESSAGE"))
+            .filter(|l| reply(l))
             .map(str::to_string)
             .collect()
     }
@@ -225,8 +270,7 @@ mod tests {
     #[test]
     fn a_game_start_to_move() {
         let c = engine(2);
-        // A search answers even when the input ends right after the command.
-        let replies = transcript(&c, "START 15\nINFO rule 0\nBEGIN\n");
+        let replies = transcript(&c, "START 15\nINFO rule 0\nBEGIN\n#wait 2\n");
         assert_eq!(replies, ["OK", "7,7"]);
         let replies = transcript(&c, "ABOUT\nSTART 4\nSTART 21\nRECTSTART 15,5\nFOO 3\n");
         assert!(
@@ -259,7 +303,7 @@ mod tests {
         let c = engine(2);
         let game = MnkConfig::new(15, 15, 5, MnkRule::Freestyle).unwrap();
         // Black 7,7 and 8,8; white 6,6: white (the engine) has one stone fewer.
-        let input = "START 15\nBOARD\n7,7,2\n6,6,1\n8,8,2\nDONE\nTURN 9,9\n";
+        let input = "START 15\nBOARD\n7,7,2\n6,6,1\n8,8,2\nDONE\nTURN 9,9\n#wait 3\n";
         let replies = transcript(&c, input);
         let mut pos = Mnk::new(&game);
         pos.play_move_list("7,7 6,6 8,8").unwrap();
@@ -283,7 +327,7 @@ mod tests {
             &c,
             "TURN 1,1\nSTART 9\nTURN 4,4\nTAKEBACK 0,0\nRESTART\nTURN 4,4\nTURN 4,4\n\
              BOARD\n1,1,1\n2,2,1\nDONE\nBOARD\n0,0,3\nDONE\nINFO rule 8\nINFO max_depth x\n\
-             INFO search.depht 3\nEND\n",
+             INFO search.depht 3\n#wait 12\nEND\n",
         );
         assert!(
             replies[0].starts_with("ERROR TURN before START"),
@@ -312,11 +356,11 @@ mod tests {
     #[test]
     fn takeback_of_the_last_stone() {
         let c = engine(1);
-        let replies = transcript(&c, "START 9\nTURN 4,4\nTAKEBACK 4,4\n");
+        let replies = transcript(&c, "START 9\nTURN 4,4\nTAKEBACK 4,4\n#wait 3\n");
         let own = &replies[1];
         let replies2 = transcript(
             &c,
-            &format!("START 9\nTURN 4,4\nTAKEBACK {own}\nTAKEBACK 4,4\nBEGIN\n"),
+            &format!("START 9\nTURN 4,4\nTAKEBACK {own}\nTAKEBACK 4,4\nBEGIN\n#wait 5\n"),
         );
         assert_eq!(replies2[2], "OK");
         assert_eq!(replies2[3], "OK");
@@ -336,10 +380,8 @@ mod tests {
         // Black (the engine) has four in a row with an open end; the fifth wins under
         // both rules, so the engine plays it.
         let input = "START 15\nINFO rule 1\nINFO max_depth 1\nBOARD\n3,7,1\n0,0,2\n4,7,1\n\
-                     0,2,2\n5,7,1\n0,4,2\n6,7,1\n0,6,2\nDONE\n";
-        let mut out = Vec::new();
-        serve(&c, input.as_bytes(), &mut out, None).unwrap();
-        let text = String::from_utf8(out).unwrap();
+                     0,2,2\n5,7,1\n0,4,2\n6,7,1\n0,6,2\nDONE\n#wait 2\n";
+        let text = output(&c, input.as_bytes());
         let last = text.lines().last().unwrap();
         assert!(last == "7,7" || last == "2,7", "{text}");
         assert!(text.contains("MESSAGE depth 1 score mate 1"), "{text}");
@@ -355,11 +397,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("serve.log");
         let log = std::fs::File::create(&path).unwrap();
-        let mut out = Vec::new();
         serve(
             &c,
             "START 9\nEND\n".as_bytes(),
-            &mut out,
+            Vec::new(),
             Some(Box::new(log)),
         )
         .unwrap();
@@ -382,10 +423,8 @@ mod tests {
         let c = engine(1);
         let mut input = b"START 9\nINFO folder C:\\J".to_vec();
         input.push(0xFC);
-        input.extend_from_slice(b"rgen\nBEGIN\n");
-        let mut out = Vec::new();
-        serve(&c, &input[..], &mut out, None).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        input.extend_from_slice(b"rgen\nBEGIN\n#wait 2\n");
+        let text = output(&c, &input);
         let replies: Vec<&str> = text.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
         assert_eq!(replies, ["OK", "4,4"], "{text}");
     }
@@ -396,7 +435,7 @@ mod tests {
         let c = engine(1);
         let replies = transcript(
             &c,
-            "START 9\nYXBOARD\n4,4,1\n3,3,2\nDONE\nSWAP2BOARD\nDONE\nBEGIN\n",
+            "START 9\nYXBOARD\n4,4,1\n3,3,2\nDONE\nSWAP2BOARD\nDONE\nBEGIN\n#wait 4\n",
         );
         assert_eq!(
             replies,
@@ -417,9 +456,9 @@ mod tests {
         let board = "BOARD\n5,1,1\n5,0,2\n5,2,1\n1,4,2\n5,3,1\n0,14,2\n2,4,1\n2,14,2\n3,4,1\n\
                      13,14,2\n4,4,1\n14,11,2\nDONE\n";
         let c = engine(2);
-        let free = transcript(&c, &format!("START 15\nINFO rule 0\n{board}"));
+        let free = transcript(&c, &format!("START 15\nINFO rule 0\n{board}#wait 2\n"));
         assert_eq!(free, ["OK", "5,4"]);
-        let renju = transcript(&c, &format!("START 15\nINFO rule 4\n{board}"));
+        let renju = transcript(&c, &format!("START 15\nINFO rule 4\n{board}#wait 2\n"));
         assert_eq!(renju.len(), 2, "{renju:?}");
         assert_ne!(renju[1], "5,4", "{renju:?}");
         let game = MnkConfig::renju();

@@ -12,7 +12,10 @@ use std::{
     time::Duration,
 };
 
-use super::{super::Output, Job, State};
+use super::{
+    super::{Inbox, Output},
+    Job, State,
+};
 use crate::{
     engine::Engine,
     game::{Game, Mnk},
@@ -22,6 +25,9 @@ use crate::{
         time::{clock_limits, engine_movetime_limits},
     },
 };
+
+/// The time per turn when neither the engine's config nor the manager gives a limit.
+const DEFAULT_TIMEOUT_TURN_MS: u64 = 30_000;
 
 impl State {
     /// The engine for the current board, built if the board or its settings changed.
@@ -83,6 +89,17 @@ impl State {
             // Every limit was lifted: keep the config's rather than search forever.
             l = self.config.search.limits();
         }
+        if l.depth.is_none() && l.nodes.is_none() && l.movetime.is_none() {
+            // A config without limits (`search.depth = 0`, served to take its limits
+            // from the manager) and a manager that sent none: the protocol's customary
+            // time per turn (the Gomocup skeleton's default `timeout_turn`).
+            let (soft, hard) = engine_movetime_limits(
+                Duration::from_millis(DEFAULT_TIMEOUT_TURN_MS),
+                self.config.search.partial_iterations,
+            );
+            l.movetime = Some(hard);
+            l.soft_time = Some(soft);
+        }
         l
     }
 
@@ -90,6 +107,7 @@ impl State {
         &mut self,
         s: &'scope Scope<'scope, '_>,
         out: &'scope Output<W>,
+        inbox: &mut Inbox,
     ) -> Option<Job<'scope>> {
         let board = self.board.clone()?;
         if board.outcome().is_some() {
@@ -107,6 +125,7 @@ impl State {
         self.abort.store(false, Ordering::Relaxed);
         let silent = Arc::new(AtomicBool::new(false));
         let quiet = Arc::clone(&silent);
+        let (id, end) = inbox.search();
         let handle = s.spawn(move || {
             let result = engine.search(&board, limits, |it| {
                 out.line(&format!(
@@ -120,6 +139,9 @@ impl State {
                     format_total(result.nodes, result.time)
                 ));
             }
+            // Said before the move: whatever the manager sends once it has the move
+            // comes after the search's end, and waits for nothing.
+            end.done();
             if !quiet.load(Ordering::Relaxed) {
                 match result.best {
                     Some(mv) => out.line(&board.format_xy(mv)),
@@ -128,7 +150,7 @@ impl State {
             }
             (engine, result.best)
         });
-        Some(Job { handle, silent })
+        Some(Job { handle, silent, id })
     }
 
     /// Waits for a search and plays its move on the board.

@@ -168,7 +168,7 @@ impl State {
             _ if key.contains('.') => {
                 let before = self.config.clone();
                 let result = config::parse_assignment(&format!("{key}={value}"))
-                    .and_then(|(name, v)| self.config.set(&name, v));
+                    .and_then(|(name, v)| self.config.set_served(&name, v));
                 if let Err(e) = result {
                     return err(format!("INFO {key}: {e}"));
                 }
