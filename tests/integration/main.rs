@@ -10,6 +10,7 @@ mod engines_faults;
 mod eval_props;
 mod export;
 mod fit;
+mod folders;
 mod game_props;
 mod hardening;
 mod jobs;
