@@ -174,7 +174,9 @@ pub fn matchup(args: MatchArgs) -> Result<()> {
     let mut names: Vec<String> = sides.iter().map(|s| s.name().to_string()).collect();
     if names[0] == names[1] {
         let base = names[0].clone();
-        names = vec![format!("{base}-a"), format!("{base}-b")];
+        names = ["-a", "-b"]
+            .map(|s| arena::engine::config::derived_name(&base, s))
+            .into();
         eprintln!(
             "arena: both engines are called '{base}': they play as '{}' and '{}'",
             names[0], names[1]
@@ -203,7 +205,7 @@ pub fn matchup(args: MatchArgs) -> Result<()> {
         bail!("--rounds: must be at least 1");
     }
     tree.insert("rounds".into(), i64::from(rounds).into());
-    tree.insert("seed".into(), toml_u64(args.seed, "--seed")?.into());
+    tree.insert("seed".into(), arena::config::u64_value(args.seed));
     let mut openings = toml::Table::new();
     match &args.openings {
         Some(file) => {

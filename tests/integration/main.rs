@@ -14,6 +14,7 @@ mod folders;
 mod game_props;
 mod hardening;
 mod jobs;
+mod limits;
 mod messages;
 mod openings;
 mod openings_play;
