@@ -533,6 +533,91 @@ pub fn resolve(base: &Path, path: &str) -> PathBuf {
     }
 }
 
+/// A `u64` as a TOML value: an integer when TOML's integers (64-bit signed) can hold
+/// it, else a string of digits, as [`toml_u64`] writes it.
+pub fn u64_value(v: u64) -> toml::Value {
+    match i64::try_from(v) {
+        Ok(i) => toml::Value::Integer(i),
+        Err(_) => toml::Value::String(v.to_string()),
+    }
+}
+
+/// Serde for seeds in configs: every `u64`. A TOML integer holds at most 2^63 - 1, so a
+/// larger seed is written as a string of digits (`seed = "18446744073709551615"`, as
+/// the records write every seed); reading takes either form. Smaller seeds stay
+/// integers, so configs and `run.toml` read and write as they always did.
+pub mod toml_u64 {
+    use std::fmt;
+
+    use serde::{Deserialize, Deserializer, Serializer, de};
+
+    /// Serde: an integer when it fits, else the decimal string.
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        match i64::try_from(*v) {
+            Ok(i) => s.serialize_i64(i),
+            Err(_) => s.collect_str(v),
+        }
+    }
+
+    struct Seed;
+
+    impl de::Visitor<'_> for Seed {
+        type Value = u64;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(
+                "a whole number from 0 to 18446744073709551615 (above 9223372036854775807 \
+                 as a string: \"18446744073709551615\")",
+            )
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+            v.parse()
+                .map_err(|_| E::invalid_value(de::Unexpected::Str(v), &self))
+        }
+    }
+
+    /// Serde: an integer or a string of digits.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        d.deserialize_any(Seed)
+    }
+
+    /// The same for an optional seed.
+    pub mod option {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        /// Serde: as [`super::serialize`], nothing for `None`.
+        pub fn serialize<S: Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+            match v {
+                Some(v) => super::serialize(v, s),
+                None => s.serialize_none(),
+            }
+        }
+
+        /// Serde: as [`super::deserialize`].
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+            Ok(Option::<super::Any>::deserialize(d)?.map(|a| a.0))
+        }
+    }
+
+    /// A seed in either form, for [`option`].
+    struct Any(u64);
+
+    impl<'de> Deserialize<'de> for Any {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Any, D::Error> {
+            deserialize(d).map(Any)
+        }
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use serde::Deserialize;

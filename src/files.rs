@@ -1,11 +1,14 @@
 //! Writing files so that nothing is ever half-written: a temporary file in the same
 //! folder, then a rename; and sweeping up the temporary files a killed writer left.
-//! Shared by every layer that writes results (tournaments, tuning, reports); knows
-//! nothing about what the files hold.
+//! Opening and creating what arena keeps in its folders without following a symbolic
+//! link someone else put there ([`open_regular`], [`own_folder`]), and reading lines
+//! within a size limit ([`read_line_capped`]). Shared by every layer that writes
+//! results (tournaments, tuning, reports); knows nothing about what the files hold.
 
 use std::{
-    fs,
-    io::Write,
+    fs::{self, File, OpenOptions},
+    io::{self, BufRead, Read, Write},
+    os::unix::fs::OpenOptionsExt as _,
     path::{Path, PathBuf},
     sync::atomic::{AtomicUsize, Ordering},
 };
@@ -43,7 +46,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> Result<(), Writ
         error,
     };
     let write = || -> std::io::Result<()> {
-        let mut file = fs::File::create(&tmp)?;
+        // A new file, never one (or a link) already there under the temporary name.
+        let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         file.write_all(bytes)?;
         if durable {
             file.sync_all()?;
@@ -110,6 +114,122 @@ pub fn remove_stale_temporaries(dir: &Path) -> usize {
         }
     }
     removed
+}
+
+/// Why arena refuses a path it was to open or make as its own: a symbolic link, or
+/// something else than a regular file (a FIFO, a device) or a folder. It travels inside
+/// an [`io::Error`] (kind `InvalidInput`) through every error path of a file operation;
+/// [`is_refusal`] tells it from the machine's failures: it is bad input (exit code 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Refusal(String);
+
+fn refusal(why: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, Refusal(why.into()))
+}
+
+/// Whether `e` is a refusal of [`open_regular`] or [`own_folder`] (a link or a special
+/// file where arena keeps a file of its own), not a failure of the machine.
+pub fn is_refusal(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<Refusal>())
+}
+
+/// What arena says of a symbolic link where it keeps a file or folder of its own.
+const LINK: &str = "is a symbolic link: arena does not read or write its own files \
+                    through a link it did not make (remove the link)";
+
+/// Opens `path` as `options` say, refusing a symbolic link at its last component
+/// (`O_NOFOLLOW`: the link is not followed, so neither a `create` nor a later
+/// truncation can reach the file it points to) and anything that is not a regular file
+/// (a FIFO is opened without blocking, then refused).
+pub fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+    let file = options
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) && is_link(path) {
+                refusal(LINK)
+            } else {
+                e
+            }
+        })?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        return Err(refusal(format!(
+            "is not a regular file ({})",
+            kind_name(&kind)
+        )));
+    }
+    Ok(file)
+}
+
+/// Opens `path` for reading as [`open_regular`] does (no link, a regular file only).
+pub fn open_to_read(path: &Path) -> io::Result<File> {
+    open_regular(path, OpenOptions::new().read(true))
+}
+
+fn is_link(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// What a file that is not a regular file is, in words ("a FIFO", "a device").
+pub fn kind_name(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    if kind.is_dir() {
+        "a folder"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+/// Makes sure the folder `path` that arena writes into (`plots/`, `logs/` of a results
+/// folder) is a real folder, creating it (and its parents) when it is not there: a
+/// symbolic link or a file in its place is refused, so that nothing is written through
+/// a link arena did not make.
+pub fn own_folder(path: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(refusal(LINK)),
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(m) => Err(refusal(format!(
+            "is {}, not a folder",
+            if m.is_file() {
+                "a file"
+            } else {
+                kind_name(&m.file_type())
+            }
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir_all(path),
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads one line (up to and including its `\n`) into `buf` (cleared first), reading
+/// at most `cap + 1` bytes: a longer line is never read whole. Returns the bytes read
+/// (0 at the end); a result over `cap` means the line is longer than `cap` (the caller
+/// refuses it, naming the line).
+pub fn read_line_capped(
+    reader: &mut impl BufRead,
+    cap: usize,
+    buf: &mut Vec<u8>,
+) -> io::Result<usize> {
+    buf.clear();
+    (&mut *reader).take(cap as u64 + 1).read_until(b'\n', buf)
+}
+
+/// Reads the start of a small text file that arena keeps (a lock file's holder line):
+/// at most `cap` bytes, without following a link, from a regular file only; `None` when
+/// it cannot be read.
+pub fn read_head(path: &Path, cap: usize) -> Option<String> {
+    let file = open_to_read(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(cap as u64).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 #[cfg(test)]

@@ -365,7 +365,6 @@ pub fn matchup(args: MatchArgs) -> Result<()> {
     if rounds == 0 {
         bail!("--rounds: must be at least 1");
     }
-    toml_u64(args.seed, "--seed")?;
     let mut openings = OpeningsConfig::default();
     match &args.openings {
         Some(file) => {
@@ -469,7 +468,8 @@ fn distinct_names(sides: &[Side]) -> Vec<String> {
             .ok()
             .filter(|&i| i < 26)
             .map_or_else(|| (i + 1).to_string(), |i| char::from(b'a' + i).to_string());
-        out.push(format!("{name}-{suffix}"));
+        // Within the cap on names: a long base is shortened to make room.
+        out.push(arena::engine::config::derived_name(name, &format!("-{suffix}")));
     }
     let renamed: Vec<usize> = (0..names.len()).filter(|&i| out[i] != names[i]).collect();
     if let [a, b] = renamed[..]

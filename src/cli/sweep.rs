@@ -125,7 +125,7 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
                 arena::protocol::external::ExternalEngine::PARAMETERS
             );
         }
-        points.push((v.to_string(), t, out.join(format!("{key}={v}"))));
+        points.push((v.to_string(), t, out.join(point_folder(key, v))));
     }
     // One sweep per folder: a second one (another --over on the same --out) would
     // overwrite the scaling files with points of its own.
@@ -133,6 +133,8 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
     claim_sweep(&out, &base, key, &values, args.job.resume)?;
     let mut summaries = Vec::new();
     for (v, t, dir) in &points {
+        // The sweep's own folder: a link there is not followed.
+        files::own_folder(dir).with_context(|| format!("--over {key}={v}: {}", dir.display()))?;
         println!("\n== {key} = {v} ({})", dir.display());
         play(
             t,
@@ -169,6 +171,25 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         out.join("scaling.svg").display()
     );
     Ok(())
+}
+
+/// The folder name of the point `key` = `value` inside the sweep's folder: `KEY=VALUE`,
+/// with `/`, `\`, `%`, control characters and a leading dot written as `%XX` (their
+/// UTF-8 bytes), so that no value (`../../x`, an option's path) names a folder outside
+/// the sweep's or a hidden one, and two values never share a folder.
+fn point_folder(key: &str, value: &str) -> String {
+    let mut name = String::new();
+    for (i, c) in format!("{key}={value}").char_indices() {
+        if matches!(c, '/' | '\\' | '%') || c.is_control() || (i == 0 && c == '.') {
+            let mut bytes = [0; 4];
+            for b in c.encode_utf8(&mut bytes).bytes() {
+                name.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            name.push(c);
+        }
+    }
+    name
 }
 
 /// What `sweep.toml` records of a sweep: its config and its `--over`, so that a second
@@ -312,5 +333,27 @@ fn has_parameter(spec: &EngineSpec, key: &str) -> bool {
                 )
                 || matches!(key, "tolerance_ms" | "reply_timeout_ms" | "restart")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::point_folder;
+
+    #[test]
+    fn point_folders_stay_inside_the_sweep() {
+        assert_eq!(point_folder("search.depth", "3"), "search.depth=3");
+        assert_eq!(
+            point_folder("option.foo", "../../../pwn1"),
+            "option.foo=..%2F..%2F..%2Fpwn1"
+        );
+        assert_eq!(
+            point_folder("option.f", "a\\b%2F\n"),
+            "option.f=a%5Cb%252F%0A"
+        );
+        assert_ne!(
+            point_folder("option.f", "%2F"),
+            point_folder("option.f", "/")
+        );
     }
 }

@@ -381,9 +381,10 @@ pub fn stats(args: StatsArgs) -> Result<()> {
     let summary = summary::of_records(&t, &records.records);
     // The statistics are printed in any case; the files are rewritten only when no
     // other arena is writing this folder (a run in progress writes them at its end),
-    // the folder can be written, and no flag changed what the run's config says.
+    // the folder can be written, and no flag changed what the run's config says. A
+    // reader takes no lock (and opens no lock file): the holder lines say who writes.
     let overridden = args.rating.sprt.is_some() || args.rating.anchor.is_some();
-    let lock = if overridden {
+    let writable = if overridden {
         Err("--sprt and --anchor change only what is printed".to_string())
     } else if lock::writer_at_work(&args.dir) {
         // Readers never lock a folder in use (nor touch its lock files): the run there
@@ -394,14 +395,13 @@ pub fn stats(args: StatsArgs) -> Result<()> {
             args.dir.display()
         ))
     } else {
-        lock::lock_if_writable(&args.dir, "arena stats")
+        lock::reader_may_write(&args.dir)
     };
     print_summary(&mut io::stdout().lock(), &summary)?;
-    match lock {
-        Ok(held) => {
+    match writable {
+        Ok(()) => {
             summary::write_files(&args.dir, &summary)?;
             super::report::after(&args.dir, None);
-            drop(held);
         }
         Err(why) => {
             eprintln!("arena: summary.json and the report are left as they are: {why}")

@@ -317,12 +317,26 @@ impl SearchConfig {
     }
 }
 
-/// Refuses an engine name that is empty or holds a control character (ESC, BEL, CR,
-/// NUL, a line break: printed raw, they would drive the terminal or break a line of
-/// a protocol or a report); the error shows the name escaped.
+/// The longest engine name, in characters: names head the standings' rows, the
+/// report's tables and the plots' axes.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// Refuses an engine name that is empty, longer than [`MAX_NAME_CHARS`], or holds a
+/// control character (ESC, BEL, CR, NUL, a line break: printed raw, they would drive
+/// the terminal or break a line of a protocol or a report); the error shows the name
+/// escaped.
 pub fn check_name(name: &str) -> Result<(), String> {
     if name.trim().is_empty() {
         return Err("key `name` is empty".into());
+    }
+    let chars = name.chars().count();
+    if chars > MAX_NAME_CHARS {
+        let start: String = name.chars().take(24).collect();
+        return Err(format!(
+            "key `name`: \"{}…\" has {chars} characters; an engine name has at most \
+             {MAX_NAME_CHARS} (names head the standings, the report's tables and the plots)",
+            start.escape_debug()
+        ));
     }
     if let Some(c) = name.chars().find(|c| c.is_control()) {
         return Err(format!(
@@ -333,6 +347,14 @@ pub fn check_name(name: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The name of an engine made from the engine `base` (`base-opponent`, `base-a`):
+/// `base` and `suffix`, `base` shortened so that the name stays within
+/// [`MAX_NAME_CHARS`].
+pub fn derived_name(base: &str, suffix: &str) -> String {
+    let keep = MAX_NAME_CHARS.saturating_sub(suffix.chars().count());
+    base.chars().take(keep).chain(suffix.chars()).collect()
 }
 
 /// Why [`EngineConfig::set_all`] refused its assignments.

@@ -40,13 +40,7 @@ fn write_summary(out: &mut String, s: &Summary) -> fmt::Result {
     )?;
     write_differences(out, s)?;
     write_head_to_head(out, s)?;
-    let width = s
-        .engines
-        .iter()
-        .map(|e| e.name.len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
+    let width = name_width(s.engines.iter().map(|e| e.name.as_str()));
     let figures = ENGINE_FIGURES;
     if !s.ratings_relative_to.is_empty() {
         writeln!(
@@ -219,6 +213,15 @@ fn write_head_to_head(out: &mut String, s: &Summary) -> fmt::Result {
     )
 }
 
+/// The width of a column of engine names: the longest name, at least 6. A name longer
+/// than any a config allows (from a hand-edited file) sticks out of its column rather
+/// than widen it past what a format width can hold.
+fn name_width<'a>(names: impl Iterator<Item = &'a str>) -> usize {
+    // Bytes, as the column always measured them; a valid name has at most 4 a character.
+    let most = 4 * crate::engine::config::MAX_NAME_CHARS;
+    names.map(str::len).max().unwrap_or(6).clamp(6, most)
+}
+
 /// Games lost to engine faults, one line per engine, when there are any (the details
 /// are in the records' reasons and in `logs/`).
 fn write_faults(out: &mut String, s: &Summary) -> fmt::Result {
@@ -227,7 +230,7 @@ fn write_faults(out: &mut String, s: &Summary) -> fmt::Result {
     }
     let kinds: std::collections::BTreeSet<&String> =
         s.faults.values().flat_map(|m| m.keys()).collect();
-    let width = s.faults.keys().map(|n| n.len()).max().unwrap_or(6).max(6);
+    let width = name_width(s.faults.keys().map(String::as_str));
     write!(out, "\nfaults (games lost):\n  {:<width$}", "engine")?;
     for k in &kinds {
         write!(out, "  {k:>12}")?;

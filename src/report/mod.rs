@@ -23,10 +23,7 @@ mod text;
 mod tuning;
 mod viewer;
 
-use std::{
-    fs,
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
 use self::{charts::Rendered, load::Tour, tuning::Tune};
 pub use self::{charts::ScalingSeries, console::summary_text, env::Environment, text::rate};
@@ -76,6 +73,10 @@ impl ReportError {
     }
 
     pub(crate) fn io(path: impl AsRef<Path>, source: std::io::Error) -> ReportError {
+        // A link or a special file where the report keeps its own is bad input.
+        if crate::files::is_refusal(&source) {
+            return ReportError::input(path, source.to_string());
+        }
         ReportError::Io {
             path: path.as_ref().display().to_string(),
             source,
@@ -156,7 +157,7 @@ fn write_all(
     let page = html::render(doc, plots, refresh_s);
     let md = markdown::render(doc, plots);
     let plots_dir = dir.join("plots");
-    fs::create_dir_all(&plots_dir).map_err(|e| ReportError::io(&plots_dir, e))?;
+    crate::files::own_folder(&plots_dir).map_err(|e| ReportError::io(&plots_dir, e))?;
     let mut written = Vec::new();
     for plot in plots {
         let svg = plots_dir.join(format!("{}.svg", plot.name));

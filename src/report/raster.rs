@@ -46,12 +46,25 @@ pub(crate) fn em_scale(font: &FontRef<'_>, size: f64) -> PxScale {
     PxScale::from(em * font.height_unscaled() / upem)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Glyphs measured on this thread, for tests that bound the work of measuring text.
+    pub(crate) static GLYPHS_MEASURED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one glyph measured (in tests only).
+fn measured() {
+    #[cfg(test)]
+    GLYPHS_MEASURED.with(|n| n.set(n.get() + 1));
+}
+
 /// Width in pixels of `text` at plotters' `size`, as a browser draws the SVG.
 pub(crate) fn text_width(font: &FontRef<'_>, text: &str, size: f64) -> f32 {
     let scaled = font.as_scaled(em_scale(font, size));
     let mut width = 0.0;
     let mut prev = None;
     for c in text.chars() {
+        measured();
         let id = scaled.glyph_id(c);
         if let Some(p) = prev {
             width += scaled.kern(p, id);
@@ -60,6 +73,39 @@ pub(crate) fn text_width(font: &FontRef<'_>, text: &str, size: f64) -> f32 {
         prev = Some(id);
     }
     width
+}
+
+/// The widths [`text_width`] gives `chars[..n]` followed by `tail`, for every `n` from 0
+/// to `chars.len()`: the same sums in the same order, so each is equal to the bit, but
+/// all of them in one pass over `chars` (measuring every prefix anew takes time
+/// quadratic in the length of the text).
+pub(crate) fn prefix_widths_with(
+    font: &FontRef<'_>,
+    chars: &[char],
+    tail: char,
+    size: f64,
+) -> Vec<f32> {
+    let scaled = font.as_scaled(em_scale(font, size));
+    let tail_id = scaled.glyph_id(tail);
+    let mut widths = Vec::with_capacity(chars.len() + 1);
+    let mut width = 0.0;
+    let mut prev = None;
+    for n in 0..=chars.len() {
+        let with_tail = match prev {
+            Some(p) => width + scaled.kern(p, tail_id),
+            None => width,
+        };
+        widths.push(with_tail + scaled.h_advance(tail_id));
+        let Some(&c) = chars.get(n) else { break };
+        measured();
+        let id = scaled.glyph_id(c);
+        if let Some(p) = prev {
+            width += scaled.kern(p, id);
+        }
+        width += scaled.h_advance(id);
+        prev = Some(id);
+    }
+    widths
 }
 
 type Error<'a> = DrawingErrorKind<<BitMapBackend<'a> as DrawingBackend>::ErrorType>;

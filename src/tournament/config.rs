@@ -250,8 +250,9 @@ pub struct TournamentConfig {
     pub format: Format,
     /// Game pairs per pairing.
     pub rounds: u32,
-    /// Master seed: every game's seed derives from it and the game index.
-    #[serde(default = "default_seed")]
+    /// Master seed: every game's seed derives from it and the game index (any `u64`:
+    /// above 2^63 - 1 a string, see [`config::toml_u64`]).
+    #[serde(default = "default_seed", with = "config::toml_u64")]
     pub seed: u64,
     /// Worker threads (0: all cores): `jobs` in configs, like `--jobs`; `concurrency`
     /// (the name `run.toml` keeps, so existing results folders resume) is read too.

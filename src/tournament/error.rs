@@ -23,8 +23,13 @@ pub enum RunError {
 }
 
 impl RunError {
-    /// An I/O failure on `path`.
+    /// An I/O failure on `path`; a refusal of [`crate::files::open_regular`] or
+    /// [`crate::files::own_folder`] (a link or a special file where arena keeps its own)
+    /// is bad input.
     pub fn io(path: &Path, source: std::io::Error) -> RunError {
+        if crate::files::is_refusal(&source) {
+            return RunError::Input(format!("{}: {source}", path.display()));
+        }
         RunError::Io {
             path: path.display().to_string(),
             source,

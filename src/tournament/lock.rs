@@ -9,17 +9,59 @@
 //! releases them, so a stale lock file never blocks anyone. Holders write their pid,
 //! host and command into the file they lock exclusively, for the refusal message. On a
 //! file system that cannot lock at all, writers go on without the lock.
+//!
+//! Anyone who can write into a shared results folder could put things there, so a
+//! writer takes only what is arena's: the folder is new, empty or an arena results
+//! folder (see [`ARENA_FILES`]); a lock file is opened without following a symbolic
+//! link, must be a regular file with no other hard link, and holds nothing but a
+//! holder line, so that arena never truncates a file it did not make; the folders arena
+//! writes into inside it (`plots/`, `logs/`, ...) are not links.
+//!
+//! Readers (`arena stats`, `arena report`) take no lock and open no lock file for
+//! writing: [`writer_at_work`] tells from the holder lines whether a writer is alive,
+//! and [`reader_may_write`] whether a reader may rewrite what it derives.
 
 use std::{
     fs::{self, File, OpenOptions, TryLockError},
     io::{Read, Seek, Write},
+    os::unix::fs::MetadataExt as _,
     path::{Path, PathBuf},
 };
 
 use super::{error::RunError, shard::Shard};
+use crate::files;
 
 /// The lock file in a results folder.
 pub const LOCK_FILE: &str = ".arena.lock";
+
+/// What makes a folder an arena results folder: any one of these (the lock file every
+/// writer makes first, and what runs, shards, sweeps, tunes and fits write). A folder
+/// that holds other things and none of these is not arena's to write into.
+pub const ARENA_FILES: &[&str] = &[
+    LOCK_FILE,
+    "run.toml",
+    "games.jsonl",
+    "summary.json",
+    "shards",
+    "sweep.toml",
+    "state.json",
+    "tune.json",
+    "pairs",
+    "fit.json",
+];
+
+/// The folders arena writes into inside a results folder: none may be a link.
+const OWN_FOLDERS: &[&str] = &[
+    "plots",
+    "logs",
+    "shards",
+    "pairs",
+    "verification",
+    "selfplay",
+];
+
+/// The most of a lock file read: a holder line is far shorter.
+const HOLDER_MAX: usize = 4096;
 
 /// A held lock: released when dropped (or when the process ends).
 #[derive(Debug)]
@@ -75,16 +117,26 @@ pub fn lock_exclusive(dir: &Path, what: &str) -> Result<FolderLock, RunError> {
     })
 }
 
-/// Takes `dir`'s lock for a reader that would also rewrite what it derives from the
-/// results (`arena stats` rewrites `summary.json`): `Err` with the reason when another
-/// arena writes there now, or when the folder cannot be written at all (a read-only
-/// folder: reading needs no write access). The reader then only reads.
-pub fn lock_if_writable(dir: &Path, what: &str) -> Result<FolderLock, String> {
-    let path = dir.join(LOCK_FILE);
-    match open_file(&path) {
-        Ok(_) => lock_exclusive(dir, what).map_err(|e| e.to_string()),
-        Err(e) => Err(format!("{} cannot be written here ({e})", dir.display())),
+/// Whether a reader that would also rewrite what it derives from the results (`arena
+/// stats` rewrites `summary.json`) may do so: `Err` with the reason when another arena
+/// writes there now (see [`writer_at_work`]), or when the folder cannot be written at
+/// all (a read-only folder: reading needs no write access). The reader then only reads.
+/// It takes no lock and touches no lock file: readers never lock.
+pub fn reader_may_write(dir: &Path) -> Result<(), String> {
+    if writer_at_work(dir) {
+        return Err(format!(
+            "another arena writes in {} now; its end writes them",
+            dir.display()
+        ));
     }
+    let c_dir = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+        .map_err(|_| format!("{} cannot be written here", dir.display()))?;
+    // SAFETY: access(2) reads the NUL-terminated path and nothing else.
+    if unsafe { libc::access(c_dir.as_ptr(), libc::W_OK) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(format!("{} cannot be written here ({e})", dir.display()));
+    }
+    Ok(())
 }
 
 /// Takes `dir`'s lock shared and shard `shard`'s lock exclusively, for a shard run.
@@ -105,7 +157,7 @@ pub fn lock_worker(dir: &Path, label: &str, what: &str) -> Result<FolderLock, Ru
 /// `session` (a dead worker's lock is free; a replacement writes its own session).
 pub fn worker_alive(dir: &Path, label: &str, session: &str) -> bool {
     let path = dir.join(worker_lock_name(label));
-    let Ok(file) = File::open(&path) else {
+    let Ok(file) = files::open_to_read(&path) else {
         return false;
     };
     match file.try_lock_shared() {
@@ -178,20 +230,117 @@ fn shard_lock_name(shard: Shard) -> String {
 }
 
 fn open(dir: &Path) -> Result<(PathBuf, File), RunError> {
-    fs::create_dir_all(dir).map_err(|e| RunError::io(dir, e))?;
+    claim_folder(dir)?;
     let path = dir.join(LOCK_FILE);
     let file = open_file(&path)?;
     Ok((path, file))
 }
 
+/// Makes `dir` a results folder to write into, or refuses it: a file in its place, a
+/// folder that holds things but nothing of arena's (see [`ARENA_FILES`]), or a link
+/// where arena keeps a folder of its own inside it. `dir` itself may be a link to a
+/// folder: the user names it.
+fn claim_folder(dir: &Path) -> Result<(), RunError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound && fs::symlink_metadata(dir).is_err() =>
+        {
+            return fs::create_dir_all(dir).map_err(|e| RunError::io(dir, e));
+        }
+        Err(_) if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) => {
+            return Err(RunError::Input(format!(
+                "{} is a file, not a folder: results go into a folder (choose another --out)",
+                dir.display()
+            )));
+        }
+        Err(e) => return Err(RunError::io(dir, e)),
+    };
+    let mut foreign = Vec::new();
+    let mut ours = false;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if ARENA_FILES.contains(&name.as_str()) || is_member_lock(&name) {
+            ours = true;
+            break;
+        }
+        foreign.push(name);
+    }
+    if !ours && !foreign.is_empty() {
+        foreign.sort();
+        let shown: Vec<String> = foreign.iter().take(3).map(|n| format!("'{n}'")).collect();
+        return Err(RunError::Input(format!(
+            "{} is not an arena results folder: it holds {}{} and nothing arena writes \
+             (run.toml, games.jsonl, state.json, ...); arena writes only into a new or empty \
+             folder or one of its own: choose another --out",
+            dir.display(),
+            shown.join(", "),
+            if foreign.len() > 3 { ", ..." } else { "" }
+        )));
+    }
+    for name in OWN_FOLDERS {
+        let path = dir.join(name);
+        if let Ok(m) = fs::symlink_metadata(&path)
+            && !m.is_dir()
+        {
+            let what = if m.file_type().is_symlink() {
+                "a symbolic link"
+            } else {
+                "not a folder"
+            };
+            return Err(RunError::Input(format!(
+                "{} is {what}: arena writes into its own folder there, never through a \
+                 link or over a file it did not make (remove it)",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `name` is a shard's or a worker's own lock file.
+fn is_member_lock(name: &str) -> bool {
+    (name.starts_with(".arena.shard-") || name.starts_with(".arena.worker-"))
+        && name.ends_with(".lock")
+}
+
+/// Opens (creating it if needed) the lock file `path`: never through a symbolic link,
+/// only a regular file with no other hard link, and only one that holds nothing or a
+/// holder line, since the holder rewrites it (and empties it when done).
 fn open_file(path: &Path) -> Result<File, RunError> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map_err(|e| RunError::io(path, e))
+    let mut file = files::open_regular(
+        path,
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+    .map_err(|e| RunError::io(path, e))?;
+    let refuse = |why: &str| {
+        RunError::Input(format!(
+            "{}: {why}: it is not a lock file arena made, and arena does not overwrite it \
+             (move it away)",
+            path.display()
+        ))
+    };
+    let meta = file.metadata().map_err(|e| RunError::io(path, e))?;
+    if meta.nlink() > 1 {
+        return Err(refuse("has other hard links"));
+    }
+    let mut head = Vec::new();
+    (&mut file)
+        .take(HOLDER_MAX as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| RunError::io(path, e))?;
+    let holder_line = head.starts_with(b"pid ") && meta.len() < HOLDER_MAX as u64;
+    if !head.is_empty() && !holder_line {
+        return Err(refuse(
+            "holds something else than a holder line ('pid N on HOST: ...')",
+        ));
+    }
+    file.rewind().map_err(|e| RunError::io(path, e))?;
+    Ok(file)
 }
 
 fn write_holder(file: &mut File, path: &Path, what: &str) -> Result<(), RunError> {
@@ -226,10 +375,7 @@ fn busy(dir: &Path, path: &Path) -> RunError {
 fn holder(path: &Path) -> String {
     // The holder writes right after locking: give it a moment.
     for _ in 0..20 {
-        let mut text = String::new();
-        if let Ok(mut f) = File::open(path) {
-            let _ = f.read_to_string(&mut text);
-        }
+        let text = files::read_head(path, HOLDER_MAX).unwrap_or_default();
         let line = text.lines().next().unwrap_or("").trim();
         if !line.is_empty() {
             return line.to_string();
@@ -258,7 +404,7 @@ fn running_shards(dir: &Path) -> Vec<String> {
             },
             None => continue,
         };
-        let Ok(file) = File::open(entry.path()) else {
+        let Ok(file) = files::open_to_read(&entry.path()) else {
             continue;
         };
         if let Err(TryLockError::WouldBlock) = file.try_lock_shared() {
@@ -291,13 +437,10 @@ pub fn writer_at_work(dir: &Path) -> bool {
     let here = hostname().unwrap_or_else(|| "?".into());
     entries.flatten().any(|entry| {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let is_lock = name == LOCK_FILE
-            || ((name.starts_with(".arena.shard-") || name.starts_with(".arena.worker-"))
-                && name.ends_with(".lock"));
-        if !is_lock {
+        if name != LOCK_FILE && !is_member_lock(&name) {
             return false;
         }
-        let text = fs::read_to_string(entry.path()).unwrap_or_default();
+        let text = files::read_head(&entry.path(), HOLDER_MAX).unwrap_or_default();
         let Some(line) = text.lines().next() else {
             return false;
         };

@@ -15,7 +15,8 @@
 
 use std::{
     fs::{File, OpenOptions},
-    io::{BufRead, BufReader, Write},
+    io::{BufReader, Write},
+    os::unix::fs::OpenOptionsExt as _,
     path::{Path, PathBuf},
 };
 
@@ -299,9 +300,10 @@ pub struct RecordWriter {
 }
 
 impl RecordWriter {
-    /// Opens (creating if needed) the results file for appending.
+    /// Opens (creating if needed) the results file for appending; never through a
+    /// symbolic link, and only a regular file (see [`crate::files::open_regular`]).
     pub fn open(path: &Path) -> std::io::Result<RecordWriter> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        let file = crate::files::open_regular(path, OpenOptions::new().create(true).append(true))?;
         Ok(RecordWriter {
             file,
             path: path.to_path_buf(),
@@ -359,7 +361,33 @@ pub enum ReadError {
         /// The parse error.
         why: String,
     },
+    /// A line longer than [`MAX_RECORD_LINE`]: read no further.
+    #[error(
+        "{path}:{line}: a line of more than {} MB is not a game record (none is near that \
+         long); the file is damaged",
+        MAX_RECORD_LINE >> 20
+    )]
+    TooLong {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+    },
+    /// Not a regular file (a FIFO, a device, or a link to one): never read.
+    #[error("{path}: is {what}, not a regular file: a results file is read only from a file")]
+    NotAFile {
+        /// The file.
+        path: String,
+        /// What it is.
+        what: String,
+    },
 }
+
+/// The longest line of a results file read. A record holds every move's figures (its
+/// nodes at each depth), so a long Ataxx game searched deep outgrows the 64 KB line of
+/// an opening file; no game comes near this, and a longer line (a damaged file, or a
+/// torn write that never ends) is refused before it fills the memory.
+pub const MAX_RECORD_LINE: usize = 16 << 20;
 
 /// Reads every record of a results file (a missing file has none).
 pub fn read_records(path: &Path) -> Result<ReadRecords, ReadError> {
@@ -414,22 +442,40 @@ pub fn scan_records<E>(
             source,
         })
     };
-    let file = match File::open(path) {
+    // Without blocking: a FIFO in its place would wait for a writer before the check.
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+    {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Scan::default()),
         Err(e) => return Err(io(e)),
     };
+    let kind = file.metadata().map_err(io)?.file_type();
+    if !kind.is_file() {
+        return Err(ScanError::Read(ReadError::NotAFile {
+            path: path.display().to_string(),
+            what: crate::files::kind_name(&kind).to_string(),
+        }));
+    }
     let mut reader = BufReader::new(file);
     let mut out = Scan::default();
     let mut line = Vec::new();
     let mut number = 0;
     loop {
-        line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(io)?;
+        let n =
+            crate::files::read_line_capped(&mut reader, MAX_RECORD_LINE, &mut line).map_err(io)?;
         if n == 0 {
             break;
         }
         number += 1;
+        if n > MAX_RECORD_LINE {
+            return Err(ScanError::Read(ReadError::TooLong {
+                path: path.display().to_string(),
+                line: number,
+            }));
+        }
         // Only the last line can lack its newline: without one, the write was cut.
         let complete = line.last() == Some(&b'\n');
         if !complete {
@@ -485,7 +531,7 @@ pub fn rewrite_in_game_order(path: &Path, records: &mut [GameRecord]) -> std::io
 
 /// Cuts a torn tail off the results file so appending continues on a clean line.
 pub fn truncate_to(path: &Path, len: u64) -> std::io::Result<()> {
-    let file = OpenOptions::new().write(true).open(path)?;
+    let file = crate::files::open_regular(path, OpenOptions::new().write(true))?;
     file.set_len(len)?;
     file.sync_all()
 }

@@ -380,7 +380,10 @@ fn run_game<G: OpeningGame + ExternalGame>(
     if let Some(files) = &mut live_files {
         files.settle(&done_set)?;
     }
-    fs::create_dir_all(results.parent().unwrap_or(out)).map_err(io_err(out))?;
+    // The folder itself was made by the lock; a shard's go into `shards/`.
+    if let Some(parent) = results.parent().filter(|p| *p != out) {
+        crate::files::own_folder(parent).map_err(io_err(parent))?;
+    }
     write_text(&run_toml, &resolved)?;
     if let Some(s) = options.shard {
         shard::write_meta(

@@ -317,12 +317,12 @@ pub fn mark_complete(files: &ShardFiles) -> Result<(), RunError> {
         move |source| RunError::Io { path, source }
     };
     // The games are already synced one by one; create the file if the shard has none.
-    fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&files.current)
-        .and_then(|f| f.sync_all())
-        .map_err(io(&files.current))?;
+    crate::files::open_regular(
+        &files.current,
+        fs::OpenOptions::new().create(true).append(true),
+    )
+    .and_then(|f| f.sync_all())
+    .map_err(io(&files.current))?;
     fs::rename(&files.current, &files.complete).map_err(io(&files.complete))?;
     if let Some(dir) = files.complete.parent() {
         // A directory fsync makes the rename survive a crash; not every file system

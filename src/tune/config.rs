@@ -82,7 +82,11 @@ pub struct VerificationConfig {
     pub pairs: u32,
     /// Master seed of the match (default: the tune's seed + 1, other games than the
     /// tune's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::config::toml_u64::option"
+    )]
     pub seed: Option<u64>,
     /// Named parameters set on both engines (verify at another depth, say).
     #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
@@ -117,8 +121,11 @@ macro_rules! job_config {
             #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
             pub set: toml::Table,
             $($own)*
-            /// Master seed.
-            #[serde(default = "crate::tune::config::default_seed")]
+            /// Master seed (any `u64`, see [`crate::config::toml_u64`]).
+            #[serde(
+                default = "crate::tune::config::default_seed",
+                with = "crate::config::toml_u64"
+            )]
             pub seed: u64,
             /// Worker threads (0: all cores): `jobs`, like `--jobs`; `concurrency` is read
             /// too. Results do not depend on it.

@@ -285,7 +285,7 @@ fn play_verification(
     if let Some(mut o) = opponent {
         // Three names for one tournament: the opponent's gives way.
         if names.iter().any(|n| n == o.name()) {
-            let name = format!("{}-opponent", o.name());
+            let name = crate::engine::config::derived_name(o.name(), "-opponent");
             o.rename(&name);
         }
         all.push(o);

@@ -111,14 +111,13 @@ impl JournalWriter {
     /// torn last line (a kill mid-write): what follows the last line break is no pair.
     pub fn open(dir: &Path, label: &str) -> Result<JournalWriter, TuneError> {
         let folder = dir.join(PAIRS_DIR);
-        fs::create_dir_all(&folder).map_err(io_err(&folder))?;
+        crate::files::own_folder(&folder).map_err(io_err(&folder))?;
         let path = folder.join(format!("{label}.jsonl"));
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(&path)
-            .map_err(io_err(&path))?;
+        let mut file = crate::files::open_regular(
+            &path,
+            OpenOptions::new().read(true).append(true).create(true),
+        )
+        .map_err(io_err(&path))?;
         let mut text = Vec::new();
         file.read_to_end(&mut text).map_err(io_err(&path))?;
         let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -288,7 +287,7 @@ impl Claims {
     /// Writes them (the caller holds the tune's update lock).
     pub fn write(&self, dir: &Path) -> Result<(), TuneError> {
         let folder = dir.join(PAIRS_DIR);
-        fs::create_dir_all(&folder).map_err(io_err(&folder))?;
+        crate::files::own_folder(&folder).map_err(io_err(&folder))?;
         let json = serde_json::to_string(self).expect("claims serialise");
         write_atomic(&folder.join(CLAIMS_FILE), &json)
     }

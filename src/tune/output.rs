@@ -452,13 +452,12 @@ impl TrajectoryWriter {
         if current.as_deref() != Some(keep.as_str()) {
             write_durable(&path, &keep)?;
         }
-        let file = fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .map_err(|source| TuneError::Io {
+        let file = crate::files::open_regular(&path, fs::OpenOptions::new().append(true)).map_err(
+            |source| TuneError::Io {
                 path: path.display().to_string(),
                 source,
-            })?;
+            },
+        )?;
         let len = keep.len() as u64;
         Ok((TrajectoryWriter { file, path, len }, note))
     }

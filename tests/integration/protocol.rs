@@ -323,6 +323,7 @@ fn served_engines_take_every_parameter_by_name() {
 setoption name search.params.lmr_divisor value 5000
 {go}"
         ),
+        1,
     );
     assert!(!wide.contains("info string error"), "{wide}");
 }
@@ -343,6 +344,7 @@ fn served_option_lists_give_tune_ranges_and_only_the_games_own_numbers() {
         "uai
 quit
 ",
+        0,
     );
     let options: Vec<&str> = uai
         .lines()

@@ -19,7 +19,7 @@
 
 use std::{
     collections::VecDeque,
-    fs::{self, File, OpenOptions},
+    fs::{File, OpenOptions},
     io::{self, BufRead, BufReader, BufWriter, Read, Write},
     path::{Path, PathBuf},
     process::{ChildStdin, Stdio},
@@ -111,12 +111,13 @@ pub struct Log {
 
 impl Log {
     /// Opens (appending) the log at `path`, creating its folder. A log that cannot be
-    /// opened is an error: the run should not go on blind.
+    /// opened is an error: the run should not go on blind. Neither the folder nor the
+    /// file may be a symbolic link (see [`crate::files::own_folder`]).
     pub fn open(path: &Path) -> io::Result<Log> {
         if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir)?;
+            crate::files::own_folder(dir)?;
         }
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        let file = crate::files::open_regular(path, OpenOptions::new().create(true).append(true))?;
         Ok(Log {
             file: Some(BufWriter::new(file)),
             path: path.to_path_buf(),
@@ -606,6 +607,8 @@ impl Drop for Process {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     fn sh(script: &str) -> Launch {

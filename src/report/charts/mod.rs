@@ -122,30 +122,35 @@ fn font(size: f64) -> TextStyle<'static> {
     ("sans-serif", size).into_font().color(&INK)
 }
 
-/// Width in pixels of `s` drawn at `size` (as the SVG's viewer and the PNG draw it).
-fn text_width(s: &str, size: f64) -> u32 {
+/// The bundled font, as the plots measure text.
+fn measuring_font() -> &'static ab_glyph::FontRef<'static> {
     static FONT: OnceLock<ab_glyph::FontRef<'static>> = OnceLock::new();
-    let font = FONT.get_or_init(|| {
+    FONT.get_or_init(|| {
         ab_glyph::FontRef::try_from_slice(ttf_noto_sans::REGULAR).expect("the bundled font parses")
-    });
-    super::raster::text_width(font, s, size).ceil() as u32
+    })
 }
 
-/// `s`, shortened with an ellipsis to at most `max` pixels at `size`.
+/// Width in pixels of `s` drawn at `size` (as the SVG's viewer and the PNG draw it).
+fn text_width(s: &str, size: f64) -> u32 {
+    super::raster::text_width(measuring_font(), s, size).ceil() as u32
+}
+
+/// `s`, shortened with an ellipsis to at most `max` pixels at `size`: the longest
+/// prefix that fits with the ellipsis, every prefix measured in one pass (time linear in
+/// the length of `s`).
 fn fit(s: &str, size: f64, max: u32) -> String {
     if text_width(s, size) <= max {
         return s.to_string();
     }
     let chars: Vec<char> = s.chars().collect();
-    let mut n = chars.len();
-    while n > 1 {
-        n -= 1;
-        let t: String = chars[..n].iter().collect::<String>() + "…";
-        if text_width(&t, size) <= max {
-            return t;
-        }
+    let widths = super::raster::prefix_widths_with(measuring_font(), &chars, '…', size);
+    match (1..chars.len())
+        .rev()
+        .find(|&n| widths[n].ceil() as u32 <= max)
+    {
+        Some(n) => chars[..n].iter().collect::<String>() + "…",
+        None => "…".into(),
     }
-    "…".into()
 }
 
 /// One axis of a plot, in plot units (log10 of the value on log axes), with its ticks.

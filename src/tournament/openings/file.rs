@@ -124,7 +124,6 @@ pub(super) fn read_lines<G: OpeningGame, R: std::io::BufRead>(
     reader: R,
     game: &G::Config,
 ) -> Result<Vec<Opening>, ConfigError> {
-    use std::io::{BufRead, Read};
     let at = |line: usize, message: String| ConfigError {
         source: source.to_string(),
         line: Some(line),
@@ -134,10 +133,7 @@ pub(super) fn read_lines<G: OpeningGame, R: std::io::BufRead>(
     let mut list = Vec::new();
     let mut buf = Vec::new();
     for n in 1.. {
-        buf.clear();
-        let read = (&mut reader)
-            .take(MAX_OPENING_LINE as u64 + 1)
-            .read_until(b'\n', &mut buf)
+        let read = crate::files::read_line_capped(&mut reader, MAX_OPENING_LINE, &mut buf)
             .map_err(|e| ConfigError::new(source, format!("cannot read: {e}")))?;
         if read == 0 {
             break;

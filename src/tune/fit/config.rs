@@ -89,7 +89,11 @@ pub struct SelfplayConfig {
     /// Game pairs (two games per opening, colours swapped).
     pub pairs: u32,
     /// Master seed (default: the fit's seed + 2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::config::toml_u64::option"
+    )]
     pub seed: Option<u64>,
     /// Named parameters of both players (a depth or node limit, `search.random_margin`
     /// so that a pair's two games differ).

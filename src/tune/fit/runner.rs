@@ -336,7 +336,7 @@ fn selfplay(
     let mut engines = Vec::new();
     for i in 1..=2 {
         let mut e = fit.base.clone();
-        e.name = format!("{}-{i}", fit.base.name);
+        e.name = crate::engine::config::derived_name(&fit.base.name, &format!("-{i}"));
         e.set_all(s.set.iter().map(|(k, v)| (k, v.clone())))
             .map_err(|e| TuneError::Input(format!("[selfplay] set: {e}")))?;
         engines.push(e.into());
