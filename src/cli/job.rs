@@ -10,7 +10,7 @@ use std::{
     path::{Path, PathBuf},
     sync::{
         Arc, Mutex, OnceLock,
-        atomic::{AtomicBool, Ordering},
+        atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -176,6 +176,9 @@ pub(crate) struct GamesView {
     label: &'static str,
     note: Option<String>,
     workers: Option<usize>,
+    /// With an SPRT: the games it is expected to need still, which the bar's ETA counts
+    /// (`u64::MAX`: none, the ETA counts the schedule's games).
+    games_left: Arc<AtomicU64>,
 }
 
 impl GamesView {
@@ -191,6 +194,8 @@ impl GamesView {
         if !show {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }
+        let games_left = Arc::new(AtomicU64::new(u64::MAX));
+        let left = Arc::clone(&games_left);
         bar.set_style(
             ProgressStyle::with_template(&format!(
                 "{prefix}{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} games  {{rate}}  \
@@ -203,6 +208,23 @@ impl GamesView {
                     let _ = write!(w, "{:.1} games/s", state.per_sec());
                 },
             )
+            .with_key(
+                "eta",
+                move |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let eta = match left.load(Ordering::Relaxed) {
+                        u64::MAX => state.eta(),
+                        games => {
+                            let per_sec = state.per_sec();
+                            if per_sec > 0.0 && per_sec.is_finite() {
+                                Duration::from_secs_f64(games as f64 / per_sec)
+                            } else {
+                                Duration::ZERO
+                            }
+                        }
+                    };
+                    let _ = write!(w, "{:#}", indicatif::HumanDuration(eta));
+                },
+            )
             .progress_chars("=> "),
         );
         bar.enable_steady_tick(Duration::from_millis(500));
@@ -212,6 +234,7 @@ impl GamesView {
             label,
             note: None,
             workers: None,
+            games_left,
         }
     }
 
@@ -264,11 +287,18 @@ impl GamesView {
                 done,
                 total,
                 standings,
+                sprt,
             } => {
+                // With an SPRT the run ends at its decision, not at the schedule's end
+                // (a cap of thousands of pairs): the ETA counts the games it is expected
+                // to need.
+                let left = sprt.and_then(|s| s.expected_games_left);
+                self.games_left
+                    .store(left.unwrap_or(u64::MAX), Ordering::Relaxed);
                 self.bar.set_position(*done);
                 self.bar.set_message(standings.clone());
                 if let Some(log) = self.log.as_mut() {
-                    log.game(record, *done, *total, standings);
+                    log.game(record, *done, *total, left, standings);
                 }
             }
             Event::Tick => self.bar.tick(),
@@ -333,8 +363,9 @@ impl GameLog {
         eprintln!("Started: {total} games{resumed}, {jobs} worker(s)");
     }
 
-    /// A game was written: its line, and the score when one is due.
-    fn game(&mut self, r: &GameRecord, done: u64, total: u64, standings: &str) {
+    /// A game was written: its line, and the score when one is due. `left`: the games
+    /// still expected (an SPRT's estimate), else the schedule's rest.
+    fn game(&mut self, r: &GameRecord, done: u64, total: u64, left: Option<u64>, standings: &str) {
         eprintln!(
             "Finished game {} ({} vs {}): {} {{{}}}",
             r.game,
@@ -351,8 +382,9 @@ impl GameLog {
             let elapsed = self.started.elapsed().as_secs_f64();
             let played = done.saturating_sub(self.done_at_start);
             let per_sec = played as f64 / elapsed.max(1e-9);
-            let eta = if per_sec > 0.0 && done < total {
-                format!(", ETA {}", clock((total - done) as f64 / per_sec))
+            let left = left.unwrap_or(total - done).min(total - done);
+            let eta = if per_sec > 0.0 && left > 0 {
+                format!(", ETA {}", clock(left as f64 / per_sec))
             } else {
                 String::new()
             };

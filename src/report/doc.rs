@@ -155,10 +155,13 @@ pub(crate) fn tuning(tune: &Tune, verification: Option<&Tour>, env: &Environment
                 progress.push_str(&format!(" ({:.1} %)", 100.0 * last / total));
             }
             if rate > 0.0 {
-                progress.push_str(&format!(
-                    ", {rate:.0} pairs an hour, about {:.1} h to go",
-                    (total - last).max(0.0) / rate
-                ));
+                let hours = (total - last).max(0.0) / rate;
+                let left = if hours < 1.0 {
+                    format!("{:.0} min", (hours * 60.0).ceil())
+                } else {
+                    format!("{hours:.1} h")
+                };
+                progress.push_str(&format!(", {rate:.0} pairs an hour, about {left} to go"));
             }
             progress.push_str("; the tuned values below are θ so far.");
             line.push_str(&progress);

@@ -167,6 +167,46 @@ impl SprtConfig {
         )
     }
 
+    /// How many more game pairs the test is expected to need before its LLR leaves the
+    /// bounds, if the pairs go on as they went (the observed score and spread): Wald's
+    /// approximation, the LLR a Brownian motion from its value now with the drift and
+    /// variance per pair of fishtest's `LLR_drift_variance` at the observed score. 0 once
+    /// decided; `None` before the first pair, or when the LLR is not a number.
+    pub fn expected_pairs_left(&self, p: &Penta) -> Option<f64> {
+        if p.pairs() == 0 {
+            return None;
+        }
+        let (a, b) = self.bounds();
+        let x = self.llr_penta(p);
+        if x.is_nan() {
+            return None;
+        }
+        if x <= a || x >= b {
+            return Some(0.0);
+        }
+        let r = regularized(&p.counts);
+        let total: f64 = r.iter().sum();
+        let scores = [0.0, 0.25, 0.5, 0.75, 1.0];
+        let mean: f64 = r.iter().zip(&scores).map(|(c, a)| c / total * a).sum();
+        let var: f64 = r
+            .iter()
+            .zip(&scores)
+            .map(|(c, a)| c / total * (a - mean).powi(2))
+            .sum();
+        if !(var > 0.0) {
+            return None;
+        }
+        let to_score = |elo: f64| match self.model {
+            SprtModel::Logistic => score_from_elo(elo),
+            // σ per game is √2 that of a pair's mean score.
+            SprtModel::Normalized => elo / NELO_PER_T * (2.0 * var).sqrt() + 0.5,
+        };
+        let (s0, s1) = (to_score(self.elo0), to_score(self.elo1));
+        let mu = (mean - (s0 + s1) / 2.0) * (s1 - s0) / var;
+        let sigma2 = (s1 - s0).powi(2) / var;
+        Some(brownian_exit_time(mu, sigma2, a, b, x))
+    }
+
     /// What to do at this LLR. A NaN LLR never stops the test.
     pub fn decide(&self, llr: f64) -> SprtDecision {
         let (lower, upper) = self.bounds();
@@ -415,6 +455,29 @@ impl SprtConfig {
             return bisect(&f, lo, hi, f_lo);
         }
     }
+}
+
+/// The expected time a Brownian motion with drift `mu` and variance `sigma2` per unit,
+/// at `x` between absorbing bounds `a < x < b`, takes to reach one of them:
+/// `(P_b (b − x) + (1 − P_b)(a − x)) / mu`, with `P_b` the chance of reaching `b` first,
+/// or `(x − a)(b − x) / sigma2` without drift.
+fn brownian_exit_time(mu: f64, sigma2: f64, a: f64, b: f64, x: f64) -> f64 {
+    let g = 2.0 * mu / sigma2;
+    if (g * (b - a)).abs() < 1e-9 {
+        return (x - a) * (b - x) / sigma2;
+    }
+    // P_b = (1 − e^(−g(x−a))) / (1 − e^(−g(b−a))), written so that no exponential of a
+    // large positive number is taken.
+    let p_b = if g > 0.0 {
+        (-(-g * (x - a)).exp_m1()) / (-(-g * (b - a)).exp_m1())
+    } else {
+        // Multiply through by e^(g(b−a)) (g < 0: these exponentials stay small).
+        let num = (g * (b - a)).exp_m1() - (g * (b - x)).exp_m1();
+        let den = (g * (b - a)).exp_m1();
+        num / den
+    };
+    let p_b = p_b.clamp(0.0, 1.0);
+    ((p_b * (b - x) + (1.0 - p_b) * (a - x)) / mu).max(0.0)
 }
 
 /// A root of `f` in `[lo, hi]`, where `f` changes sign (`f_lo = f(lo)`), to about 1e-9.
@@ -809,6 +872,72 @@ mod tests {
             SprtDecision::Continue.describe(1.0, bounds),
             "LLR 1.00, between the bounds -2.94 and 2.94: no decision yet"
         );
+    }
+
+    /// Issue 44, item 14: the ETA of an SPRT run counts the pairs to a decision.
+    #[test]
+    fn wald_exit_times_have_their_limits() {
+        let (a, b) = (-2.94, 2.94);
+        // No drift: (x - a)(b - x) / σ², and nearly so for a tiny drift either way.
+        let flat = brownian_exit_time(0.0, 0.01, a, b, 1.0);
+        assert!((flat - 3.94 * 1.94 / 0.01).abs() < 1e-9, "{flat}");
+        for mu in [1e-12, -1e-12] {
+            let t = brownian_exit_time(mu, 0.01, a, b, 1.0);
+            assert!((t - flat).abs() < 1e-3 * flat, "{t} {flat}");
+        }
+        // A strong drift runs straight to its bound.
+        let up = brownian_exit_time(0.5, 0.01, a, b, 1.0);
+        assert!((up - 1.94 / 0.5).abs() < 1e-6, "{up}");
+        let down = brownian_exit_time(-0.5, 0.01, a, b, 1.0);
+        assert!((down - 3.94 / 0.5).abs() < 1e-6, "{down}");
+        // Continuous through zero drift, never negative, 0 at a bound.
+        let near = brownian_exit_time(1e-7, 0.01, a, b, 1.0);
+        assert!((near - flat).abs() < 1e-2 * flat);
+        assert_eq!(brownian_exit_time(0.3, 0.01, a, b, b), 0.0);
+    }
+
+    #[test]
+    fn expected_pairs_left_match_simulated_tests() {
+        let c = config(0.0, 10.0, SprtModel::Logistic);
+        assert_eq!(c.expected_pairs_left(&Penta::default()), None);
+        // A pair distribution a little in favour of the first engine; 100 pairs played.
+        let shares = [0.05, 0.2, 0.45, 0.22, 0.08];
+        let mut penta = Penta::default();
+        for (bin, share) in shares.iter().enumerate() {
+            penta.counts[bin] = (100.0 * share) as u64;
+        }
+        let expected = c.expected_pairs_left(&penta).expect("an estimate");
+        // The same pairs played on until the test decides, many times over.
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let runs = 300;
+        let mut total = 0u64;
+        for _ in 0..runs {
+            let mut p = penta;
+            let mut n = 0;
+            while c.decide(c.llr_penta(&p)) == SprtDecision::Continue && n < 100_000 {
+                let u: f64 = rng.random();
+                let mut acc = 0.0;
+                let bin = shares
+                    .iter()
+                    .position(|s| {
+                        acc += s;
+                        u < acc
+                    })
+                    .unwrap_or(4);
+                p.counts[bin] += 1;
+                n += 1;
+            }
+            total += n;
+        }
+        let mean = total as f64 / runs as f64;
+        assert!(
+            (expected - mean).abs() < 0.25 * mean,
+            "Wald's {expected:.0} pairs, simulated {mean:.0}"
+        );
+        // Decided: nothing left.
+        let mut won = Penta::default();
+        won.counts[4] = 200;
+        assert_eq!(c.expected_pairs_left(&won), Some(0.0));
     }
 
     proptest::proptest! {

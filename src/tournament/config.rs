@@ -103,6 +103,15 @@ pub struct OpeningsConfig {
     /// File or balanced, m,n,k: play each opening in each of the board's symmetries (8
     /// on a square board, 4 on another), so N openings serve 8N distinct game pairs.
     pub transform: bool,
+    /// File or balanced: this many random plies after each round's opening (m,n,k: next
+    /// to its stones), drawn from the master seed by round, so that every round plays
+    /// its own opening, near the balanced one it grew from (0: none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub random_plies: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Default for OpeningsConfig {
@@ -116,6 +125,7 @@ impl Default for OpeningsConfig {
             file: None,
             order: OpeningOrder::Sequential,
             transform: false,
+            random_plies: 0,
         }
     }
 }
@@ -137,6 +147,14 @@ impl OpeningsConfig {
                     "transform = true is for m,n,k-games (the board's symmetries), not {game}"
                 ));
             }
+        }
+        if self.random_plies > 0 && !matches!(self.kind, OpeningKind::File | OpeningKind::Balanced)
+        {
+            return Some(
+                "random_plies = K adds random plies to openings from a list (kind = \"file\" \
+                 or \"balanced\"); random openings are drawn whole (`plies`)"
+                    .into(),
+            );
         }
         if self.kind == OpeningKind::Balanced
             && crate::tournament::openings::Shipped::of(game).is_none()

@@ -520,13 +520,20 @@ pub fn rewrite_in_game_order(path: &Path, records: &mut [GameRecord]) -> std::io
         return Ok(false);
     }
     records.sort_by_key(|r| r.game);
+    rewrite_records(path, records)?;
+    Ok(true)
+}
+
+/// Replaces a results file with `records`, one a line in the order given (through a
+/// temporary file, flushed, renamed).
+pub fn rewrite_records(path: &Path, records: &[GameRecord]) -> std::io::Result<()> {
     let mut text = String::new();
     for r in records.iter() {
         text.push_str(&serde_json::to_string(r).map_err(std::io::Error::other)?);
         text.push('\n');
     }
     crate::files::write_atomic(path, text.as_bytes(), true).map_err(|e| e.error)?;
-    Ok(true)
+    Ok(())
 }
 
 /// Cuts a torn tail off the results file so appending continues on a clean line.

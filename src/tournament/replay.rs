@@ -9,6 +9,10 @@
 //! adjudication, an outside engine's illegal move); those records are accepted with what
 //! can be checked: that the game was not over before its last move, who lost, and for
 //! `illegal-move` that only the last move may be unplayable (it is the engine's text).
+//! A time forfeit needs a time limit on the engine that lost ([`TimeLimits`]): a clock
+//! that ran out loses for the side to move (the late move is left out, and the moves must
+//! not have ended the game), a move over its move time loses for the side that made it
+//! (that late move is the record's last).
 //!
 //! It knows the rules and the record; nothing of how records are stored or scheduled.
 
@@ -36,6 +40,25 @@ enum Early {
     NoMove,
     /// `fault: ...`: the side to move (or, before any move, either side) failed.
     Fault,
+}
+
+/// The time limits an engine played under, as far as a time forfeit goes: the harness
+/// calls a game lost on time only for an engine with one of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeLimits {
+    /// A game clock (`tc`) the harness keeps: when it runs out, the side to move loses
+    /// and its late move is not recorded.
+    pub clock: bool,
+    /// A limit per move (a built-in engine's `movetime_ms`): a move over it loses and is
+    /// recorded as the game's last.
+    pub per_move: bool,
+}
+
+impl TimeLimits {
+    /// Whether the engine had any time limit.
+    pub fn any(self) -> bool {
+        self.clock || self.per_move
+    }
 }
 
 /// How the record says the game ended.
@@ -88,16 +111,28 @@ fn describe(result: GameResult) -> String {
     format!("{} ({what})", result.as_str())
 }
 
-/// Replays `r` by the rules of `game`, with the run's adjudication; the message says
-/// what does not match, starting with the game.
-pub fn replay(game: GameSpec, adjudication: &Adjudication, r: &GameRecord) -> Result<(), String> {
-    with_game!(game, |G, config| replay_in::<G>(&config, adjudication, r))
-        .map_err(|why| format!("game {}: {why}", r.game))
+/// Replays `r` by the rules of `game`, with the run's adjudication and the time limits
+/// of its black and white engine (`limits[0]`, `limits[1]`: what a time forfeit needs);
+/// the message says what does not match, starting with the game.
+pub fn replay(
+    game: GameSpec,
+    adjudication: &Adjudication,
+    limits: [TimeLimits; 2],
+    r: &GameRecord,
+) -> Result<(), String> {
+    with_game!(game, |G, config| replay_in::<G>(
+        &config,
+        adjudication,
+        limits,
+        r
+    ))
+    .map_err(|why| format!("game {}: {why}", r.game))
 }
 
 fn replay_in<G: Game>(
     config: &G::Config,
     adjudication: &Adjudication,
+    limits: [TimeLimits; 2],
     r: &GameRecord,
 ) -> Result<(), String> {
     let start =
@@ -171,6 +206,8 @@ fn replay_in<G: Game>(
             }
         },
         Ending::Early(early) => {
+            // A late move over its move time, or an illegal one, may end the game as
+            // played; a time forfeit's other checks are its own.
             if let Some(outcome) = end
                 && !matches!(early, Early::IllegalMove | Early::TimeForfeit)
             {
@@ -180,7 +217,17 @@ fn replay_in<G: Game>(
                     outcome.reason()
                 ));
             }
-            early_results(early, r, adjudication, &pos, to_move, last_mover)?
+            let over = end.map(|o| o.reason());
+            early_results(
+                early,
+                r,
+                adjudication,
+                &pos,
+                to_move,
+                last_mover,
+                limits,
+                over,
+            )?
         }
     };
     if !allowed.contains(&r.result) {
@@ -194,7 +241,9 @@ fn replay_in<G: Game>(
     Ok(())
 }
 
-/// The results a game that ended early for `early` can have, and why.
+/// The results a game that ended early for `early` can have, and why. `over`: how the
+/// moves end the game, if they do.
+#[allow(clippy::too_many_arguments)]
 fn early_results<G: Game>(
     early: Early,
     r: &GameRecord,
@@ -202,6 +251,8 @@ fn early_results<G: Game>(
     pos: &G,
     to_move: Side,
     last_mover: Option<Side>,
+    limits: [TimeLimits; 2],
+    over: Option<EndReason>,
 ) -> Result<(Vec<GameResult>, String), String> {
     let decisive = vec![GameResult::FirstWins, GameResult::SecondWins];
     let reason = &r.reason;
@@ -243,14 +294,55 @@ fn early_results<G: Game>(
             vec![loss_of(to_move)],
             format!("{to_move}, to move, made the fault"),
         ),
-        // A clock that ran out leaves the late move out; a move past its move limit is
-        // recorded: either side may have lost, but before any move only the side to move.
-        Early::TimeForfeit if r.moves.is_empty() => (
-            vec![loss_of(to_move)],
-            format!("{to_move}, to move, lost on time"),
-        ),
-        Early::TimeForfeit => (decisive, "a time forfeit loses the game".into()),
+        Early::TimeForfeit => time_forfeit(to_move, last_mover, limits, over)?,
     })
+}
+
+/// Who can have lost on time: the side to move when its clock ran out (the late move is
+/// left out, so the moves must not end the game), or the side that made the last move
+/// when that move was over its move time (it is recorded, and may end the game).
+fn time_forfeit(
+    to_move: Side,
+    last_mover: Option<Side>,
+    limits: [TimeLimits; 2],
+    over: Option<EndReason>,
+) -> Result<(Vec<GameResult>, String), String> {
+    let limit = |side: Side| limits[side.index()];
+    if !limits.iter().any(|l| l.any()) {
+        return Err(
+            "reason is time-forfeit, but neither engine had a time limit (no clock, no \
+             move time): no game of this run can be lost on time"
+                .into(),
+        );
+    }
+    let mut allowed = Vec::new();
+    let mut why = Vec::new();
+    if limit(to_move).clock && over.is_none() {
+        allowed.push(loss_of(to_move));
+        why.push(format!("{to_move}, to move, ran out of its clock"));
+    }
+    if let Some(mover) = last_mover
+        && limit(mover).per_move
+        && !allowed.contains(&loss_of(mover))
+    {
+        allowed.push(loss_of(mover));
+        why.push(format!("{mover} made the last move, over its move time"));
+    }
+    if allowed.is_empty() {
+        let clock = match over {
+            Some(reason) => format!("the moves end the game ({reason})"),
+            None => format!("{to_move}, to move, had no clock"),
+        };
+        let per_move = match last_mover {
+            Some(mover) => format!("{mover}, who made the last move, had no move time"),
+            None => "no move was played".into(),
+        };
+        return Err(format!(
+            "reason is time-forfeit, but nobody can have lost on time: {clock}, and \
+             {per_move}"
+        ));
+    }
+    Ok((allowed, why.join(" or ")))
 }
 
 /// A resignation follows the run's rule: `resign_moves` moves of the loser in a row
@@ -321,6 +413,11 @@ mod tests {
     }
 
     fn check(r: &GameRecord) -> Result<(), String> {
+        check_timed(r, TimeLimits::default())
+    }
+
+    /// As [`check`], both engines under `limits`.
+    fn check_timed(r: &GameRecord, limits: TimeLimits) -> Result<(), String> {
         replay(
             "tictactoe".parse().unwrap(),
             &Adjudication {
@@ -328,6 +425,7 @@ mod tests {
                 resign_score: 100,
                 resign_moves: 2,
             },
+            [limits; 2],
             r,
         )
     }
@@ -378,11 +476,6 @@ mod tests {
         // Before any move a fault may be either engine's (its handshake).
         check(&ttt(&[], FirstWins, "fault: timeout")).unwrap();
         check(&ttt(&[], SecondWins, "fault: timeout")).unwrap();
-        check(&ttt(&["a1", "b1"], SecondWins, "time-forfeit")).unwrap();
-        check(&ttt(&["a1", "b1"], FirstWins, "time-forfeit")).unwrap();
-        assert!(check(&ttt(&["a1", "b1"], Draw, "time-forfeit")).is_err());
-        // A late winning move still loses on time.
-        check(&ttt(&WIN, SecondWins, "time-forfeit")).unwrap();
         // Resign: the last mover, with its last two scores low enough.
         let mut r = ttt(&["a1", "b1", "c1", "a2"], FirstWins, "resign");
         r.stats[1].score = Some(-100);
@@ -395,6 +488,69 @@ mod tests {
         assert!(check(&r).unwrap_err().contains("white made the last move"));
     }
 
+    /// Issue 44, item 4: a flipped result passed as a time forfeit, even where no engine
+    /// had a clock and the moves made the five.
+    #[test]
+    fn a_time_forfeit_needs_a_time_limit_on_the_loser_and_a_game_not_over() {
+        use GameResult::*;
+        let clock = TimeLimits {
+            clock: true,
+            per_move: false,
+        };
+        let per_move = TimeLimits {
+            clock: false,
+            per_move: true,
+        };
+        let both = TimeLimits {
+            clock: true,
+            per_move: true,
+        };
+        // Depth-limited engines never lose on time.
+        for r in [
+            ttt(&WIN, SecondWins, "time-forfeit"),
+            ttt(&["a1", "b1"], FirstWins, "time-forfeit"),
+            ttt(&[], FirstWins, "time-forfeit"),
+        ] {
+            let e = check(&r).unwrap_err();
+            assert!(e.contains("neither engine had a time limit"), "{e}");
+        }
+        // A clock that ran out: the side to move (black after two moves) lost.
+        check_timed(&ttt(&["a1", "b1"], SecondWins, "time-forfeit"), clock).unwrap();
+        let e = check_timed(&ttt(&["a1", "b1"], FirstWins, "time-forfeit"), clock).unwrap_err();
+        assert!(e.contains("black, to move, ran out of its clock"), "{e}");
+        check_timed(&ttt(&[], SecondWins, "time-forfeit"), clock).unwrap();
+        // A move over its move time: the side that made it (white) lost.
+        check_timed(&ttt(&["a1", "b1"], FirstWins, "time-forfeit"), per_move).unwrap();
+        let e = check_timed(&ttt(&["a1", "b1"], SecondWins, "time-forfeit"), per_move).unwrap_err();
+        assert!(
+            e.contains("white made the last move, over its move time"),
+            "{e}"
+        );
+        let e = check_timed(&ttt(&[], SecondWins, "time-forfeit"), per_move).unwrap_err();
+        assert!(e.contains("no move was played"), "{e}");
+        // With both kinds of limit either may have happened; never a draw.
+        check_timed(&ttt(&["a1", "b1"], FirstWins, "time-forfeit"), both).unwrap();
+        check_timed(&ttt(&["a1", "b1"], SecondWins, "time-forfeit"), both).unwrap();
+        assert!(check_timed(&ttt(&["a1", "b1"], Draw, "time-forfeit"), both).is_err());
+        // A late winning move still loses on time, but only by its move time: a clock
+        // that ran out leaves the late move out, and these moves end the game.
+        check_timed(&ttt(&WIN, SecondWins, "time-forfeit"), per_move).unwrap();
+        let e = check_timed(&ttt(&WIN, SecondWins, "time-forfeit"), clock).unwrap_err();
+        assert!(e.contains("the moves end the game (k-in-a-row)"), "{e}");
+        // One engine timed, the other not: only the timed one can lose on time.
+        let limits = [TimeLimits::default(), per_move];
+        let spec: GameSpec = "tictactoe".parse().unwrap();
+        let adj = Adjudication::default();
+        let r = ttt(&["a1", "b1"], FirstWins, "time-forfeit");
+        replay(spec, &adj, limits, &r).unwrap();
+        let r = ttt(&["a1", "b1", "c1"], SecondWins, "time-forfeit");
+        let e = replay(spec, &adj, limits, &r).unwrap_err();
+        assert!(
+            e.contains("black, who made the last move, had no move time"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn max_plies_counts_the_opening() {
         let adj = Adjudication {
@@ -404,10 +560,10 @@ mod tests {
         let spec: GameSpec = "tictactoe".parse().unwrap();
         let mut r = ttt(&["b1", "a2"], GameResult::Draw, "max-plies");
         r.opening = "a1c3".into();
-        replay(spec, &adj, &r).unwrap();
+        replay(spec, &adj, [TimeLimits::default(); 2], &r).unwrap();
         r.moves.push("b2".into());
         r.stats.push(stat(None));
-        let e = replay(spec, &adj, &r).unwrap_err();
+        let e = replay(spec, &adj, [TimeLimits::default(); 2], &r).unwrap_err();
         assert!(e.contains("after max_plies = 4"), "{e}");
     }
 
@@ -418,9 +574,21 @@ mod tests {
         // Black f3 f4 d5 e5 then f5, a double three.
         let moves = ["f3", "a15", "f4", "c15", "d5", "e15", "e5", "g15", "f5"];
         let mut r = ttt(&moves, SecondWins, "forbidden: double-three");
-        replay(spec, &Adjudication::default(), &r).unwrap();
+        replay(
+            spec,
+            &Adjudication::default(),
+            [TimeLimits::default(); 2],
+            &r,
+        )
+        .unwrap();
         r.reason = "forbidden: overline".into();
-        let e = replay(spec, &Adjudication::default(), &r).unwrap_err();
+        let e = replay(
+            spec,
+            &Adjudication::default(),
+            [TimeLimits::default(); 2],
+            &r,
+        )
+        .unwrap_err();
         assert!(
             e.contains(
                 "reason is forbidden: overline, but the moves end in forbidden: double-three"
@@ -429,9 +597,23 @@ mod tests {
         );
         r.reason = "forbidden: double-three".into();
         r.result = FirstWins;
-        assert!(replay(spec, &Adjudication::default(), &r).is_err());
+        assert!(
+            replay(
+                spec,
+                &Adjudication::default(),
+                [TimeLimits::default(); 2],
+                &r
+            )
+            .is_err()
+        );
         // Under freestyle the same moves do not end the game.
-        let e = replay("gomoku".parse().unwrap(), &Adjudication::default(), &r).unwrap_err();
+        let e = replay(
+            "gomoku".parse().unwrap(),
+            &Adjudication::default(),
+            [TimeLimits::default(); 2],
+            &r,
+        )
+        .unwrap_err();
         assert!(e.contains("not over"), "{e}");
     }
 }

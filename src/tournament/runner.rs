@@ -83,8 +83,10 @@ pub enum Event<'a> {
         done: u64,
         /// Games in the schedule (this shard's).
         total: u64,
-        /// A one-line live standings text.
+        /// A one-line live standings text (with an SPRT, its LLR and bounds).
         standings: String,
+        /// With an SPRT: where it stands.
+        sprt: Option<SprtProgress>,
     },
     /// Nothing finished lately (lets a progress bar refresh its clock).
     Tick,
@@ -97,6 +99,30 @@ pub enum Event<'a> {
         /// Game pairs counted.
         pairs: u64,
     },
+}
+
+/// Where a run's SPRT stands after the pairs complete in order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SprtProgress {
+    /// The LLR.
+    pub llr: f64,
+    /// The lower and upper bound.
+    pub bounds: (f64, f64),
+    /// Game pairs counted.
+    pub pairs: u64,
+    /// Games the test is expected to need still (Wald's approximation at the score so
+    /// far, at most what the schedule has left); None before the first pair.
+    pub expected_games_left: Option<u64>,
+}
+
+impl SprtProgress {
+    /// `LLR 1.23 [-2.94, 2.94]`.
+    pub fn describe(&self) -> String {
+        format!(
+            "LLR {:.2} [{:.2}, {:.2}]",
+            self.llr, self.bounds.0, self.bounds.1
+        )
+    }
 }
 
 /// Why the run ended.
@@ -208,6 +234,23 @@ impl Live {
             if d != SprtDecision::Continue {
                 return Some((d, llr, self.sprt_penta.pairs()));
             }
+        }
+    }
+
+    /// Where the SPRT stands now, `games_left` games of the schedule still to play.
+    fn sprt_progress(&self, sprt: &crate::stats::SprtConfig, games_left: u64) -> SprtProgress {
+        let penta = &self.sprt_penta;
+        SprtProgress {
+            llr: if penta.pairs() == 0 {
+                0.0
+            } else {
+                sprt.llr_penta(penta)
+            },
+            bounds: sprt.bounds(),
+            pairs: penta.pairs(),
+            expected_games_left: sprt
+                .expected_pairs_left(penta)
+                .map(|p| ((2.0 * p).ceil().min(games_left as f64)).max(0.0) as u64),
         }
     }
 
@@ -570,7 +613,10 @@ fn run_game<G: OpeningGame + ExternalGame>(
             }
             match rx.recv_timeout(Duration::from_millis(200)) {
                 Ok(Ok(record)) => {
-                    if write_error.is_some() {
+                    // Once the SPRT decided, games still in flight are past its pairs:
+                    // they are not written, so the results hold exactly the pairs up to
+                    // the decision, however the threads were timed.
+                    if write_error.is_some() || sprt_result.is_some() {
                         continue;
                     }
                     if let Err(e) = writer.append(&record) {
@@ -589,17 +635,26 @@ fn run_game<G: OpeningGame + ExternalGame>(
                     played += 1;
                     done += 1;
                     live.add(schedule, &record);
+                    let mut decided = None;
+                    if let Some(sprt) = &cfg.sprt {
+                        decided = live.sprt(sprt, &|p| owned.has_pair(p), schedule.pairs());
+                    }
+                    let progress = cfg
+                        .sprt
+                        .as_ref()
+                        .map(|sprt| live.sprt_progress(sprt, total.saturating_sub(done)));
+                    let mut standings = live.standings(t, schedule);
+                    if let Some(p) = &progress {
+                        standings.push_str(&format!("  {}", p.describe()));
+                    }
                     sink(&Event::Game {
                         record: &record,
                         done,
                         total,
-                        standings: live.standings(t, schedule),
+                        standings,
+                        sprt: progress,
                     });
-                    if let Some(sprt) = &cfg.sprt
-                        && sprt_result.is_none()
-                        && let Some(decided) =
-                            live.sprt(sprt, &|p| owned.has_pair(p), schedule.pairs())
-                    {
+                    if let Some(decided) = decided {
                         sink(&Event::SprtDecided {
                             decision: decided.0,
                             llr: decided.1,
@@ -643,10 +698,25 @@ fn run_game<G: OpeningGame + ExternalGame>(
         results = files.complete.clone();
     }
     let mut records = read_checked(&results, &shape)?.records;
+    // An SPRT decides on the pairs in order: games of later pairs that finished before
+    // the decision (other threads were ahead) are surplus, and left out of the results,
+    // so that they hold the same games on any number of threads.
+    let mut surplus = false;
+    if let Some((_, _, pairs)) = sprt_result {
+        let before = records.len();
+        records.retain(|r| r.pair < pairs);
+        surplus = records.len() < before;
+        played = played.saturating_sub((before - records.len()) as u64);
+    }
     // A finished run's games read in game order, whatever the threads' timing was (a
     // shard's file is put in order by the merge; an interrupted run keeps appending).
     if options.shard.is_none() && ending != Ending::Interrupted {
-        record::rewrite_in_game_order(&results, &mut records).map_err(io_err(&results))?;
+        if surplus {
+            records.sort_by_key(|r| r.game);
+            record::rewrite_records(&results, &records).map_err(io_err(&results))?;
+        } else {
+            record::rewrite_in_game_order(&results, &mut records).map_err(io_err(&results))?;
+        }
     }
     let summary = summary::summarize(t, schedule, &records, sprt_result.map(|s| s.2));
     if options.shard.is_none() {

@@ -17,6 +17,7 @@ use super::{
     config::Adjudication,
     error::RunError,
     record::{GameRecord, ReadError, Scan, ScanError, scan_records},
+    replay::TimeLimits,
     schedule::Schedule,
     seeds::{Stream, derive_seed},
     shard::Shard,
@@ -39,6 +40,8 @@ pub struct RunShape {
     pub shard: Option<Shard>,
     /// The run's adjudication (`max-plies` and `resign` endings are checked against it).
     pub adjudication: Adjudication,
+    /// Engine time limits, by engine index (a `time-forfeit` needs one on the loser).
+    pub limits: Vec<TimeLimits>,
 }
 
 impl RunShape {
@@ -51,6 +54,14 @@ impl RunShape {
             names: t.engines.iter().map(|e| e.name().to_string()).collect(),
             shard,
             adjudication: t.config.adjudication.clone(),
+            limits: t
+                .engines
+                .iter()
+                .map(|e| TimeLimits {
+                    clock: e.time_control().is_some(),
+                    per_move: e.move_limit().is_some(),
+                })
+                .collect(),
         }
     }
 
@@ -145,7 +156,13 @@ impl RunShape {
                 r.plies
             ));
         }
-        super::replay::replay(self.game, &self.adjudication, r)
+        let limits = |engine: usize| self.limits.get(engine).copied().unwrap_or_default();
+        super::replay::replay(
+            self.game,
+            &self.adjudication,
+            [limits(r.black), limits(r.white)],
+            r,
+        )
     }
 }
 
@@ -288,6 +305,7 @@ mod tests {
                 max_plies: 1,
                 ..Adjudication::default()
             },
+            limits: vec![TimeLimits::default(); 3],
         }
     }
 

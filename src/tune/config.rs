@@ -359,6 +359,23 @@ impl Tune {
             }
             params.push(param);
         }
+        // Each setting and parameter is in its range; what is left are gains that
+        // overflow at the edges of f64 (a range of 1e300), named at the parameter.
+        let settings = Settings {
+            pairs: config.pairs,
+            batch: config.batch,
+            a_ratio: config.a_ratio,
+            alpha: config.alpha,
+            gamma: config.gamma,
+            seed: config.seed,
+        };
+        if let Err(e) = super::spsa::Spsa::new(params.clone(), settings) {
+            let i = params
+                .iter()
+                .position(|p| e.starts_with(&format!("parameter `{}`", p.name)))
+                .unwrap_or(0);
+            return Err(read.at(param_line(read.text, i, "c_end"), e));
+        }
         check_verification_and_openings(
             read.source,
             read.text,

@@ -132,6 +132,8 @@ impl MatchPlan<'_> {
     pub fn opening_count(&self) -> Result<Option<u64>, TuneError> {
         let o = self.openings;
         match o.kind {
+            // Random plies after each opening: every pair its own, as random openings.
+            OpeningKind::File | OpeningKind::Balanced if o.random_plies > 0 => Ok(None),
             OpeningKind::File | OpeningKind::Balanced => with_game!(self.game, |G, game| {
                 let list = tournament::openings::listed::<G>(o, self.path, &self.game, &game)?
                     .expect("kind = file or balanced: openings from a list");

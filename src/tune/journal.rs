@@ -31,7 +31,7 @@ pub const PAIRS_DIR: &str = "pairs";
 const CLAIMS_FILE: &str = "claims.json";
 
 /// One line of a journal: a pair played.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairLine {
     /// The pair's k (1-based).
     pub k: u64,
@@ -47,6 +47,13 @@ pub struct PairLine {
     /// Milliseconds the pair took (measured).
     #[serde(default)]
     pub ms: u64,
+    /// The wall-clock time (seconds since 1970) the worker's session spent on the
+    /// batch up to this pair: from when it began playing the batch to when the pair was
+    /// recorded (measured). The time a batch was played is the union of its pairs'
+    /// spans, whichever sessions and workers played them, so a session killed mid-batch
+    /// loses none of its playing time. Older lines have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_s: Option<[f64; 2]>,
 }
 
 impl PairLine {
@@ -58,7 +65,15 @@ impl PairLine {
             plus: outcome.plus.map(|s| score_text(s).to_string()),
             minus: outcome.minus.map(|m| m.map(|s| score_text(s).to_string())),
             ms,
+            span_s: None,
         }
+    }
+
+    /// The line with its span: the session began the batch at `from` and recorded the
+    /// pair at `to` (seconds since 1970).
+    pub fn with_span(mut self, from: f64, to: f64) -> PairLine {
+        self.span_s = Some([from, to.max(from)]);
+        self
     }
 
     /// The outcome it records.
@@ -150,6 +165,11 @@ pub struct JournalReader {
     /// Outcomes of pairs from the batch in progress on, by k: the first recorded
     /// (by file name, then line) when a pair was played twice.
     pairs: BTreeMap<u64, (String, usize, PairOutcome)>,
+    /// The spans of the pairs from the batch in progress on, every line's (a pair played
+    /// twice was played twice).
+    spans: BTreeMap<u64, Vec<[f64; 2]>>,
+    /// Pairs from the batch in progress on read from a line without a span.
+    unspanned: std::collections::BTreeSet<u64>,
 }
 
 impl JournalReader {
@@ -240,6 +260,14 @@ impl JournalReader {
                 if pair.batch < from_batch {
                     continue;
                 }
+                match pair.span_s {
+                    Some(span) if span.iter().all(|t| t.is_finite()) => {
+                        self.spans.entry(pair.k).or_default().push(span);
+                    }
+                    _ => {
+                        self.unspanned.insert(pair.k);
+                    }
+                }
                 let entry = (name.clone(), line_no, outcome);
                 match self.pairs.get(&pair.k) {
                     Some(old) if (&old.0, old.1) <= (&entry.0, entry.1) => {}
@@ -250,7 +278,7 @@ impl JournalReader {
             }
             self.read.insert(path, (offset + complete as u64, line_no));
         }
-        self.pairs.retain(|&k, _| batch_of(k) >= from_batch);
+        self.drop_before(from_batch, batch_of);
         Ok(())
     }
 
@@ -259,10 +287,48 @@ impl JournalReader {
         self.pairs.get(&k).map(|(_, _, o)| *o)
     }
 
+    /// The seconds spent playing the pairs `ks`: the union of their lines' spans; None
+    /// when a line has none (written by an older arena).
+    pub fn playing_seconds(&self, ks: impl IntoIterator<Item = u64>) -> Option<f64> {
+        let mut spans = Vec::new();
+        for k in ks {
+            if self.unspanned.contains(&k) {
+                return None;
+            }
+            spans.extend(self.spans.get(&k)?.iter().copied());
+        }
+        Some(union_length(spans))
+    }
+
     /// Forgets the pairs before `batch` (applied).
     pub fn drop_before(&mut self, batch: u64, batch_of: impl Fn(u64) -> u64) {
         self.pairs.retain(|&k, _| batch_of(k) >= batch);
+        self.spans.retain(|&k, _| batch_of(k) >= batch);
+        self.unspanned.retain(|&k| batch_of(k) >= batch);
     }
+}
+
+/// The length of the union of intervals `[from, to]`: time that several workers (or a
+/// session's threads) spent at once counts once.
+pub fn union_length(mut spans: Vec<[f64; 2]>) -> f64 {
+    spans.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    let mut total = 0.0;
+    let mut current: Option<[f64; 2]> = None;
+    for [from, to] in spans {
+        match current.as_mut() {
+            Some(c) if from <= c[1] => c[1] = c[1].max(to),
+            _ => {
+                if let Some([a, b]) = current {
+                    total += b - a;
+                }
+                current = Some([from, to]);
+            }
+        }
+    }
+    if let Some([a, b]) = current {
+        total += b - a;
+    }
+    total
 }
 
 /// The claims on one batch: pair k → the session playing it.
@@ -290,5 +356,40 @@ impl Claims {
         crate::files::own_folder(&folder).map_err(io_err(&folder))?;
         let json = serde_json::to_string(self).expect("claims serialise");
         write_atomic(&folder.join(CLAIMS_FILE), &json)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_spent_at_once_counts_once() {
+        assert_eq!(union_length(Vec::new()), 0.0);
+        // Two threads of a session (the same start), then a session after a kill.
+        let spans = vec![[10.0, 14.0], [10.0, 12.0], [100.0, 103.0], [101.0, 102.0]];
+        assert_eq!(union_length(spans), 7.0);
+        // Two workers overlapping.
+        assert_eq!(union_length(vec![[0.0, 5.0], [3.0, 8.0], [8.0, 9.0]]), 9.0);
+    }
+
+    #[test]
+    fn lines_without_a_span_still_read() {
+        let old: PairLine =
+            serde_json::from_str(r#"{"k":1,"batch":0,"plus":["win","draw"],"ms":5}"#).unwrap();
+        assert_eq!(old.span_s, None);
+        let line = PairLine::new(
+            2,
+            0,
+            PairOutcome {
+                plus: [GameScore::Win, GameScore::Loss],
+                minus: None,
+            },
+            7,
+        )
+        .with_span(1.5, 2.5);
+        let text = serde_json::to_string(&line).unwrap();
+        assert!(text.ends_with(r#""ms":7,"span_s":[1.5,2.5]}"#), "{text}");
+        assert_eq!(serde_json::from_str::<PairLine>(&text).unwrap(), line);
     }
 }

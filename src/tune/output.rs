@@ -843,7 +843,9 @@ mod tests {
             plus: [crate::stats::GameScore::Win, crate::stats::GameScore::Draw],
             minus: None,
         };
-        let row = spsa.apply(&mut state, &jobs, &vec![won; jobs.len()]);
+        let row = spsa
+            .apply(&mut state, &jobs, &vec![won; jobs.len()])
+            .unwrap();
         a.append(&row).unwrap();
         assert!(a.is_current(), "its own row keeps it current");
         // Another worker appends a row and dies before its checkpoint: the next one to

@@ -407,6 +407,7 @@ fn run_game<G: OpeningGame + ExternalGame>(
         trajectory: None,
         in_flight: BTreeSet::new(),
         played: 0,
+        began: None,
     };
     let result = std::thread::scope(|scope| {
         for thread in 0..jobs {
@@ -461,6 +462,9 @@ struct Tuner<'a> {
     in_flight: BTreeSet<u64>,
     /// Pairs this process played and recorded.
     played: u64,
+    /// The batch this session is playing and when it began to (seconds since 1970): the
+    /// start of its pairs' spans.
+    began: Option<(u64, f64)>,
 }
 
 impl Tuner<'_> {
@@ -514,6 +518,9 @@ impl Tuner<'_> {
             let idle = jobs.saturating_sub(self.in_flight.len());
             if idle > 0 {
                 for job in self.claim(&batch, idle)? {
+                    if self.began.is_none_or(|(began, _)| began != job.batch) {
+                        self.began = Some((job.batch, now_s()));
+                    }
                     let engines = self.engines(&job)?;
                     self.in_flight.insert(job.k);
                     queue.push(Task { job, engines });
@@ -525,7 +532,14 @@ impl Tuner<'_> {
                     match outcome {
                         Ok(Some(outcome)) => {
                             let ms = took.as_millis() as u64;
-                            journal.append(&PairLine::new(job.k, job.batch, outcome, ms))?;
+                            let now = now_s();
+                            let from = match self.began {
+                                Some((batch, at)) if batch == job.batch => at,
+                                _ => now - took.as_secs_f64(),
+                            };
+                            let line =
+                                PairLine::new(job.k, job.batch, outcome, ms).with_span(from, now);
+                            journal.append(&line)?;
                             self.played += 1;
                         }
                         // Stopped: the pair is not recorded, and plays again later.
@@ -640,7 +654,15 @@ impl Tuner<'_> {
                     .expect("apply is called once every pair of the batch is recorded")
             })
             .collect();
-        let row = self.spsa.apply(&mut state, &jobs, &outcomes);
+        // A step that would make θ something other than a number stops the tune here,
+        // before anything is written: the last checkpoint stands.
+        let row = self.spsa.apply(&mut state, &jobs, &outcomes).map_err(|e| {
+            TuneError::Input(format!(
+                "{}: {e}; the checkpoint stays at {} pairs",
+                self.out.join(STATE_FILE).display(),
+                checkpoint.state.pairs_done
+            ))
+        })?;
         // The row reaches the disk before the checkpoint that counts it.
         let writer = match self.trajectory.take() {
             Some((writer, at)) if at == b && writer.is_current() => writer,
@@ -649,11 +671,19 @@ impl Tuner<'_> {
         let mut writer = writer;
         writer.append(&row)?;
         self.trajectory = Some((writer, state.batches_done));
+        // The time the batch was played: the union of its pairs' spans, whichever
+        // sessions and workers played them (a session killed mid-batch counted none of
+        // its time before, and the whole run's speed came out too high); journals of an
+        // older arena have no spans, and then the time since this session took over.
         let now = now_s();
         let since = checkpoint
             .applied_at
             .map_or(self.session.started_s, |t| t.max(self.session.started_s));
-        let elapsed_s = checkpoint.elapsed_s + (now - since).max(0.0);
+        let played_s = self
+            .reader
+            .playing_seconds(jobs.iter().map(|j| j.k))
+            .unwrap_or(now - since);
+        let elapsed_s = checkpoint.elapsed_s + played_s.max(0.0);
         let mut next = Checkpoint::new(self.tune, state, elapsed_s);
         next.applied_at = Some(now);
         write_all(self.out, self.tune, self.spsa, &next, None)?;

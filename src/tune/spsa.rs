@@ -84,8 +84,32 @@ impl Param {
         if !(self.c_end > 0.0 && self.c_end.is_finite()) {
             return Err(format!("c_end must be positive, got {}", self.c_end));
         }
+        // The plus and minus engines play θ ± c_k (c_k ≥ c_end): past half the range at
+        // least one of them always sits at a bound, whatever θ is.
+        let half = (self.max - self.min) / 2.0;
+        if self.c_end > half {
+            return Err(format!(
+                "c_end = {} is more than half the range ((max - min) / 2 = {half}): the \
+                 plus and minus engines would play the bounds, not θ ± c_end (the usual \
+                 c_end is (max - min) / 20 = {})",
+                self.c_end,
+                Self::default_c_end(self.min, self.max)
+            ));
+        }
         if !(self.r_end > 0.0 && self.r_end.is_finite()) {
             return Err(format!("r_end must be positive, got {}", self.r_end));
+        }
+        // At the last pair a won game moves θ by r_end · c_end: more than half the range
+        // in one game is a jump from bound to bound, never a convergence.
+        if self.r_end * self.c_end > half {
+            return Err(format!(
+                "r_end = {} is too large: one game at the end would move θ by r_end × \
+                 c_end = {}, more than half the range ({half}); Stockfish's suggestion is \
+                 {}",
+                self.r_end,
+                self.r_end * self.c_end,
+                Self::DEFAULT_R_END
+            ));
         }
         Ok(())
     }
@@ -149,16 +173,32 @@ impl Settings {
         if self.batch == 0 {
             return Err("key `batch`: must be at least 1".into());
         }
-        if !(self.a_ratio >= 0.0 && self.a_ratio.is_finite()) {
+        // The ranges in which SPSA's gains make sense (Spall): the learning rate
+        // a / (A + k)^α must shrink, but not so fast that its sum stays finite (α ≤ 1:
+        // past that θ stops moving long before the end, and (A + N)^α overflows); the
+        // perturbation c / k^γ must shrink more slowly than the learning rate (γ < α),
+        // or the steps R_k · c_k never get smaller; A is a share of N, not a multiple.
+        if !(self.a_ratio >= 0.0 && self.a_ratio <= 1.0) {
             return Err(format!(
-                "key `a_ratio`: must be 0 or more, got {}",
+                "key `a_ratio`: must be from 0 to 1 (A = a_ratio × pairs; fishtest's is \
+                 0.1), got {}",
                 self.a_ratio
             ));
         }
-        for (key, v) in [("alpha", self.alpha), ("gamma", self.gamma)] {
-            if !(v > 0.0 && v.is_finite()) {
-                return Err(format!("key `{key}`: must be positive, got {v}"));
-            }
+        if !(self.alpha > 0.0 && self.alpha <= 1.0) {
+            return Err(format!(
+                "key `alpha`: must be more than 0 and at most 1 (the learning rate's decay \
+                 a / (A + k)^alpha; fishtest's is 0.602), got {}",
+                self.alpha
+            ));
+        }
+        if !(self.gamma > 0.0 && self.gamma < self.alpha) {
+            return Err(format!(
+                "key `gamma`: must be more than 0 and less than alpha = {} (the \
+                 perturbation's decay c / k^gamma must be slower than the learning rate's; \
+                 fishtest's is 0.101), got {}",
+                self.alpha, self.gamma
+            ));
         }
         Ok(())
     }
@@ -291,13 +331,27 @@ impl Spsa {
             .iter()
             .map(|p| p.r_end * p.c_end * p.c_end * (big_a + n).powf(settings.alpha))
             .collect();
-        Ok(Spsa {
+        let spsa = Spsa {
             params,
             settings,
             big_a,
             c,
             a,
-        })
+        };
+        // The ranges above keep the gains finite; numbers at the edge of f64 (a range
+        // of 1e200) could still overflow, and a gain that is not a number would make θ
+        // one.
+        for (i, p) in spsa.params.iter().enumerate() {
+            let gains = [spsa.c[i], spsa.a[i], spsa.c_k(i, 1), spsa.r_k(i, 1)];
+            if gains.iter().any(|g| !(g.is_finite() && *g > 0.0)) {
+                return Err(format!(
+                    "parameter `{}`: c_end = {} and r_end = {} give gains that are not \
+                     finite numbers (c = {}, a = {}): use a smaller range or c_end",
+                    p.name, p.c_end, p.r_end, spsa.c[i], spsa.a[i]
+                ));
+            }
+        }
+        Ok(spsa)
     }
 
     /// The parameters.
@@ -421,7 +475,9 @@ impl Spsa {
     }
 
     /// Applies a batch's results in pair order: θ ← clip(θ + R_k·c_k·result·flip) for
-    /// each pair k. Returns θ after the batch, as a trajectory row.
+    /// each pair k. Returns θ after the batch, as a trajectory row; or, when a step would
+    /// make θ something other than a finite number, an error naming the parameter and
+    /// the pair, with `state` left as it was (the last good checkpoint stands).
     ///
     /// # Panics
     /// If `jobs` is not the batch [`Spsa::next_batch`] gave for `state`, or `outcomes`
@@ -431,7 +487,7 @@ impl Spsa {
         state: &mut State,
         jobs: &[PairJob],
         outcomes: &[PairOutcome],
-    ) -> TrajectoryRow {
+    ) -> Result<TrajectoryRow, String> {
         assert_eq!(
             jobs.len(),
             outcomes.len(),
@@ -442,20 +498,30 @@ impl Spsa {
                 .is_none_or(|j| j.k == state.pairs_done + 1 && j.batch == state.batches_done),
             "the batch applied is the next one"
         );
+        let mut next = state.clone();
         for (job, outcome) in jobs.iter().zip(outcomes) {
             let result = f64::from(outcome.result());
             for (i, p) in self.params.iter().enumerate() {
                 let step = job.r_k[i] * job.c_k[i] * result * job.flip[i];
-                state.theta[i] = p.clip(state.theta[i] + step);
+                let theta = p.clip(next.theta[i] + step);
+                if !theta.is_finite() {
+                    return Err(format!(
+                        "pair {}: θ of `{}` would become {theta} (θ {} + step {step}, \
+                         R_k {}, c_k {}); nothing of batch {} is applied",
+                        job.k, p.name, next.theta[i], job.r_k[i], job.c_k[i], job.batch
+                    ));
+                }
+                next.theta[i] = theta;
             }
-            state.penta.add_pair(outcome.plus[0], outcome.plus[1]);
+            next.penta.add_pair(outcome.plus[0], outcome.plus[1]);
             if let Some([a, b]) = outcome.minus {
-                state.minus_penta.get_or_insert_default().add_pair(a, b);
+                next.minus_penta.get_or_insert_default().add_pair(a, b);
             }
-            state.pairs_done = job.k;
+            next.pairs_done = job.k;
         }
-        state.batches_done += 1;
-        state.row()
+        next.batches_done += 1;
+        *state = next;
+        Ok(state.row())
     }
 
     /// The values the tuned engine plays: θ clipped, integers rounded.
@@ -481,7 +547,10 @@ impl Spsa {
                 return rows;
             }
             let outcomes: Vec<PairOutcome> = jobs.iter().map(&mut play).collect();
-            rows.push(self.apply(state, &jobs, &outcomes));
+            rows.push(
+                self.apply(state, &jobs, &outcomes)
+                    .expect("validated settings keep θ finite"),
+            );
         }
     }
 }
@@ -753,7 +822,7 @@ mod tests {
         for _ in 0..100 {
             let jobs = spsa.next_batch(&first);
             let outcomes: Vec<PairOutcome> = jobs.iter().map(|j| bowl.play(j, 5)).collect();
-            spsa.apply(&mut first, &jobs, &outcomes);
+            spsa.apply(&mut first, &jobs, &outcomes).unwrap();
         }
         let text = serde_json::to_string(&first).unwrap();
         let mut resumed: State = serde_json::from_str(&text).unwrap();
@@ -847,5 +916,112 @@ mod tests {
         let e = Spsa::new(vec![ok.clone()], Settings { batch: 0, ..s }).unwrap_err();
         assert!(e.contains("batch"), "{e}");
         assert!(Spsa::new(Vec::new(), s).is_err());
+    }
+
+    /// Issue 44, item 6: `alpha = 1000` made every gain infinite and θ NaN, which was
+    /// written to every file. Settings outside the ranges where SPSA can work are
+    /// refused, naming the key.
+    #[test]
+    fn settings_that_cannot_work_are_refused() {
+        let ok = param("x", 0.0, 10.0, 5.0, false);
+        let s = Settings::new(100, 10, 1);
+        Spsa::new(vec![ok.clone()], s).unwrap();
+        let cases: [(Settings, &str); 8] = [
+            (
+                Settings { alpha: 1000.0, ..s },
+                "key `alpha`: must be more than 0 and at most 1",
+            ),
+            (Settings { alpha: 0.0, ..s }, "key `alpha`"),
+            (
+                Settings {
+                    alpha: f64::NAN,
+                    ..s
+                },
+                "key `alpha`",
+            ),
+            (Settings { gamma: 0.0, ..s }, "key `gamma`"),
+            (Settings { gamma: 0.7, ..s }, "less than alpha = 0.602"),
+            (Settings { a_ratio: -0.1, ..s }, "key `a_ratio`"),
+            (
+                Settings {
+                    a_ratio: 1e300,
+                    ..s
+                },
+                "key `a_ratio`: must be from 0 to 1",
+            ),
+            (
+                Settings {
+                    a_ratio: f64::INFINITY,
+                    ..s
+                },
+                "key `a_ratio`",
+            ),
+        ];
+        for (settings, want) in cases {
+            let e = Spsa::new(vec![ok.clone()], settings).unwrap_err();
+            assert!(e.contains(want), "{settings:?}: {e}");
+        }
+        // At the edges of the ranges the gains are finite.
+        let edge = Settings {
+            alpha: 1.0,
+            gamma: 0.999,
+            a_ratio: 1.0,
+            ..Settings::new(u64::MAX, 10, 1)
+        };
+        Spsa::new(vec![ok.clone()], edge).unwrap();
+        for (param, want) in [
+            (
+                Param {
+                    c_end: 6.0,
+                    ..ok.clone()
+                },
+                "c_end = 6 is more than half the range",
+            ),
+            (
+                Param {
+                    r_end: 1000.0,
+                    ..ok.clone()
+                },
+                "r_end = 1000 is too large",
+            ),
+            (
+                Param {
+                    min: -1e300,
+                    max: 1e300,
+                    start: 0.0,
+                    c_end: 1e299,
+                    ..ok.clone()
+                },
+                "not finite numbers",
+            ),
+        ] {
+            let e = Spsa::new(vec![param], s).unwrap_err();
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
+    /// Issue 44, item 6: a step that would make θ something other than a number is an
+    /// error, and the state is left as it was.
+    #[test]
+    fn a_batch_that_would_make_theta_nan_applies_nothing() {
+        let spsa = Spsa::new(
+            vec![param("x", 0.0, 10.0, 5.0, false)],
+            Settings::new(100, 4, 1),
+        )
+        .unwrap();
+        let mut state = spsa.start_state();
+        let jobs = spsa.next_batch(&state);
+        let won = PairOutcome {
+            plus: [GameScore::Win, GameScore::Win],
+            minus: None,
+        };
+        let mut bad = jobs.clone();
+        bad[2].r_k[0] = f64::NAN;
+        let before = state.clone();
+        let e = spsa.apply(&mut state, &bad, &vec![won; 4]).unwrap_err();
+        assert!(e.contains("pair 3: θ of `x` would become NaN"), "{e}");
+        assert_eq!(state, before);
+        spsa.apply(&mut state, &jobs, &vec![won; 4]).unwrap();
+        assert_eq!(state.pairs_done, 4);
     }
 }

@@ -467,3 +467,150 @@ fn set_table_weights_are_written_into_the_fitted_table() {
     );
     assert!(!line.contains("tune"), "{line}");
 }
+
+/// Issue 44, item 5: `arena fit --games DIR` took records `arena stats` refuses (a
+/// flipped result, a line twice, another run's record) and fitted on them. It checks
+/// them as every reader does, against the run.toml beside them.
+#[test]
+fn fit_refuses_the_records_stats_refuses() {
+    use serde_json::{Value, json};
+    let tmp = tempfile::tempdir().unwrap();
+    let games = tmp.path().join("games");
+    let small = data("tournaments/small.toml");
+    run_ok(&[
+        "run",
+        small.to_str().unwrap(),
+        "--quiet",
+        "--no-report",
+        "--out",
+        games.to_str().unwrap(),
+    ]);
+    let text = read(&games.join("games.jsonl"));
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let won = records
+        .iter()
+        .position(|r| r["reason"] == "k-in-a-row")
+        .expect("a won game");
+    type Edit = Box<dyn Fn(&mut Vec<Value>)>;
+    let cases: Vec<(&str, Edit, usize, &str)> = vec![
+        (
+            "a flipped result",
+            Box::new(move |rs| {
+                let r = &mut rs[won];
+                r["result"] = json!(if r["result"] == "1-0" { "0-1" } else { "1-0" });
+            }),
+            won + 1,
+            "the moves end in k-in-a-row",
+        ),
+        (
+            "a duplicated line",
+            Box::new(|rs| {
+                let copy = rs[3].clone();
+                rs.insert(4, copy);
+            }),
+            5,
+            "appears twice",
+        ),
+        (
+            "another run's record",
+            Box::new(|rs| {
+                rs[2]["seed"] = json!("12345");
+                rs[2]["black_name"] = json!("elsewhere");
+            }),
+            3,
+            "black_name is 'elsewhere'",
+        ),
+    ];
+    for (n, (what, edit, line, want)) in cases.into_iter().enumerate() {
+        let dir = tmp.path().join(format!("edit-{n}"));
+        crate::common::copy_folder(&games, &dir);
+        let mut edited = records.clone();
+        edit(&mut edited);
+        let text: String = edited.iter().map(|r| format!("{r}\n")).collect();
+        std::fs::write(dir.join("games.jsonl"), text).unwrap();
+        // `arena stats` refuses it, and so does the fit, with the same file and line.
+        let at = format!("games.jsonl:{line}: ");
+        let e = run_bad_input(&["stats", dir.to_str().unwrap()]);
+        assert!(e.contains(&at) && e.contains(want), "{what}: stats: {e}");
+        let out = tmp.path().join(format!("fit-{n}"));
+        let e = run_bad_input(&[
+            "fit",
+            "--engine",
+            &seed003_engine(),
+            "--games",
+            dir.to_str().unwrap(),
+            "--params",
+            "table.open_three",
+            "--epochs",
+            "1",
+            "--verify-pairs",
+            "0",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(e.contains(&at) && e.contains(want), "{what}: fit: {e}");
+        assert!(!out.join("state.json").exists(), "{what}: no fit was made");
+    }
+    // Records without the run.toml they were played from cannot be checked.
+    let bare = tmp.path().join("bare");
+    std::fs::create_dir_all(&bare).unwrap();
+    std::fs::copy(games.join("games.jsonl"), bare.join("games.jsonl")).unwrap();
+    let e = run_bad_input(&[
+        "fit",
+        "--engine",
+        &seed003_engine(),
+        "--games",
+        bare.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        tmp.path().join("fit-bare").to_str().unwrap(),
+    ]);
+    assert!(e.contains("no run.toml beside it"), "{e}");
+}
+
+/// Issue 44, item 6: a value of the checkpoint's `history` edited out of its range was
+/// written to trajectory.csv on resume. It is refused, naming the file and the key.
+#[test]
+fn a_history_value_out_of_range_is_refused_on_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("fit");
+    fit(
+        &[&config("small"), "--epochs", "2", "--verify-pairs", "0"],
+        &out,
+    );
+    let path = out.join("state.json");
+    let mut state: serde_json::Value = serde_json::from_str(&read(&path)).unwrap();
+    // table.defence fits within [0.25, 4.0] (the small config's range).
+    state["history"][1]["values"][1] = serde_json::json!(1.0e6);
+    std::fs::write(&path, serde_json::to_string_pretty(&state).unwrap()).unwrap();
+    let trajectory = read(&out.join("trajectory.csv"));
+    let e = run_bad_input(&[
+        "fit",
+        &config("small"),
+        "--epochs",
+        "2",
+        "--resume",
+        "--verify-pairs",
+        "0",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("state.json:") && e.contains("key `history`"),
+        "{e}"
+    );
+    assert!(
+        e.contains("table.defence = 1000000 is outside its range [0.25, 4]"),
+        "{e}"
+    );
+    assert_eq!(
+        read(&out.join("trajectory.csv")),
+        trajectory,
+        "left as it was"
+    );
+}

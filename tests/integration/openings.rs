@@ -325,3 +325,75 @@ fn shuffle_draws_the_opening_order_from_the_seed() {
     let refused = run_bad_input(&["match", &a, &b, "--plies", "4", "--shuffle"]);
     assert!(refused.contains("--shuffle"), "{refused}");
 }
+
+/// Issue 44, item 17: `random_plies = K` plays K seeded random plies after each round's
+/// balanced opening: every pair its own opening, the round's balanced image with two
+/// more stones, the same on one thread, two threads and two shards merged.
+#[test]
+fn random_plies_give_every_pair_its_own_opening_on_any_split() {
+    let tmp = tempfile::tempdir().unwrap();
+    let e = engine("gomoku-seed003-threat");
+    let config = |name: &str, plies: &str| {
+        write(
+            tmp.path(),
+            &format!("{name}.toml"),
+            &format!(
+                "name = \"{name}\"\ngame = \"gomoku\"\nrounds = 12\nseed = 5\n\n[openings]\n\
+                 kind = \"balanced\"\ntransform = true\n{plies}\n\n[adjudication]\n\
+                 max_plies = 14\n\n\
+                 [[engines]]\nfile = \"{e}\"\nname = \"a\"\nset = {{ \"search.depth\" = 1 }}\n\n\
+                 [[engines]]\nfile = \"{e}\"\nname = \"b\"\nset = {{ \"search.depth\" = 1, \
+                 \"table.defence\" = 1.5 }}\n"
+            ),
+        )
+    };
+    let with = config("plies", "random_plies = 2");
+    let records = |dir: &Path| -> Vec<_> {
+        let mut r = read_records(&dir.join("games.jsonl")).unwrap().records;
+        r.sort_by_key(|r| r.game);
+        r.into_iter().map(|r| r.without_times()).collect()
+    };
+    let run = |config: &str, name: &str, extra: &[&str]| {
+        let out = tmp.path().join(name);
+        let mut args = vec!["run", config, "--quiet", "--no-report", "--out"];
+        args.push(out.to_str().unwrap());
+        args.extend_from_slice(extra);
+        run_ok(&args);
+        out
+    };
+    let one = run(&with, "one", &["--jobs", "1"]);
+    let played = records(&one);
+    assert_eq!(played.len(), 24);
+    let plain = records(&run(&config("plain", ""), "plain", &["--jobs", "1"]));
+    let mut by_pair = std::collections::BTreeMap::new();
+    for (r, base) in played.iter().zip(&plain) {
+        let o = by_pair.entry(r.pair).or_insert_with(|| r.opening.clone());
+        assert_eq!(o, &r.opening, "both games of pair {} start alike", r.pair);
+        // The balanced image the round plays without random plies, and two stones more.
+        assert!(
+            r.opening.starts_with(&base.opening) && r.opening.len() > base.opening.len(),
+            "pair {}: {} from {}",
+            r.pair,
+            r.opening,
+            base.opening
+        );
+    }
+    let distinct: std::collections::HashSet<&String> = by_pair.values().collect();
+    assert_eq!(distinct.len(), 12);
+    assert_eq!(records(&run(&with, "two", &["--jobs", "2"])), played);
+    let sharded = tmp.path().join("sharded");
+    for shard in ["0/2", "1/2"] {
+        let mut args = vec![
+            "run",
+            with.as_str(),
+            "--quiet",
+            "--no-report",
+            "--shard",
+            shard,
+        ];
+        args.extend_from_slice(&["--out", sharded.to_str().unwrap()]);
+        run_ok(&args);
+    }
+    run_ok(&["merge", sharded.to_str().unwrap()]);
+    assert_eq!(records(&sharded), played);
+}

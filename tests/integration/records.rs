@@ -72,7 +72,7 @@ type Edit = fn(&mut Value) -> bool;
 
 /// The hand edits of issue 20's item 8 (and their kin), each applied to the first record
 /// it fits, with what the refusal must say.
-const EDITS: [(&str, Edit, &str); 6] = [
+const EDITS: [(&str, Edit, &str); 7] = [
     (
         "a flipped result",
         |r| {
@@ -142,6 +142,20 @@ const EDITS: [(&str, Edit, &str); 6] = [
         },
         "reason 'agreed' is not one arena writes",
     ),
+    // Issue 44, item 4: a flipped result passed as a time forfeit, though the moves make
+    // the three in a row and no engine had a clock.
+    (
+        "a flipped result as a time forfeit",
+        |r| {
+            let won = r["reason"] == "k-in-a-row" && r["result"] == "1-0";
+            if won {
+                r["result"] = json!("0-1");
+                r["reason"] = json!("time-forfeit");
+            }
+            won
+        },
+        "reason is time-forfeit, but neither engine had a time limit",
+    ),
 ];
 
 /// Applies `edit` to the first record of `records` it fits; that record's 1-based line
@@ -190,6 +204,51 @@ fn records_the_rules_contradict_are_refused_by_every_reader() {
             "{what}: the refused file is left as it was"
         );
     }
+}
+
+/// Issue 44, item 4: a time forfeit reads where a clock could have run out: the side to
+/// move on a clock loses, the late move left out, in a game the moves do not end.
+#[test]
+fn a_time_forfeit_reads_only_where_a_clock_could_have_run_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = crate::common::write(
+        tmp.path(),
+        "clocked.toml",
+        "name = \"clocked\"\ngame = \"tictactoe\"\nrounds = 4\nseed = 5\n\n[openings]\n\
+         kind = \"random\"\nplies = 1\n\n\
+         [[engines]]\nname = \"a\"\nsearch = { tc = \"5+0.05\", random_margin = 5 }\n\n\
+         [[engines]]\nname = \"b\"\nsearch = { tc = \"5+0.05\", depth = 1 }\n",
+    );
+    let dir = played(tmp.path(), &config, "clocked");
+    let file = dir.join("games.jsonl");
+    let mut records = lines(&file);
+    // A won game cut before its winning move: the winner, now to move, lost on time.
+    let (line, game) = edit_first(&mut records, |r| {
+        let won = r["reason"] == "k-in-a-row";
+        if won {
+            r["moves"].as_array_mut().unwrap().pop();
+            r["stats"].as_array_mut().unwrap().pop();
+            r["plies"] = json!(r["plies"].as_u64().unwrap() - 1);
+            r["result"] = json!(if r["result"] == "1-0" { "0-1" } else { "1-0" });
+            r["reason"] = json!("time-forfeit");
+        }
+        won
+    });
+    write_lines(&file, &records);
+    let d = dir.to_str().unwrap();
+    run_ok(&["stats", d]);
+    run_ok(&["export", d]);
+    // The same game given to the other side: nobody had a move time, so only the side
+    // to move can have lost on time.
+    let r = &mut records[line - 1];
+    r["result"] = json!(if r["result"] == "1-0" { "0-1" } else { "1-0" });
+    write_lines(&file, &records);
+    let e = run_bad_input(&["stats", d]);
+    assert!(
+        e.contains(&format!(":{line}: game {game}: result is"))
+            && e.contains("to move, ran out of its clock"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -273,6 +273,79 @@ fn sprt_stops_a_lopsided_match_early() {
     assert!(stats.contains("H1 accepted"), "{stats}");
 }
 
+/// Issue 44, item 7: an SPRT run's games.jsonl held 116 to 149 games, whatever the
+/// threads had finished when the test decided (the statistics used the same 106). The
+/// results hold exactly the pairs up to the decision, on any number of threads.
+#[test]
+fn an_sprt_run_holds_the_same_games_on_one_and_two_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut exports = Vec::new();
+    let mut played = Vec::new();
+    for jobs in ["1", "2"] {
+        let dir = out_dir(&tmp, &format!("sprt-j{jobs}"));
+        let d = dir.to_str().unwrap();
+        run_ok(&[
+            "run",
+            &config("sprt"),
+            "--quiet",
+            "--jobs",
+            jobs,
+            "--out",
+            d,
+        ]);
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
+                .unwrap();
+        let pairs = summary["sprt"]["pairs"].as_u64().expect("the SPRT's pairs");
+        let g = games(&dir);
+        assert_eq!(
+            g.keys().copied().collect::<Vec<u64>>(),
+            (0..2 * pairs).collect::<Vec<u64>>(),
+            "--jobs {jobs}: the games of the {pairs} pairs up to the decision, no more"
+        );
+        played.push(g);
+        // The export too, but for when each game was played.
+        let pgn = run_ok(&["export", d, "--pgn"]);
+        let timeless: Vec<&str> = pgn
+            .lines()
+            .filter(|l| {
+                !["[Date ", "[UTCDate ", "[UTCTime "]
+                    .iter()
+                    .any(|t| l.starts_with(t))
+            })
+            .collect();
+        exports.push(timeless.join("\n"));
+    }
+    assert_eq!(played[0], played[1]);
+    assert_eq!(exports[0], exports[1]);
+}
+
+/// Issue 44, item 14: the progress of an SPRT run showed no LLR. Without a terminal
+/// the score lines say where it stands between its bounds.
+#[test]
+fn sprt_progress_lines_show_the_llr_and_its_bounds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = out_dir(&tmp, "sprt");
+    let out = arena()
+        .args(["run", &config("sprt"), "--no-report", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let scores: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("Score after"))
+        .collect();
+    assert!(!scores.is_empty(), "{stderr}");
+    for line in &scores {
+        assert!(
+            line.contains(" LLR ") && line.contains(" [-2.94, 2.94]"),
+            "{line}"
+        );
+    }
+}
+
 #[test]
 fn stats_and_pgn_export_read_the_results() {
     let tmp = tempfile::tempdir().unwrap();

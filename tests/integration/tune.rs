@@ -264,6 +264,85 @@ fn killed_mid_batch_then_resumed_equals_an_uninterrupted_run() {
     );
 }
 
+/// Issue 44, item 13: a session killed mid-batch counted none of its playing time, so
+/// after a resume the speed over the whole run ("20027 pairs/h") was more than the pairs
+/// could have been played at. The time of every recorded pair counts.
+#[test]
+fn a_resumed_tune_counts_the_time_of_the_killed_session() {
+    let tmp = tempfile::tempdir().unwrap();
+    // One batch of 200 pairs at depth 2: a session killed half-way applied nothing.
+    let text = read(Path::new(&config("small")))
+        .replace("pairs = 240", "pairs = 200")
+        .replace("batch = 8", "batch = 200")
+        .replace("\"search.depth\" = 1", "\"search.depth\" = 2")
+        .replace(
+            "../../../configs",
+            &format!("{}/configs", env!("CARGO_MANIFEST_DIR")),
+        );
+    let path = tmp.path().join("one-batch.toml");
+    std::fs::write(&path, text).unwrap();
+    let dir = tmp.path().join("killed");
+    let journal = dir.join("pairs/main.jsonl");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("arena"))
+        .args([
+            "tune",
+            path.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while crate::common::lines(&journal) < 100 {
+        assert!(Instant::now() < deadline, "the tune made no progress");
+        assert!(child.try_wait().unwrap().is_none(), "ended before the kill");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    tune(
+        &[
+            path.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--resume",
+            "--verify-pairs",
+            "0",
+        ],
+        &dir,
+    );
+    let r = report(&dir);
+    assert_eq!(r.pairs_done, 200);
+    // One thread: the pairs were played one after the other, so the run spent at least
+    // the sum of their times playing.
+    let played_ms: u64 = read(&journal)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["ms"]
+                .as_u64()
+                .unwrap()
+        })
+        .sum();
+    let played_s = played_ms as f64 / 1000.0;
+    assert!(played_s > 0.0);
+    assert!(
+        r.elapsed_s >= 0.98 * played_s,
+        "elapsed {} s, but the pairs took {played_s} s",
+        r.elapsed_s
+    );
+    let fastest = 200.0 * 3600.0 / played_s;
+    assert!(
+        r.pairs_per_hour <= 1.02 * fastest,
+        "{} pairs/h over the whole run; at most {fastest} are possible",
+        r.pairs_per_hour
+    );
+}
+
 #[test]
 fn resume_refuses_another_config_and_counts() {
     let tmp = tempfile::tempdir().unwrap();
@@ -360,6 +439,54 @@ fn bad_tune_configs_are_one_line_exit_2() {
             "[verification]\npairs = 10",
             "[verification]\npairs = 10\n[verification.sprt]\nelo0 = 5\nelo1 = 0\nalpha = 0.05\nbeta = 0.05\nmodel = \"logistic\"",
             vec!["[verification.sprt]", "elo0 must be less than elo1"],
+        ),
+    ];
+    for (i, (from, to, needles)) in cases.iter().enumerate() {
+        let path = variant(tmp.path(), i, from, to);
+        assert_refused("tune", path.to_str().unwrap(), &out, needles, i);
+    }
+}
+
+/// Issue 44, item 6: `alpha = 1000` made θ NaN, written to state.json, trajectory.csv
+/// and tuned.toml. SPSA settings outside the ranges where it can work are refused with
+/// the file, the line and the key, and nothing is written.
+#[test]
+fn spsa_settings_that_cannot_work_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let cases = [
+        (
+            "seed = 3",
+            "seed = 3\nalpha = 1000",
+            vec!["bad0.toml:10", "key `alpha`"],
+        ),
+        (
+            "seed = 3",
+            "seed = 3\ngamma = 0.9",
+            vec!["bad1.toml:10", "key `gamma`"],
+        ),
+        (
+            "seed = 3",
+            "seed = 3\na_ratio = 1e300",
+            vec!["bad2.toml:10", "key `a_ratio`"],
+        ),
+        (
+            "max = 20000",
+            "max = 20000\nc_end = 15000",
+            vec![
+                "bad3.toml:23",
+                "table.open_three",
+                "c_end = 15000 is more than half",
+            ],
+        ),
+        (
+            "max = 20000",
+            "max = 20000\nr_end = 100",
+            vec![
+                "bad4.toml:23",
+                "table.open_three",
+                "r_end = 100 is too large",
+            ],
         ),
     ];
     for (i, (from, to, needles)) in cases.iter().enumerate() {

@@ -52,9 +52,98 @@ enum Source<G: OpeningGame> {
         order: Vec<usize>,
         symmetries: usize,
         first: Vec<usize>,
+        /// `random_plies`: the random plies after each round's opening.
+        plies: Option<Box<ExtraPlies>>,
     },
     /// Random openings, drawn as needed.
     Random(Box<RandomOpenings<G>>),
+}
+
+/// `random_plies = K`: K random plies after each round's opening from a list, drawn by
+/// round from the master seed. Rounds are extended in order, each to a position no
+/// earlier round has (a repeat is drawn again), so the first [`DISTINCT_WINDOW`] rounds
+/// are all distinct whatever order they are asked in; later rounds get a fresh draw.
+struct ExtraPlies {
+    plies: u32,
+    seed: u64,
+    drawn: std::sync::Mutex<PliesDrawn>,
+}
+
+#[derive(Default)]
+struct PliesDrawn {
+    list: Vec<Opening>,
+    seen: std::collections::HashSet<String>,
+}
+
+/// How many times a round's random plies are drawn before a repeat of an earlier
+/// round is accepted (a list too small for its rounds).
+const PLIES_ATTEMPTS: usize = 64;
+
+impl ExtraPlies {
+    /// `base` (round `round`'s opening) with the random plies: the candidates in the
+    /// order the round's generator draws them.
+    fn candidates<G: OpeningGame>(
+        &self,
+        game: &G::Config,
+        base: &Opening,
+        round: u64,
+    ) -> Result<impl Iterator<Item = Opening>, String> {
+        let start = G::from_text(game, &base.position).map_err(|e| e.to_string())?;
+        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(self.seed, Stream::Plies, round));
+        let plies = self.plies;
+        let mut tries = 0;
+        Ok(std::iter::from_fn(move || {
+            while tries < MAX_ATTEMPTS {
+                tries += 1;
+                if let Some(pos) = G::random_plies(&start, plies, &mut rng) {
+                    return Some(Opening {
+                        position: pos.to_text(),
+                    });
+                }
+            }
+            None
+        }))
+    }
+
+    /// Round `round`'s opening: `base(r)` gives round r's opening from the list.
+    fn get<G: OpeningGame>(
+        &self,
+        game: &G::Config,
+        round: u64,
+        base: impl Fn(u64) -> Result<Opening, String>,
+    ) -> Result<Opening, String> {
+        let no_room = |b: &Opening| {
+            format!(
+                "no {} random plies can follow the opening '{}' without ending the game",
+                self.plies, b.position
+            )
+        };
+        if round >= DISTINCT_WINDOW as u64 {
+            let b = base(round)?;
+            return self
+                .candidates::<G>(game, &b, round)?
+                .next()
+                .ok_or_else(|| no_room(&b));
+        }
+        let mut d = self.drawn.lock().unwrap_or_else(|p| p.into_inner());
+        while d.list.len() as u64 <= round {
+            let r = d.list.len() as u64;
+            let b = base(r)?;
+            let mut first = None;
+            let mut chosen = None;
+            for candidate in self.candidates::<G>(game, &b, r)?.take(PLIES_ATTEMPTS) {
+                if !d.seen.contains(&candidate.position) {
+                    chosen = Some(candidate);
+                    break;
+                }
+                first.get_or_insert(candidate);
+            }
+            let opening = chosen.or(first).ok_or_else(|| no_room(&b))?;
+            d.seen.insert(opening.position.clone());
+            d.list.push(opening);
+        }
+        Ok(d.list[round as usize].clone())
+    }
 }
 
 /// The lazily drawn distinct random openings.
@@ -236,12 +325,20 @@ impl<G: OpeningGame> OpeningBook<G> {
                         })?;
                     }
                 }
+                let plies = (o.random_plies > 0).then(|| {
+                    Box::new(ExtraPlies {
+                        plies: o.random_plies,
+                        seed,
+                        drawn: std::sync::Mutex::new(PliesDrawn::default()),
+                    })
+                });
                 OpeningBook {
                     source: Source::File {
                         list,
                         order,
                         symmetries,
                         first,
+                        plies,
                     },
                     game: game.clone(),
                 }
@@ -284,17 +381,24 @@ impl<G: OpeningGame> OpeningBook<G> {
                 order,
                 symmetries,
                 first,
+                plies,
             } => {
-                let n = order.len() as u64;
-                let i = order[(round % n) as usize];
-                if *symmetries <= 1 {
-                    return Ok(list[i].clone());
+                let base = |round: u64| {
+                    let n = order.len() as u64;
+                    let i = order[(round % n) as usize];
+                    if *symmetries <= 1 {
+                        return Ok(list[i].clone());
+                    }
+                    let symmetry =
+                        (first[i] + ((round / n) % *symmetries as u64) as usize) % symmetries;
+                    Ok(Opening {
+                        position: G::transformed(&self.game, &list[i].position, symmetry)?,
+                    })
+                };
+                match plies {
+                    Some(p) => p.get::<G>(&self.game, round, base),
+                    None => base(round),
                 }
-                let symmetry =
-                    (first[i] + ((round / n) % *symmetries as u64) as usize) % symmetries;
-                Ok(Opening {
-                    position: G::transformed(&self.game, &list[i].position, symmetry)?,
-                })
             }
             Source::Random(r) => r.get(round),
         }
@@ -315,6 +419,8 @@ impl<G: OpeningGame> OpeningBook<G> {
     pub fn distinct(&self) -> Option<u64> {
         match &self.source {
             Source::Start(_) => Some(1),
+            // Random plies make each round's opening its own, as random openings are.
+            Source::File { plies: Some(_), .. } => None,
             Source::File {
                 list, symmetries, ..
             } => Some(list.len() as u64 * *symmetries as u64),
@@ -328,20 +434,29 @@ impl<G: OpeningGame> OpeningBook<G> {
         if max_plies == 0 {
             return Ok(());
         }
-        let openings: Vec<(Option<usize>, Opening)> = match &self.source {
-            Source::File { list, .. } => list
-                .iter()
-                .enumerate()
-                .map(|(i, o)| (Some(i + 1), o.clone()))
-                .collect(),
-            _ => vec![(None, self.get(0)?)],
+        let (openings, extra): (Vec<(Option<usize>, Opening)>, u32) = match &self.source {
+            Source::File { list, plies, .. } => (
+                list.iter()
+                    .enumerate()
+                    .map(|(i, o)| (Some(i + 1), o.clone()))
+                    .collect(),
+                plies.as_ref().map_or(0, |p| p.plies),
+            ),
+            _ => (vec![(None, self.get(0)?)], 0),
         };
         for (n, o) in openings {
             let pos = G::from_text(game, &o.position).map_err(|e| format!("opening: {e}"))?;
-            if pos.plies() >= max_plies {
+            if pos.plies() + extra >= max_plies {
                 let which = n.map_or("the openings".to_string(), |n| format!("opening {n}"));
+                let with = if extra > 0 {
+                    format!(" ({} with random_plies = {extra})", pos.plies() + extra)
+                } else {
+                    String::new()
+                };
                 return Err(format!(
-                    "{which} already has {} plies, and [adjudication] max_plies = {max_plies}                      would draw every game before its first move: raise max_plies or use                      shorter openings",
+                    "{which} already has {} plies{with}, and [adjudication] max_plies = \
+                     {max_plies} would draw every game before its first move: raise max_plies \
+                     or use shorter openings",
                     pos.plies()
                 ));
             }
@@ -426,7 +541,7 @@ mod tests {
         },
         *,
     };
-    use crate::game::{Mnk, MnkConfig, MnkRule};
+    use crate::game::{Game, Mnk, MnkConfig, MnkRule};
 
     fn book(game: &MnkConfig, plies: u32, window: usize) -> OpeningBook<Mnk> {
         let o = OpeningsConfig {
@@ -577,6 +692,70 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    /// Issue 44, item 17: the balanced set with random plies after each opening, so that
+    /// every round plays its own near-balanced opening.
+    #[test]
+    fn random_plies_make_every_round_of_a_list_distinct_and_seeded() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = "kind = \"balanced\"\ntransform = true\nrandom_plies = 2";
+        let t = tournament_with(o, "gomoku", dir.path());
+        let g = gomoku();
+        let book = OpeningBook::<Mnk>::new(&t, &g).unwrap();
+        assert_eq!(book.distinct(), None, "one opening per round");
+        let plain = OpeningBook::<Mnk>::new(
+            &tournament_with(
+                "kind = \"balanced\"\ntransform = true",
+                "gomoku",
+                dir.path(),
+            ),
+            &g,
+        )
+        .unwrap();
+        let n = plain.distinct().unwrap();
+        // More rounds than the set has images: every round its own opening, each the
+        // round's balanced image with two more stones near it.
+        let rounds: Vec<String> = (0..n + 500)
+            .map(|r| book.get(r).unwrap().position)
+            .collect();
+        let distinct: std::collections::HashSet<&String> = rounds.iter().collect();
+        assert_eq!(distinct.len() as u64, n + 500);
+        for (r, p) in rounds.iter().enumerate() {
+            let base = plain.get(r as u64).unwrap().position;
+            let (b, e) = (
+                Mnk::from_text(&g, &base).unwrap(),
+                Mnk::from_text(&g, p).unwrap(),
+            );
+            assert_eq!(&e.history()[..b.history().len()], b.history(), "round {r}");
+            assert_eq!(e.history().len(), b.history().len() + 2, "round {r}");
+            assert!(e.outcome().is_none());
+        }
+        // The same seed, asked in another order (as threads, shards and workers do),
+        // gives the same rounds; another seed others.
+        let again = OpeningBook::<Mnk>::new(&t, &g).unwrap();
+        for r in (0..n + 500).rev().step_by(7) {
+            assert_eq!(
+                again.get(r).unwrap().position,
+                rounds[r as usize],
+                "round {r}"
+            );
+        }
+        let mut other = t.clone();
+        other.config.seed += 1;
+        let reseeded = OpeningBook::<Mnk>::new(&other, &g).unwrap();
+        assert_ne!(reseeded.get(0).unwrap().position, rounds[0]);
+        // Ataxx's set takes them too; random openings do not.
+        let t = tournament_with("kind = \"balanced\"\nrandom_plies = 2", "ataxx", dir.path());
+        let book = OpeningBook::<crate::game::Ataxx>::new(&t, &()).unwrap();
+        assert_ne!(book.get(0).unwrap().position, book.get(1).unwrap().position);
+        let text = "name = \"t\"\ngame = \"gomoku\"\nrounds = 1\n\n[openings]\nkind = \"random\"\n\
+                    random_plies = 2\n\n[[engines]]\nname = \"a\"\nsearch = { depth = 1 }\n\n\
+                    [[engines]]\nname = \"b\"\nsearch = { depth = 1 }\n";
+        let e = Tournament::parse("t.toml", &dir.path().join("t.toml"), text)
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains("random_plies = K adds random plies"), "{e}");
     }
 
     #[test]

@@ -102,6 +102,42 @@ impl OpeningGame for Mnk {
         Some(pos)
     }
 
+    fn random_plies(start: &Mnk, plies: u32, rng: &mut ChaCha8Rng) -> Option<Mnk> {
+        /// How far from a stone a random ply may go (Chebyshev distance).
+        const NEAR: i32 = 2;
+        let config = *start.config();
+        let (w, h) = (config.width() as i32, config.height() as i32);
+        let mut pos = start.clone();
+        let mut near = Vec::new();
+        for _ in 0..plies {
+            near.clear();
+            let stones: Vec<(i32, i32)> = pos.history().iter().map(|&m| config.xy(m)).collect();
+            let centre = [config.centre()];
+            let around: &[(i32, i32)] = if stones.is_empty() { &centre } else { &stones };
+            for y in 0..h {
+                for x in 0..w {
+                    let close = around
+                        .iter()
+                        .any(|&(sx, sy)| (sx - x).abs() <= NEAR && (sy - y).abs() <= NEAR);
+                    if close
+                        && let Some(mv) = config.at(x, y)
+                        && pos.is_legal(mv)
+                    {
+                        near.push(mv);
+                    }
+                }
+            }
+            if near.is_empty() {
+                return None;
+            }
+            pos.play(near[rng.random_range(0..near.len())]);
+            if pos.outcome().is_some() {
+                return None;
+            }
+        }
+        Some(pos)
+    }
+
     fn opening_from_line(config: &MnkConfig, line: &str) -> Result<Mnk, String> {
         if line.chars().any(|c| c.is_ascii_alphabetic()) {
             return Mnk::from_text(config, line).map_err(|e| e.to_string());
@@ -150,6 +186,26 @@ impl OpeningGame for crate::game::Ataxx {
         rng: &mut ChaCha8Rng,
     ) -> Option<crate::game::Ataxx> {
         let mut pos = crate::game::Ataxx::default();
+        let mut moves = Vec::new();
+        for _ in 0..plies {
+            pos.legal_moves(&mut moves);
+            if moves.is_empty() {
+                return None;
+            }
+            pos.play(moves[rng.random_range(0..moves.len())]);
+            if pos.outcome().is_some() {
+                return None;
+            }
+        }
+        Some(pos)
+    }
+
+    fn random_plies(
+        start: &crate::game::Ataxx,
+        plies: u32,
+        rng: &mut ChaCha8Rng,
+    ) -> Option<crate::game::Ataxx> {
+        let mut pos = start.clone();
         let mut moves = Vec::new();
         for _ in 0..plies {
             pos.legal_moves(&mut moves);

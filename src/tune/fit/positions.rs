@@ -41,8 +41,10 @@ use crate::{
     },
     search::score::plies_to_end,
     tournament::{
-        record::{GameRecord, GameResult, scan_records},
+        Tournament,
+        record::{GameRecord, GameResult, ScanError, scan_records},
         seeds::{Stream, derive_seed},
+        validate::{Checker, RunShape},
     },
 };
 
@@ -359,26 +361,7 @@ pub fn read_positions(
                 path.display()
             ));
         }
-        let mut records: Vec<(usize, GameRecord)> = Vec::new();
-        let mut bad: Option<String> = None;
-        scan_records(&path, |line, record| {
-            if let Some(v) = record.variant
-                && v != game
-            {
-                bad = Some(format!(
-                    "{}:{line}: game {} is {v}, the fit's engine plays {game}",
-                    path.display(),
-                    record.game
-                ));
-                return Err(());
-            }
-            records.push((line, record));
-            Ok(())
-        })
-        .map_err(|e| match e {
-            crate::tournament::record::ScanError::Read(e) => e.to_string(),
-            crate::tournament::record::ScanError::Record(()) => bad.take().unwrap_or_default(),
-        })?;
+        let records = checked_records(&path, game)?;
         let samples: Vec<Result<GameSamples, String>> = records
             .par_iter()
             .map(|(line, record)| {
@@ -398,6 +381,47 @@ pub fn read_positions(
         }
     }
     Ok(out)
+}
+
+/// The records of the results file `path`, with their lines, checked as every reader of
+/// records checks them (`arena stats`, `export`, `--resume`: see
+/// [`validate`](crate::tournament::validate)) against the run's `run.toml` beside the
+/// file: a hand-edited result, a line twice or another run's record is an error naming
+/// the file and line, never a sample. The run must play `game`, the fit's game.
+fn checked_records(path: &Path, game: GameSpec) -> Result<Vec<(usize, GameRecord)>, String> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let run_toml = folder.join("run.toml");
+    if !run_toml.is_file() {
+        return Err(format!(
+            "{}: no run.toml beside it: a fit reads a run's results folder (games.jsonl \
+             and the run.toml it was played from), whose records it checks as `arena stats` \
+             does",
+            path.display()
+        ));
+    }
+    let run = Tournament::from_resolved(&run_toml).map_err(|e| e.to_string())?;
+    if run.config.game != game {
+        return Err(format!(
+            "{}: the run plays {}, the fit's engine plays {game}",
+            path.display(),
+            run.config.game
+        ));
+    }
+    let shape = RunShape::of(&run, None);
+    let mut checker = Checker::new(&shape);
+    let mut records = Vec::new();
+    scan_records(path, |line, record| {
+        checker
+            .check(&record)
+            .map_err(|why| format!("{}:{line}: {why}", path.display()))?;
+        records.push((line, record));
+        Ok(())
+    })
+    .map_err(|e| match e {
+        ScanError::Read(e) => e.to_string(),
+        ScanError::Record(message) => message,
+    })?;
+    Ok(records)
 }
 
 /// The records file of a results folder (or the path itself when it is a file).

@@ -19,7 +19,7 @@ use std::{
 use serde::{Deserialize, Serialize};
 
 use super::{
-    config::Fit,
+    config::{Fit, FitParam},
     features::{ataxx_weights, mnk_weights},
     model::{Adam, FreeParam, Settings, fit_k, full_weights, lr_at, run_epoch},
     positions::{Counts, FeatureSource, Selection, read_positions},
@@ -120,9 +120,13 @@ pub struct FitState {
 
 impl FitState {
     /// Reads `dir`'s checkpoint (None when there is none), checked against the fit
-    /// it must belong to: `epochs` in the fit and `params` free parameters. A damaged
+    /// it must belong to: `epochs` in the fit and its parameters `params`. A damaged
     /// value is named with its line (`state.json:LINE: key ...`).
-    pub fn read(dir: &Path, epochs: u64, params: usize) -> Result<Option<FitState>, TuneError> {
+    pub fn read(
+        dir: &Path,
+        epochs: u64,
+        params: &[FitParam],
+    ) -> Result<Option<FitState>, TuneError> {
         let path = dir.join(STATE_FILE);
         let Some((state, text)) = read_json::<FitState>(&path, "a fit checkpoint")? else {
             return Ok(None);
@@ -133,11 +137,13 @@ impl FitState {
         Ok(Some(state))
     }
 
-    /// What a checkpoint of a fit of `epochs` epochs over `params` parameters must hold:
-    /// a positive, finite K; as many epochs as the fit has at most, and a loss row for
-    /// each; an optimiser with one finite value per parameter (u in 0..=1, second
-    /// moments not negative) that has taken a step for each epoch done.
-    fn check(&self, epochs: u64, params: usize) -> Result<(), (&'static str, String)> {
+    /// What a checkpoint of a fit of `epochs` epochs over `params` must hold: a
+    /// positive, finite K; as many epochs as the fit has at most, and a loss row for
+    /// each, numbered in order, whose values (one per parameter, or none in older
+    /// checkpoints) lie within the parameters' ranges; an optimiser with one finite value
+    /// per parameter (u in 0..=1, second moments not negative) that has taken a step for
+    /// each epoch done.
+    fn check(&self, epochs: u64, params: &[FitParam]) -> Result<(), (&'static str, String)> {
         let k = f64::from_bits(self.k_bits);
         if !(k.is_finite() && k > 0.0) {
             return Err(("k_bits", format!("K = {k} is not a positive number")));
@@ -167,12 +173,49 @@ impl FitState {
                 format!("epoch {} holds a value that is not a number", row.epoch),
             ));
         }
+        for (i, row) in self.history.iter().enumerate() {
+            if row.epoch != i as u64 {
+                return Err((
+                    "history",
+                    format!(
+                        "row {} is epoch {} (rows go 0, 1, 2, ...)",
+                        i + 1,
+                        row.epoch
+                    ),
+                ));
+            }
+            if !row.values.is_empty() && row.values.len() != params.len() {
+                return Err((
+                    "history",
+                    format!(
+                        "epoch {} holds {} values for {} parameters",
+                        row.epoch,
+                        row.values.len(),
+                        params.len()
+                    ),
+                ));
+            }
+            // θ stays in [min, max] (Adam works in u = (θ - min) / (max - min) in
+            // 0..=1); a little slack for the rounding of that map.
+            for (p, &v) in params.iter().zip(&row.values) {
+                let slack = 1e-9 * (p.max - p.min);
+                if v < p.min - slack || v > p.max + slack {
+                    return Err((
+                        "history",
+                        format!(
+                            "epoch {}: {} = {v} is outside its range [{}, {}]",
+                            row.epoch, p.name, p.min, p.max
+                        ),
+                    ));
+                }
+            }
+        }
         let adam = &self.adam;
         for (key, values) in [("u", &adam.u), ("m", &adam.m), ("v", &adam.v)] {
-            if values.len() != params {
+            if values.len() != params.len() {
                 return Err((
                     key,
-                    format!("{} values for {params} parameters", values.len()),
+                    format!("{} values for {} parameters", values.len(), params.len()),
                 ));
             }
             if let Some(x) = values.iter().find(|x| !x.is_finite()) {
@@ -371,7 +414,7 @@ pub fn run(
         .map_err(|e| TuneError::Input(format!("cannot start {jobs} worker threads: {e}")))?;
 
     let folder = JobFolder::claim(out, "arena fit", "fit", options.resume, &resolved)?;
-    let existing = FitState::read(out, fit.config.epochs, params.len())?;
+    let existing = FitState::read(out, fit.config.epochs, &fit.params)?;
 
     let interrupted = || FitOutcome {
         ending: FitEnding::Interrupted,
@@ -682,7 +725,7 @@ impl Verifiable for Fit {
     }
 
     fn engines(&self, out: &Path) -> Result<[EngineSpec; 2], TuneError> {
-        let Some(state) = FitState::read(out, self.config.epochs, self.params.len())? else {
+        let Some(state) = FitState::read(out, self.config.epochs, &self.params)? else {
             return Err(TuneError::Input(format!(
                 "{}: no fit to verify (no state.json)",
                 out.display()
