@@ -19,6 +19,8 @@ pub enum Stream {
     /// The games a judge engine plays from a candidate opening (`arena openings
     /// --play`): by candidate, then by game within the candidate.
     Judge = 5,
+    /// The random plies of an `arena datagen` game, by game index.
+    Datagen = 6,
 }
 
 /// The `index`-th seed of `stream` under `master`: word `2 * index` of ChaCha8 keyed by
