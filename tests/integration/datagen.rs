@@ -588,3 +588,32 @@ fn datagen_refuses_bad_options_with_a_clear_error() {
     ]);
     assert!(e.contains("datagen.toml") && e.contains("depth"), "{e}");
 }
+
+#[test]
+fn datagen_memory_does_not_grow_with_the_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let peak = |games: &str| {
+        let out = dir.path().join(games);
+        let engine = shipped_engine("ataxx-strong.toml");
+        let child = arena_process()
+            .args([
+                "datagen", &engine, "--games", games, "--depth", "2", "-j", "1", "--quiet",
+            ])
+            .args(["--set", "search.tt_mb=1", "--dedup-window", "8", "--out"])
+            .arg(&out)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (status, kib) = crate::common::wait_with_peak(child);
+        assert_eq!(status, 0);
+        (kib, crate::common::lines(&out.join("positions.txt")))
+    };
+    let (small, few) = peak("8");
+    let (large, many) = peak("200");
+    assert!(many > 20 * few / 2, "{few} and {many} positions");
+    // Twenty-five times the positions, the same memory (a few MB of allocator slack).
+    assert!(
+        large < small + 4096,
+        "{small} KiB for {few} positions, {large} KiB for {many}"
+    );
+}
