@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod files;

@@ -57,6 +57,14 @@ pub struct FitArgs {
     /// Results folders to read (with a config: besides the config's own `games`).
     #[arg(long, value_name = "DIR", num_args = 1..)]
     games: Vec<PathBuf>,
+    /// `arena datagen` output to read (folders or files; with a config: besides its own
+    /// `data`), streamed from disk every epoch.
+    #[arg(long, value_name = "DIR", num_args = 1..)]
+    data: Vec<PathBuf>,
+    /// With datagen data: the weight of the result in the label (0: the search score
+    /// alone, 1: the result alone; default: the config's, else 0.5).
+    #[arg(long, value_name = "L")]
+    lambda: Option<f64>,
     /// The parameters: `table.open_three,table.defence` or `all` (default: the config's;
     /// `all` without a config).
     #[arg(long, value_name = "LIST")]
@@ -101,7 +109,17 @@ fn load(args: &FitArgs) -> Result<Fit> {
             f.config
                 .games
                 .extend(args.games.iter().map(|g| cwd.join(g).display().to_string()));
-            if args.params.is_some() || !args.games.is_empty() {
+            f.config
+                .data
+                .extend(args.data.iter().map(|g| cwd.join(g).display().to_string()));
+            if args.lambda.is_some() {
+                f.config.lambda = args.lambda;
+            }
+            if args.params.is_some()
+                || !args.games.is_empty()
+                || !args.data.is_empty()
+                || args.lambda.is_some()
+            {
                 f = <Fit as ConfigFile>::resolve(
                     &path.display().to_string(),
                     path,
@@ -112,8 +130,11 @@ fn load(args: &FitArgs) -> Result<Fit> {
             f
         }
         (None, Some(engine)) => {
-            if args.games.is_empty() {
-                bail!("--engine needs --games DIR... (results folders to read)");
+            if args.games.is_empty() && args.data.is_empty() {
+                bail!(
+                    "--engine needs --games DIR... (results folders to read) or --data DIR... \
+                     (arena datagen output)"
+                );
             }
             let here = std::env::current_dir()?.join("fit.toml");
             let engine_name = engine
@@ -121,10 +142,14 @@ fn load(args: &FitArgs) -> Result<Fit> {
                 .map_or("engine".into(), |s| s.to_string_lossy().to_string());
             let config = FitConfig {
                 name: format!("fit-{engine_name}"),
-                game: args.game.or_else(|| first_variant(&args.games[0])),
+                game: args
+                    .game
+                    .or_else(|| args.games.first().and_then(|g| first_variant(g))),
                 engine: engine.display().to_string(),
                 set: toml::Table::new(),
                 games: args.games.iter().map(|g| g.display().to_string()).collect(),
+                data: args.data.iter().map(|g| g.display().to_string()).collect(),
+                lambda: args.lambda,
                 params: params_of(args.params.as_deref().unwrap_or("all")),
                 epochs: 20,
                 lr: 0.02,
@@ -181,7 +206,13 @@ pub fn fit(args: FitArgs) -> Result<()> {
         FitEvent::Selfplay(e) => games.event(e),
         FitEvent::Positions { counts, seconds } => {
             games.finish();
-            if !args.job.quiet {
+            if !args.job.quiet && !f.data.is_empty() {
+                eprintln!(
+                    "arena: datagen data: {} training and {} validation positions, features \
+                     cached in {seconds:.1} s",
+                    counts.train, counts.validation
+                );
+            } else if !args.job.quiet {
                 eprintln!(
                     "arena: {} games: {} training and {} validation positions in {seconds:.1} s \
                      (skipped: {} opening, {} not quiet, {} after a decisive score; {} \
@@ -260,12 +291,20 @@ fn print_fit(out: &mut impl Write, r: &FitReport) -> io::Result<()> {
         "{}: {} on {}, {} of {} epochs, {} loss, K = {:.4e}, seed {}",
         r.name, r.engine, r.game, r.epochs_done, r.epochs, r.loss, r.k, r.seed
     )?;
-    writeln!(
-        out,
-        "positions: {} training, {} validation from {} games (skipped: {} opening, {} not \
-         quiet, {} after a decisive score; {} forfeited games)",
-        p.train, p.validation, p.games, p.opening, p.not_quiet, p.decisive, p.games_forfeited
-    )?;
+    if p.games == 0 && p.train > 0 {
+        writeln!(
+            out,
+            "positions: {} training, {} validation (arena datagen data)",
+            p.train, p.validation
+        )?;
+    } else {
+        writeln!(
+            out,
+            "positions: {} training, {} validation from {} games (skipped: {} opening, {} not \
+             quiet, {} after a decisive score; {} forfeited games)",
+            p.train, p.validation, p.games, p.opening, p.not_quiet, p.decisive, p.games_forfeited
+        )?;
+    }
     let rows: Vec<Vec<String>> = r
         .params
         .iter()

@@ -1,6 +1,7 @@
 //! Argument parsing (clap) and dispatch to the library. Commands print; the library
 //! returns values and errors.
 
+mod datagen;
 mod elo;
 mod engine;
 mod fit;
@@ -75,6 +76,7 @@ enum Command {
     Report(report::ReportArgs),
     Tune(tune::TuneArgs),
     Fit(fit::FitArgs),
+    Datagen(Box<datagen::DatagenArgs>),
 }
 
 /// Runs the command line and maps errors to a message and an exit code.
@@ -107,6 +109,7 @@ pub fn main() -> ExitCode {
         Command::Report(args) => report::report(args),
         Command::Tune(args) => tune::tune(args),
         Command::Fit(args) => fit::fit(args),
+        Command::Datagen(args) => datagen::datagen(*args),
     };
     // What engines left behind (where arena is their subreaper) goes with arena.
     arena::protocol::client::process::kill_leftovers();

@@ -151,7 +151,7 @@ pub struct ExportArgs {
     result_convention: pgn::ResultConvention,
 }
 
-fn parse_shard(s: &str) -> Result<Shard, String> {
+pub(crate) fn parse_shard(s: &str) -> Result<Shard, String> {
     let (i, n) = s
         .split_once('/')
         .ok_or_else(|| format!("'{s}' is not I/N (like 0/4)"))?;

@@ -194,8 +194,10 @@ impl Mnk {
     /// `b`) a first-player stone, `o` (or `O`, `w`) a second-player stone, `.` or `-` an
     /// empty cell, a number that many empty cells (`15` is a whole gomoku row). The side to
     /// move follows from the counts (equal: first player; one more first-player stone:
-    /// second player). The stones are replayed alternately, so a board where a line was
-    /// already complete before its last stone is refused.
+    /// second player). The stones are replayed alternately (a stone that would end the
+    /// game early waits for a later turn), so a board where a line was already complete
+    /// before its last stone is refused, and under renju one whose black stones cannot
+    /// all be placed without a forbidden one.
     pub fn from_board(config: &MnkConfig, text: &str) -> Result<Mnk, PositionError> {
         let t = text.trim();
         let err = |why: String| PositionError::Syntax {
@@ -260,26 +262,48 @@ impl Mnk {
                  as many stones as the second or one more"
             )));
         }
+        // The stones are replayed alternately, each side's in reading order, except that
+        // a stone that would end the game before the last one (a line, or under renju a
+        // forbidden black stone) waits for a later turn: a game may well have played it
+        // after the others (a black stone that is a double three with its blockers not yet
+        // placed). A board where no stone of the side to place is possible is refused.
         let mut pos = Mnk::new(config);
-        for i in 0..nx {
-            for side_stones in &stones {
-                if let Some(&mv) = side_stones.get(i) {
-                    if pos.won {
-                        return Err(err(
-                            "a line is complete before the last stone: not a reachable position"
-                                .to_string(),
-                        ));
-                    }
-                    if let Some(f) = pos.forbidden {
-                        return Err(err(format!(
-                            "black's stone {} is a forbidden {} under renju: not a reachable \
-                             position",
-                            pos.format_move(pos.history.last().copied().expect("a stone")),
-                            f.as_str()
-                        )));
-                    }
+        let mut left = stones;
+        let total = nx + no;
+        for placed in 0..total {
+            let side = placed % 2;
+            let last = placed + 1 == total;
+            let mut refusal = None;
+            let pick = left[side].iter().position(|&mv| {
+                pos.play(mv);
+                let why = if let Some(f) = pos.forbidden {
+                    Some(format!(
+                        "black's stone {} is a forbidden {} under renju: not a reachable \
+                         position",
+                        pos.format_move(mv),
+                        f.as_str()
+                    ))
+                } else if pos.won && !last {
+                    Some(
+                        "a line is complete before the last stone: not a reachable position"
+                            .to_string(),
+                    )
+                } else {
+                    None
+                };
+                pos.undo(mv, ());
+                let ok = why.is_none();
+                if refusal.is_none() {
+                    refusal = why;
+                }
+                ok
+            });
+            match pick {
+                Some(i) => {
+                    let mv = left[side].remove(i);
                     pos.play(mv);
                 }
+                None => return Err(err(refusal.expect("every stone was refused for a reason"))),
             }
         }
         Ok(pos)

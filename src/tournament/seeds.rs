@@ -21,6 +21,8 @@ pub enum Stream {
     Judge = 5,
     /// The random plies after a listed opening (`random_plies`), by round.
     Plies = 6,
+    /// The random plies of an `arena datagen` game, by game index.
+    Datagen = 7,
 }
 
 /// The `index`-th seed of `stream` under `master`: word `2 * index` of ChaCha8 keyed by

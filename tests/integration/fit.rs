@@ -614,3 +614,130 @@ fn a_history_value_out_of_range_is_refused_on_resume() {
         "left as it was"
     );
 }
+
+/// `arena datagen` of a shipped engine into `dir` (`--quiet`).
+fn datagen(engine: &str, dir: &Path, args: &[&str]) {
+    let engine = format!("{}/configs/engines/{engine}", env!("CARGO_MANIFEST_DIR"));
+    let mut all = vec![
+        "datagen",
+        engine.as_str(),
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    run_ok(&all);
+}
+
+#[test]
+fn datagen_data_is_streamed_with_a_blend_of_result_and_score() {
+    let tmp = tempfile::tempdir().unwrap();
+    let at = |name: &str| tmp.path().join(name);
+    let engine = |name: &str| format!("{}/configs/engines/{name}", env!("CARGO_MANIFEST_DIR"));
+    let fit_data = |engine: &str, data: &Path, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "--engine",
+            engine,
+            "--data",
+            data.to_str().unwrap(),
+            "--epochs",
+            "2",
+            "--verify-pairs",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        fit(&args, &at(out));
+        fitted(&at(out))
+    };
+    // Ataxx: the text file and bullet's binary file hold the same positions and scores,
+    // so they fit to the same table, on any number of threads.
+    let games = ["--games", "30", "--depth", "2"];
+    datagen("ataxx-strong.toml", &at("a-text"), &games);
+    datagen(
+        "ataxx-strong.toml",
+        &at("a-bullet"),
+        &[&games[..], &["--format", "bullet"]].concat(),
+    );
+    let ataxx = engine("ataxx-strong.toml");
+    // From a config (`data`, `lambda`; half the positions held out), and from flags.
+    let config = |data: &str| {
+        let text = format!(
+            "name = \"stream\"\nengine = \"{ataxx}\"\ndata = [\"{}\"]\nlambda = 0.5\n\
+             params = \"all\"\nepochs = 2\nvalidation = 0.5\n",
+            at(data).display()
+        );
+        let path = at(&format!("{data}.toml"));
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    fit(
+        &[&config("a-text"), "-j", "1", "--verify-pairs", "0"],
+        &at("f1"),
+    );
+    fit(
+        &[&config("a-bullet"), "-j", "2", "--verify-pairs", "0"],
+        &at("f2"),
+    );
+    let text = fitted(&at("f1"));
+    assert_eq!(text, fitted(&at("f2")));
+    let r = report(&at("f1"));
+    let lines = std::fs::read_to_string(at("a-text").join("positions.txt"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!((r.positions.train + r.positions.validation) as usize, lines);
+    assert!(
+        r.positions.train > 200 && r.positions.validation > 200,
+        "{:?}",
+        r.positions
+    );
+    assert_eq!(r.history.len(), 3, "the base table and two epochs");
+    assert!(
+        r.history.iter().all(|h| h.validation > 0.0),
+        "{:?}",
+        r.history
+    );
+    let text = fit_data(&ataxx, &at("a-text"), "f4", &["--lambda", "0.5"]);
+    // lambda moves the labels: the result alone is another fit.
+    assert_ne!(
+        text,
+        fit_data(&ataxx, &at("a-text"), "f3", &["--lambda", "1"])
+    );
+    // Gomoku: text and c-gomoku-cli's binpack (with scores) alike; bin holds no score, so
+    // it fits as the text does with the result alone.
+    let games = ["--games", "12", "--depth", "2"];
+    datagen("gomoku-strong.toml", &at("g-text"), &games);
+    for f in ["bin", "binpack"] {
+        datagen(
+            "gomoku-strong.toml",
+            &at(&format!("g-{f}")),
+            &[&games[..], &["--format", f]].concat(),
+        );
+    }
+    let gomoku = engine("gomoku-strong.toml");
+    let params = ["--params", "table.open_three,table.open_two,table.defence"];
+    let blend = [&params[..], &["--lambda", "0.3"]].concat();
+    assert_eq!(
+        fit_data(&gomoku, &at("g-text"), "g1", &blend),
+        fit_data(&gomoku, &at("g-binpack"), "g2", &blend)
+    );
+    let result = [&params[..], &["--lambda", "1"]].concat();
+    assert_eq!(
+        fit_data(&gomoku, &at("g-text"), "g3", &result),
+        fit_data(&gomoku, &at("g-bin"), "g4", &result)
+    );
+    // Datagen data and game records do not mix.
+    let e = run_bad_input(&[
+        "fit",
+        "--engine",
+        &ataxx,
+        "--data",
+        at("a-text").to_str().unwrap(),
+        "--games",
+        at("a-text").to_str().unwrap(),
+        "--quiet",
+        "--out",
+        at("bad").to_str().unwrap(),
+    ]);
+    assert!(e.contains("either datagen output"), "{e}");
+}

@@ -5,6 +5,7 @@ mod cli_elo;
 mod cli_rules;
 mod common;
 mod daily;
+mod datagen;
 mod docs;
 mod engines;
 mod engines_faults;

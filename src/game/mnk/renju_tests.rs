@@ -116,6 +116,17 @@ fn boards_with_a_forbidden_stone_are_refused() {
 }
 
 #[test]
+fn boards_read_whatever_order_black_played_its_stones_in() {
+    // A position of a real game (arena datagen, renju-strong): read row by row, black's
+    // i10 would come before white's blockers and be a double three; played after them
+    // it is not.
+    let board = "15/15/15/15/15/15/4x10/5oo1x6/5ooox6/5xxox6/6oxo6/9x5/15/15/15";
+    let pos = Mnk::from_board(&MnkConfig::renju(), board).unwrap();
+    assert_eq!(pos.outcome(), None);
+    assert_eq!(crate::datagen::sample::mnk_board_text(&pos), board);
+}
+
+#[test]
 fn perft_counts_forbidden_moves_as_game_ends() {
     // From the empty board nothing can be forbidden in the first plies.
     let mut pos = Mnk::new(&MnkConfig::renju());

@@ -6,6 +6,8 @@
 //! engine = "engines/gomoku-seed003-threat.toml"   # the base engine, its table fitted
 //! set = { "search.depth" = 3 }    # named parameters of the base engine
 //! games = ["../results/gomoku-tables"]   # results folders to read (optional)
+//! data = ["../results/datagen-gomoku-strong"]   # or arena datagen output (streamed)
+//! lambda = 0.5                    # datagen: label = lambda·result + (1 - lambda)·score
 //! params = "all"                  # or ["table.open_three", { name = "table.defence", min = 0.5, max = 3 }]
 //! epochs = 30
 //! lr = 0.02                       # Adam's step, a fraction of each parameter's range
@@ -107,6 +109,15 @@ job_config! {
         /// Results folders whose games are read (relative to this config).
         #[serde(default)]
         pub games: Vec<String>,
+        /// `arena datagen` output (folders or files, relative to this config), read
+        /// instead of game records and streamed from disk every epoch.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub data: Vec<String>,
+        /// With `data`: the weight of the game's result in each position's label, the
+        /// rest going to the search score as a probability, sigmoid(K · score) (0: the
+        /// score alone, 1: the result alone; default 0.5).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub lambda: Option<f64>,
         /// The parameters to fit.
         pub params: Params,
         /// Passes over the training positions.
@@ -200,6 +211,8 @@ pub struct Fit {
     pub params: Vec<FitParam>,
     /// The results folders to read, resolved.
     pub games: Vec<PathBuf>,
+    /// The datagen folders or files to read, resolved.
+    pub data: Vec<PathBuf>,
     /// The game, the base engine's file and where the config came from.
     pub job: JobBase,
 }
@@ -228,7 +241,7 @@ impl Fit {
                 ),
             ));
         }
-        let checks: [(&str, bool, &str); 5] = [
+        let checks: [(&str, bool, &str); 7] = [
             ("epochs", config.epochs >= 1, "must be at least 1"),
             (
                 "lr",
@@ -243,8 +256,20 @@ impl Fit {
             ),
             (
                 "games",
-                !config.games.is_empty() || config.selfplay.is_some(),
-                "no positions to fit: name results folders in `games`, or add [selfplay]",
+                !config.games.is_empty() || config.selfplay.is_some() || !config.data.is_empty(),
+                "no positions to fit: name results folders in `games`, datagen output in \
+                 `data`, or add [selfplay]",
+            ),
+            (
+                "data",
+                config.data.is_empty() || (config.games.is_empty() && config.selfplay.is_none()),
+                "a fit reads either datagen output (`data`) or game records (`games`, \
+                 [selfplay]), not both",
+            ),
+            (
+                "lambda",
+                config.lambda.is_none_or(|l| (0.0..=1.0).contains(&l)),
+                "must be in [0, 1]: the weight of the result in the label",
             ),
         ];
         for (key, ok, why) in checks {
@@ -299,11 +324,19 @@ impl Fit {
                 ),
             ));
         }
+        let data: Vec<PathBuf> = config.data.iter().map(|g| read.job.resolve(g)).collect();
+        if let Some(e) = data
+            .iter()
+            .find_map(|d| crate::datagen::format::data_files(d).err())
+        {
+            return Err(read.at(read.key_line("data"), format!("key `data`: {e}")));
+        }
         Ok(Fit {
             config,
             base: engine.clone(),
             params,
             games,
+            data,
             job: read.job,
         })
     }
@@ -315,7 +348,24 @@ impl Fit {
     pub fn resolved_toml(&self) -> String {
         let params = self.params.iter().map(config::to_table).collect();
         let base = EngineSpec::Builtin(self.base.clone());
-        let mut tree = resolved_job(&self.config, &["games"], self.job.game, &base, params);
+        let mut tree = resolved_job(
+            &self.config,
+            &["games", "data"],
+            self.job.game,
+            &base,
+            params,
+        );
+        if !self.data.is_empty() {
+            tree.insert(
+                "data".into(),
+                toml::Value::Array(
+                    self.data
+                        .iter()
+                        .map(|g| toml::Value::String(g.display().to_string()))
+                        .collect(),
+                ),
+            );
+        }
         tree.insert(
             "games".into(),
             toml::Value::Array(

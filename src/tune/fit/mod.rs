@@ -4,6 +4,7 @@
 //!
 //! [`features`] reads the evaluations as functions of their weights, [`model`] is the
 //! fit alone (no games, no files), [`positions`] replays records into samples,
+//! [`stream`] reads `arena datagen` output into feature caches streamed every epoch,
 //! [`config`] reads fit configs and [`runner`] runs, checkpoints and verifies a fit.
 
 pub mod config;
@@ -11,6 +12,7 @@ pub mod features;
 pub mod model;
 pub mod positions;
 pub mod runner;
+pub mod stream;
 
 pub use self::{
     config::{Fit, FitConfig},

@@ -21,8 +21,9 @@ use serde::{Deserialize, Serialize};
 use super::{
     config::{Fit, FitParam},
     features::{ataxx_weights, mnk_weights},
-    model::{Adam, FreeParam, Settings, fit_k, full_weights, lr_at, run_epoch},
-    positions::{Counts, FeatureSource, Selection, read_positions},
+    model::{Adam, FreeParam, Loss, Settings, fit_k, full_weights, lr_at, run_epoch},
+    positions::{Counts, FeatureSource, Positions, Selection, read_positions},
+    stream::{StreamSpec, Streamed},
 };
 pub use crate::tune::job::{CONFIG_FILE, STATE_FILE, VERIFICATION_DIR};
 use crate::{
@@ -441,30 +442,48 @@ pub fn run(
                 .unwrap_or(super::config::DEFAULT_QUIET_GAIN),
         ),
     };
-    let data = pool
-        .install(|| read_positions(&folders, fit.job.game, &source, &selection))
-        .map_err(TuneError::Input)?;
+    let data = if fit.data.is_empty() {
+        Data::Records(
+            pool.install(|| read_positions(&folders, fit.job.game, &source, &selection))
+                .map_err(TuneError::Input)?,
+        )
+    } else {
+        let spec = StreamSpec {
+            paths: &fit.data,
+            source: &source,
+            validation: fit.config.validation,
+            seed: fit.config.seed,
+            lambda: fit.config.lambda.unwrap_or(DEFAULT_LAMBDA),
+            out,
+        };
+        Data::Streamed(
+            pool.install(|| Streamed::build(&spec))
+                .map_err(TuneError::Input)?,
+        )
+    };
+    let counts = data.counts();
     sink(&FitEvent::Positions {
-        counts: &data.counts,
+        counts: &counts,
         seconds: read_started.elapsed().as_secs_f64(),
     });
-    if data.train.is_empty() {
+    let positions = data.sizes();
+    if positions[0] == 0 {
         return Err(TuneError::Input(format!(
             "no training positions in {} game(s) (after skipping: {} in the opening, {} not \
              quiet, {} after a decisive score); play more games or lower skip_plies",
-            data.counts.games, data.counts.opening, data.counts.not_quiet, data.counts.decisive
+            counts.games, counts.opening, counts.not_quiet, counts.decisive
         )));
     }
     // Written once the inputs proved good: a fit that failed on a bad record leaves no
     // claim on the folder (the self-play games guard themselves with their own run.toml).
     folder.write_config(&resolved)?;
-    let positions = [data.train.len() as u64, data.validation.len() as u64];
     let loss = fit.config.loss;
-    let losses = |w: &[f64], k: f64| -> EpochRow {
-        pool.install(|| EpochRow {
+    let losses = |w: &[f64], k: f64| -> Result<EpochRow, TuneError> {
+        let (train, validation) = pool.install(|| data.losses(w, k, loss))?;
+        Ok(EpochRow {
             epoch: 0,
-            train: data.train.loss(None, w, k, loss, false).0,
-            validation: data.validation.loss(None, w, k, loss, false).0,
+            train,
+            validation,
             values: params.iter().map(|p| w[p.slot]).collect(),
         })
     };
@@ -493,17 +512,15 @@ pub fn run(
             s
         }
         None => {
-            let k = pool
-                .install(|| fit_k(&data.train, &base, loss))
-                .ok_or_else(|| {
-                    TuneError::Input(
-                        "every training position scores 0 under the base table: no K can \
+            let k = pool.install(|| data.fit_k(&base, loss)).ok_or_else(|| {
+                TuneError::Input(
+                    "every training position scores 0 under the base table: no K can \
                          tell wins from losses"
-                            .into(),
-                    )
-                })?;
+                        .into(),
+                )
+            })?;
             let w0 = full_weights(&base, &params, &start_theta);
-            let row = losses(&w0, k);
+            let row = losses(&w0, k)?;
             let state = FitState {
                 config: resolved.clone(),
                 positions,
@@ -548,9 +565,9 @@ pub fn run(
             seed: fit.config.seed,
         };
         let mut adam = state.adam.clone();
-        pool.install(|| run_epoch(&data.train, &base, &params, k, &settings, &mut adam, epoch));
+        pool.install(|| data.run_epoch(&base, &params, k, &settings, &mut adam, epoch))?;
         let w = full_weights(&base, &params, &adam.theta(&params));
-        let mut row = losses(&w, k);
+        let mut row = losses(&w, k)?;
         row.epoch = epoch;
         state.adam = adam;
         state.epoch = epoch;
@@ -578,7 +595,7 @@ fn write_outputs(
     fit: &Fit,
     out: &Path,
     state: &FitState,
-    data: &super::positions::Positions,
+    data: &Data,
     base: &[f64],
     selfplay_games: Option<u64>,
     verification: Option<VerificationReport>,
@@ -588,10 +605,11 @@ fn write_outputs(
     let k = f64::from_bits(state.k_bits);
     let w = full_weights(base, &params, &values);
     let loss = fit.config.loss;
+    let (train, validation) = data.losses(&w, k, loss)?;
     let final_loss = EpochRow {
         epoch: state.epoch,
-        train: data.train.loss(None, &w, k, loss, false).0,
-        validation: data.validation.loss(None, &w, k, loss, false).0,
+        train,
+        validation,
         values: values.clone(),
     };
     let header = format!(
@@ -660,7 +678,7 @@ fn write_outputs(
         epochs_done: state.epoch,
         epochs: fit.config.epochs,
         finished: state.epoch >= fit.config.epochs,
-        positions: data.counts,
+        positions: data.counts(),
         params: fit
             .params
             .iter()
@@ -714,6 +732,69 @@ fn trajectory(fit: &Fit, history: &[EpochRow]) -> String {
         text.push('\n');
     }
     text
+}
+
+/// The label's weight of the result when a fit of datagen data gives no `lambda`.
+pub const DEFAULT_LAMBDA: f64 = 0.5;
+
+/// The positions of a fit: game records' in memory, or datagen's streamed from disk.
+#[derive(Debug)]
+enum Data {
+    Records(Positions),
+    Streamed(Streamed),
+}
+
+impl Data {
+    fn counts(&self) -> Counts {
+        match self {
+            Data::Records(p) => p.counts,
+            Data::Streamed(s) => s.counts(),
+        }
+    }
+
+    fn sizes(&self) -> [u64; 2] {
+        match self {
+            Data::Records(p) => [p.train.len() as u64, p.validation.len() as u64],
+            Data::Streamed(s) => s.sizes(),
+        }
+    }
+
+    fn fit_k(&self, w: &[f64], loss: Loss) -> Option<f64> {
+        match self {
+            Data::Records(p) => fit_k(&p.train, w, loss),
+            Data::Streamed(s) => s.fit_k(w, loss),
+        }
+    }
+
+    fn losses(&self, w: &[f64], k: f64, loss: Loss) -> Result<(f64, f64), TuneError> {
+        match self {
+            Data::Records(p) => Ok((
+                p.train.loss(None, w, k, loss, false).0,
+                p.validation.loss(None, w, k, loss, false).0,
+            )),
+            Data::Streamed(s) => s.losses(w, k, loss).map_err(TuneError::Input),
+        }
+    }
+
+    fn run_epoch(
+        &self,
+        base: &[f64],
+        params: &[FreeParam],
+        k: f64,
+        settings: &Settings,
+        adam: &mut Adam,
+        epoch: u64,
+    ) -> Result<(), TuneError> {
+        match self {
+            Data::Records(p) => {
+                run_epoch(&p.train, base, params, k, settings, adam, epoch);
+                Ok(())
+            }
+            Data::Streamed(s) => s
+                .run_epoch(base, params, k, settings, adam, epoch)
+                .map_err(TuneError::Input),
+        }
+    }
 }
 
 impl Verifiable for Fit {

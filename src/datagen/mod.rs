@@ -1,0 +1,22 @@
+//! `arena datagen`: training data for the field's trainers. Self-play games of a
+//! built-in engine, played as a tournament plays them (the same game loop, seeds and
+//! opening files), each position written with the side to move, the search score from
+//! its view and the game's result, in the formats the field reads ([`format`]); the
+//! output a pure function of (engine, seed, options) under depth or node limits for any
+//! number of threads or shards, resumable after a kill ([`run`]).
+//!
+//! Positions are not written when the game is being decided by force or when they add
+//! nothing: the opening and the random plies (never searched), positions at or after a
+//! forced result in the search score (a win or loss in N plies), m,n,k positions where
+//! the side to move has a win to make or a four to answer, Ataxx positions with a
+//! capture swing of more than [`sample::ATAXX_QUIET_GAIN`] stones, and duplicates within
+//! a window of games. Scores are clipped (default ±32,000, what the binary formats hold).
+
+pub mod format;
+pub mod run;
+pub mod sample;
+
+pub use self::{
+    format::{DataReader, Format, Record},
+    run::{Counts, Datagen, DatagenEnding, DatagenEvent, DatagenOutcome, DatagenRun, Target, run},
+};

@@ -1,0 +1,1026 @@
+//! Running datagen: self-play games of a built-in engine across worker threads, each game
+//! a pure function of (options, seed, game index) under depth or node limits, its
+//! positions filtered and written by one writer in game-index order (games that finish
+//! early wait in a bounded buffer), so the output is the same for any `--jobs`.
+//!
+//! Files in the output folder (a shard's carry `.shard-I-of-N` in their names):
+//! `datagen.toml` (the options; a resume or another shard must match it),
+//! `positions.EXT` (the data) and `datagen.log` (one line per game written: `game
+//! positions bytes`, the totals after it). The log is the durable record: five times a
+//! second the data file is flushed to disk, then the log lines of the games it now holds are
+//! appended and flushed. On `--resume` a torn last log line is dropped, the data file
+//! cut back to what the log says, and play goes on from the next game: a kill at any
+//! moment loses only unlogged games, which are played again to the same positions.
+//!
+//! Duplicates are dropped by Zobrist key within windows of `dedup_window` games
+//! (windows start at game indices that are multiples of it): a set of the window's keys,
+//! cleared at each window, so memory is bounded by the window, not by the run. Shards
+//! are contiguous ranges of whole windows, so `cat` of the shards' files in shard order
+//! is byte for byte the file of a single run.
+
+use std::{
+    collections::{BTreeMap, HashSet},
+    fs::{self, File, OpenOptions},
+    io::{BufRead, BufReader, Write},
+    path::{Path, PathBuf},
+    sync::{
+        Arc, Condvar, Mutex,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+        mpsc,
+    },
+    time::{Duration, Instant},
+};
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::{
+    format::{self, DataReader, Format},
+    sample::{DatagenGame, GameSamples, Sample, half_points},
+};
+use crate::{
+    config,
+    engine::{Engine, EngineConfig, Player},
+    eval::Evaluator,
+    search::score::is_decisive,
+    tournament::{
+        RunError,
+        config::Adjudication,
+        game::{GameSetup, play_game},
+        lock,
+        openings::{Opening, read_file},
+        record::{GameRecord, truncate_to},
+        schedule::ScheduledGame,
+        seeds::{Stream, derive_seed},
+        shard::Shard,
+    },
+    with_game,
+};
+
+/// The data files' name before the extension.
+pub const DATA_STEM: &str = "positions";
+/// The options a folder was made with.
+pub const OPTIONS_FILE: &str = "datagen.toml";
+/// The default clip of scores (what the binary formats' `i16` holds, rounded down).
+pub const DEFAULT_SCORE_CLIP: i32 = 32_000;
+/// The default duplicate window in games.
+pub const DEFAULT_DEDUP_WINDOW: u64 = 64;
+/// How often the data and the log are flushed to disk.
+const COMMIT_EVERY: Duration = Duration::from_millis(200);
+
+/// How much to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Games until this many positions are written (the last game's cut to fit).
+    Positions(u64),
+    /// This many games.
+    Games(u64),
+}
+
+/// What to generate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Datagen {
+    /// The engine (limits applied), playing itself.
+    pub engine: EngineConfig,
+    /// How much.
+    pub target: Target,
+    /// Random plies after the opening, before the engine plays.
+    pub random_plies: u32,
+    /// An opening file (game `g` starts from opening `g mod n`).
+    pub openings: Option<PathBuf>,
+    /// The format.
+    pub format: Format,
+    /// The master seed.
+    pub seed: u64,
+    /// Scores are clipped to ±this.
+    pub score_clip: i32,
+    /// Duplicates are dropped within windows of this many games.
+    pub dedup_window: u64,
+}
+
+/// How to run it.
+#[derive(Clone, Debug)]
+pub struct DatagenRun {
+    /// Worker threads (0: all cores).
+    pub jobs: usize,
+    /// Continue what the folder holds.
+    pub resume: bool,
+    /// The output folder.
+    pub out_dir: PathBuf,
+    /// Play one shard (needs a game count).
+    pub shard: Option<Shard>,
+    /// Raised to stop: the games written so far stay, `--resume` continues.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// Positions written and skipped, and what the searches cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Games written.
+    pub games: u64,
+    /// Positions written.
+    pub positions: u64,
+    /// Skipped: at or after a forced result in the search score.
+    pub decided: u64,
+    /// Skipped: a forced line or a capture swing in sight.
+    pub forcing: u64,
+    /// Skipped: seen before in the window.
+    pub duplicates: u64,
+    /// Positions the engine searched (every move it played).
+    pub searched: u64,
+    /// Microseconds the searches took (all workers).
+    pub search_us: u64,
+    /// Nodes the searches visited.
+    pub nodes: u64,
+}
+
+/// What datagen reports as it works.
+#[derive(Debug)]
+pub enum DatagenEvent {
+    /// Work is about to start.
+    Started {
+        /// Games and positions the folder held already (resume).
+        games: u64,
+        /// See `games`.
+        positions: u64,
+        /// The games of this run or shard, when counted in games.
+        total_games: Option<u64>,
+        /// The positions asked for, when counted in positions.
+        total_positions: Option<u64>,
+        /// Worker threads.
+        jobs: usize,
+        /// A torn log line or unlogged data was cut off.
+        repaired: bool,
+    },
+    /// A game was written.
+    Game {
+        /// Totals so far (this session).
+        session: Counts,
+        /// Games in the file.
+        games: u64,
+        /// Positions in the file.
+        positions: u64,
+    },
+    /// Nothing was written lately.
+    Tick,
+}
+
+/// Why datagen ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DatagenEnding {
+    /// Everything asked for is written.
+    Complete,
+    /// Stopped on request; `--resume` continues.
+    Interrupted,
+}
+
+/// The result of a session.
+#[derive(Debug)]
+pub struct DatagenOutcome {
+    /// Why it ended.
+    pub ending: DatagenEnding,
+    /// This session's counts.
+    pub session: Counts,
+    /// Games in the file.
+    pub games: u64,
+    /// Positions in the file.
+    pub positions: u64,
+    /// The data file.
+    pub data: PathBuf,
+    /// Wall time of this session.
+    pub elapsed: Duration,
+}
+
+impl Datagen {
+    /// Checks the options for the engine's game.
+    pub fn check(&self) -> Result<(), RunError> {
+        if let Some(why) = self.format.refusal(&self.engine.game) {
+            return Err(RunError::Input(why));
+        }
+        if self.engine.search.is_timed() {
+            return Err(RunError::Input(format!(
+                "engine '{}' has a time limit: datagen's positions must not depend on the \
+                 machine; give --depth or --nodes",
+                self.engine.name
+            )));
+        }
+        if self.engine.search.depth == 0 && self.engine.search.nodes == 0 {
+            return Err(RunError::Input(format!(
+                "engine '{}' has no depth or node limit: give --depth or --nodes",
+                self.engine.name
+            )));
+        }
+        if self.score_clip < 1 {
+            return Err(RunError::Input("--score-clip: must be at least 1".into()));
+        }
+        if self.format != Format::Text && self.score_clip > format::BINARY_SCORE_LIMIT {
+            return Err(RunError::Input(format!(
+                "--score-clip {}: the {} format holds scores up to {}",
+                self.score_clip,
+                self.format,
+                format::BINARY_SCORE_LIMIT
+            )));
+        }
+        if self.dedup_window < 1 {
+            return Err(RunError::Input("--dedup-window: must be at least 1".into()));
+        }
+        match self.target {
+            Target::Positions(0) | Target::Games(0) => Err(RunError::Input(
+                "nothing to generate: give a count of at least 1".into(),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The options as `datagen.toml` holds them (a resume or another shard must give the
+    /// same).
+    pub fn resolved_toml(&self) -> Result<String, RunError> {
+        let mut t = toml::Table::new();
+        let mut e = self.engine.params();
+        e.insert("name".into(), self.engine.name.clone().into());
+        e.insert("game".into(), self.engine.game.to_string().into());
+        t.insert("engine".into(), toml::Value::Table(e));
+        let (key, n) = match self.target {
+            Target::Positions(n) => ("positions", n),
+            Target::Games(n) => ("games", n),
+        };
+        t.insert(key.into(), count(n));
+        t.insert("random_plies".into(), i64::from(self.random_plies).into());
+        t.insert("format".into(), self.format.as_str().into());
+        t.insert("seed".into(), count(self.seed));
+        t.insert("score_clip".into(), i64::from(self.score_clip).into());
+        t.insert("dedup_window".into(), count(self.dedup_window));
+        if let Some(path) = &self.openings {
+            let bytes = fs::read(path).map_err(|e| RunError::io(path, e))?;
+            t.insert("openings".into(), path.display().to_string().into());
+            t.insert(
+                "openings_sha256".into(),
+                crate::tournament::shard::config_hash(&String::from_utf8_lossy(&bytes)).into(),
+            );
+        }
+        toml::to_string(&t).map_err(|e| RunError::Input(format!("datagen options: {e}")))
+    }
+
+    /// The games of `shard` (all of them without one): `None` when counted in positions.
+    pub fn game_range(&self, shard: Option<Shard>) -> Result<Option<(u64, u64)>, RunError> {
+        match (self.target, shard) {
+            (Target::Positions(_), None) => Ok(None),
+            (Target::Positions(_), Some(s)) => Err(RunError::Input(format!(
+                "--shard {}: a shard plays a fixed range of games; give --games, not \
+                 --positions",
+                s.label()
+            ))),
+            (Target::Games(n), None) => Ok(Some((0, n))),
+            (Target::Games(n), Some(s)) => {
+                let w = self.dedup_window;
+                let windows = n.div_ceil(w);
+                let (i, c) = (u64::from(s.index), u64::from(s.count));
+                let first = windows * i / c;
+                let last = windows * (i + 1) / c;
+                Ok(Some(((first * w).min(n), (last * w).min(n))))
+            }
+        }
+    }
+}
+
+fn count(n: u64) -> toml::Value {
+    i64::try_from(n).map_or_else(|_| n.to_string().into(), toml::Value::from)
+}
+
+/// The names of a run's (or a shard's) files.
+fn suffix(shard: Option<Shard>) -> String {
+    shard.map_or(String::new(), |s| {
+        format!(".shard-{}-of-{}", s.index, s.count)
+    })
+}
+
+/// The data file of a run or shard.
+pub fn data_file(out: &Path, format: Format, shard: Option<Shard>) -> PathBuf {
+    out.join(format!(
+        "{DATA_STEM}{}.{}",
+        suffix(shard),
+        format.extension()
+    ))
+}
+
+/// The log of a run or shard.
+pub fn log_file(out: &Path, shard: Option<Shard>) -> PathBuf {
+    out.join(format!("datagen{}.log", suffix(shard)))
+}
+
+/// One line of the log: the totals after game `game`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LogLine {
+    game: u64,
+    positions: u64,
+    bytes: u64,
+}
+
+impl LogLine {
+    fn parse(line: &str) -> Option<LogLine> {
+        let mut w = line.split(' ');
+        let l = LogLine {
+            game: w.next()?.parse().ok()?,
+            positions: w.next()?.parse().ok()?,
+            bytes: w.next()?.parse().ok()?,
+        };
+        w.next().is_none().then_some(l)
+    }
+
+    fn text(&self) -> String {
+        format!("{} {} {}\n", self.game, self.positions, self.bytes)
+    }
+}
+
+/// What the log holds: its valid length, the last line, and the data offset where
+/// game `window_start` begins (found on a second pass).
+struct LogScan {
+    valid_len: u64,
+    last: Option<LogLine>,
+    torn: bool,
+}
+
+/// Reads the log line by line (games must follow each other from `first`); a last line
+/// without its newline, or one that does not parse, is a torn tail.
+fn scan_log(path: &Path, first: u64, mut at: impl FnMut(&LogLine)) -> Result<LogScan, RunError> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(LogScan {
+                valid_len: 0,
+                last: None,
+                torn: false,
+            });
+        }
+        Err(e) => return Err(RunError::io(path, e)),
+    };
+    let mut reader = BufReader::new(file);
+    let mut buf = String::new();
+    let mut scan = LogScan {
+        valid_len: 0,
+        last: None,
+        torn: false,
+    };
+    let mut n = 0u64;
+    loop {
+        buf.clear();
+        let read = reader
+            .read_line(&mut buf)
+            .map_err(|e| RunError::io(path, e))?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
+        let line = buf.strip_suffix('\n').and_then(LogLine::parse);
+        let Some(line) = line else {
+            // Only the last line may be torn: anything after it is damage.
+            let mut rest = String::new();
+            let more = std::io::Read::read_to_string(&mut reader, &mut rest)
+                .map_err(|e| RunError::io(path, e))?;
+            if more > 0 {
+                return Err(RunError::Input(format!(
+                    "{}:{n}: not a log line (`game positions bytes`): the log is damaged",
+                    path.display()
+                )));
+            }
+            scan.torn = true;
+            break;
+        };
+        let expected = scan.last.map_or(first, |l| l.game + 1);
+        if line.game != expected
+            || scan
+                .last
+                .is_some_and(|l| line.positions < l.positions || line.bytes < l.bytes)
+        {
+            return Err(RunError::Input(format!(
+                "{}:{n}: game {} where game {expected} was due: the log is damaged",
+                path.display(),
+                line.game
+            )));
+        }
+        at(&line);
+        scan.valid_len += read as u64;
+        scan.last = Some(line);
+    }
+    Ok(scan)
+}
+
+/// Runs (or resumes) datagen.
+pub fn run(
+    datagen: &Datagen,
+    options: &DatagenRun,
+    sink: &mut dyn FnMut(&DatagenEvent),
+) -> Result<DatagenOutcome, RunError> {
+    datagen.check()?;
+    with_game!(datagen.engine.game, |G, game| run_game::<G>(
+        datagen, &game, options, sink
+    ))
+}
+
+/// The writer's side: the files, the totals, the duplicate window.
+struct Writer {
+    data: File,
+    data_path: PathBuf,
+    log: File,
+    log_path: PathBuf,
+    /// Log lines of games written to `data` since the last commit.
+    pending: String,
+    last_commit: Instant,
+    next_game: u64,
+    positions: u64,
+    bytes: u64,
+    games: u64,
+    keys: HashSet<u64>,
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    /// Flushes the data to disk, then logs the games it holds.
+    fn commit(&mut self) -> Result<(), RunError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.data
+            .sync_data()
+            .map_err(|e| RunError::io(&self.data_path, e))?;
+        // One write per commit: a kill tears at most its last line.
+        self.log
+            .write_all(self.pending.as_bytes())
+            .and_then(|()| self.log.sync_data())
+            .map_err(|e| RunError::io(&self.log_path, e))?;
+        self.pending.clear();
+        self.last_commit = Instant::now();
+        Ok(())
+    }
+}
+
+fn run_game<G: DatagenGame>(
+    d: &Datagen,
+    game: &G::Config,
+    options: &DatagenRun,
+    sink: &mut dyn FnMut(&DatagenEvent),
+) -> Result<DatagenOutcome, RunError> {
+    let started = Instant::now();
+    let out = &options.out_dir;
+    let shard = options.shard;
+    let range = d.game_range(shard)?;
+    let resolved = d.resolved_toml()?;
+    let shape = match G::mnk_shape(game) {
+        Some(Ok(s)) => Some(s),
+        Some(Err(why)) if matches!(d.format, Format::Bin | Format::Binpack) => {
+            return Err(RunError::Input(why));
+        }
+        _ => None,
+    };
+    let openings: Option<Vec<Opening>> = match &d.openings {
+        Some(path) => Some(read_file::<G>(path, game)?),
+        None => None,
+    };
+    // Every engine builds before the folder is touched.
+    Engine::<G>::new(&d.engine, game)
+        .map_err(|e| RunError::Input(format!("engine '{}': {e}", d.engine.name)))?;
+
+    let what = match shard {
+        Some(s) => format!("arena datagen --shard {}", s.label()),
+        None => "arena datagen".to_string(),
+    };
+    let folder_lock = match shard {
+        Some(s) => lock::lock_shard(out, s, &what)?,
+        None => lock::lock_exclusive(out, &what)?,
+    };
+    if folder_lock.is_exclusive() {
+        crate::files::remove_stale_temporaries(out);
+    }
+    let options_path = out.join(OPTIONS_FILE);
+    match fs::read(&options_path) {
+        Ok(old) => {
+            let old = config::utf8_text(&options_path, old)?;
+            if old != resolved {
+                return Err(RunError::Input(format!(
+                    "{} was made with other options ({}): resume and shards need the same \
+                     engine and options, or another --out",
+                    options_path.display(),
+                    first_difference(&old, &resolved)
+                )));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(RunError::io(&options_path, e)),
+    }
+    let data_path = data_file(out, d.format, shard);
+    let log_path = log_file(out, shard);
+    let first = range.map_or(0, |r| r.0);
+    let scan = scan_log(&log_path, first, |_| {})?;
+    let data_len = match fs::metadata(&data_path) {
+        Ok(m) => m.len(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(RunError::io(&data_path, e)),
+    };
+    if !options.resume && (scan.last.is_some() || scan.torn || data_len > 0) {
+        return Err(RunError::Input(format!(
+            "{} already holds {} games: add --resume to continue, or choose another --out",
+            out.display(),
+            scan.last.map_or(0, |l| l.game + 1 - first)
+        )));
+    }
+    let logged_bytes = scan.last.map_or(0, |l| l.bytes);
+    if data_len < logged_bytes {
+        return Err(RunError::Input(format!(
+            "{}: {data_len} bytes, but {} says {logged_bytes} were written: the data file was \
+             cut or replaced; start afresh in another folder",
+            data_path.display(),
+            log_path.display()
+        )));
+    }
+    crate::files::write_atomic(&options_path, resolved.as_bytes(), true).map_err(RunError::from)?;
+    let repaired = scan.torn || data_len > logged_bytes;
+    if scan.torn {
+        truncate_to(&log_path, scan.valid_len).map_err(|e| RunError::io(&log_path, e))?;
+    }
+    if data_len > logged_bytes {
+        truncate_to(&data_path, logged_bytes).map_err(|e| RunError::io(&data_path, e))?;
+    }
+    let next_game = scan.last.map_or(first, |l| l.game + 1);
+    let (games_before, positions_before) = scan
+        .last
+        .map_or((0, 0), |l| (l.game + 1 - first, l.positions));
+
+    // The window in progress: its keys from the data written since it began.
+    let window_start = (next_game / d.dedup_window * d.dedup_window).max(first);
+    let mut keys = HashSet::new();
+    if next_game > window_start {
+        let mut offset = 0;
+        if window_start > first {
+            scan_log(&log_path, first, |l| {
+                if l.game + 1 == window_start {
+                    offset = l.bytes;
+                }
+            })?;
+        }
+        let mut reader =
+            DataReader::open(&data_path, d.format).map_err(|e| RunError::Input(e.to_string()))?;
+        reader
+            .seek(offset)
+            .map_err(|e| RunError::io(&data_path, e))?;
+        while let Some(r) = reader
+            .next_record()
+            .map_err(|e| RunError::Input(e.to_string()))?
+        {
+            let pos = G::from_text(game, &r.position).map_err(|e| {
+                RunError::Input(format!("{}: {}: {e}", data_path.display(), r.position))
+            })?;
+            keys.insert(pos.hash());
+        }
+    }
+
+    let done = match (d.target, range) {
+        (Target::Positions(n), _) => positions_before >= n,
+        (_, Some((_, end))) => next_game >= end,
+        (Target::Games(_), None) => unreachable!("a game count has a range"),
+    };
+    let end = range.map_or(u64::MAX, |r| r.1);
+    let jobs = match options.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .max(1)
+    .min(
+        usize::try_from(end.saturating_sub(next_game))
+            .unwrap_or(usize::MAX)
+            .max(1),
+    );
+    sink(&DatagenEvent::Started {
+        games: games_before,
+        positions: positions_before,
+        total_games: range.map(|(a, b)| b - a),
+        total_positions: match d.target {
+            Target::Positions(n) => Some(n),
+            Target::Games(_) => None,
+        },
+        jobs,
+        repaired,
+    });
+
+    let open = |path: &Path| {
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| RunError::io(path, e))
+    };
+    let mut w = Writer {
+        data: open(&data_path)?,
+        data_path: data_path.clone(),
+        log: open(&log_path)?,
+        log_path,
+        pending: String::new(),
+        last_commit: Instant::now(),
+        next_game,
+        positions: positions_before,
+        bytes: logged_bytes,
+        games: games_before,
+        keys,
+        buf: Vec::new(),
+    };
+    let mut session = Counts::default();
+    let mut ending = DatagenEnding::Complete;
+    if !done {
+        ending = play::<G>(
+            d,
+            game,
+            options,
+            openings.as_deref(),
+            jobs,
+            end,
+            shape,
+            &mut w,
+            &mut session,
+            sink,
+        )?;
+    }
+    w.commit()?;
+    drop(folder_lock);
+    Ok(DatagenOutcome {
+        ending,
+        session,
+        games: w.games,
+        positions: w.positions,
+        data: data_path,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Games a worker may run ahead of the writer (per worker): the buffer of finished
+/// games waiting for an earlier one stays this small.
+const AHEAD_PER_WORKER: u64 = 4;
+
+#[allow(clippy::too_many_arguments)]
+fn play<G: DatagenGame>(
+    d: &Datagen,
+    game: &G::Config,
+    options: &DatagenRun,
+    openings: Option<&[Opening]>,
+    jobs: usize,
+    end: u64,
+    shape: Option<super::sample::MnkShape>,
+    w: &mut Writer,
+    session: &mut Counts,
+    sink: &mut dyn FnMut(&DatagenEvent),
+) -> Result<DatagenEnding, RunError> {
+    let next_claim = AtomicU64::new(w.next_game);
+    // The next game the writer waits for, for the workers' look-ahead.
+    let written = (Mutex::new(w.next_game), Condvar::new());
+    let internal_stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<(u64, Result<GameSamples, String>)>();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| RunError::Input(format!("cannot start {jobs} worker threads: {e}")))?;
+    let names = vec![d.engine.name.clone(), d.engine.name.clone()];
+    let text = d.format == Format::Text;
+    let ahead = AHEAD_PER_WORKER * jobs as u64;
+    let mut buffer: BTreeMap<u64, GameSamples> = BTreeMap::new();
+    let mut failure: Option<RunError> = None;
+    let mut finished = false;
+    pool.in_place_scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (next_claim, written, names) = (&next_claim, &written, &names);
+            let stop = Arc::clone(&internal_stop);
+            let user_stop = Arc::clone(&options.stop);
+            scope.spawn(move |_| {
+                let build = || Engine::<G>::new(&d.engine, game);
+                let (mut a, mut b) = match (build(), build()) {
+                    (Ok(a), Ok(b)) => (a, b),
+                    (Err(e), _) | (_, Err(e)) => {
+                        let _ = tx.send((0, Err(format!("engine '{}': {e}", d.engine.name))));
+                        return;
+                    }
+                };
+                a.set_abort_flag(Arc::clone(&stop));
+                b.set_abort_flag(Arc::clone(&stop));
+                let mut forced_search = d.engine.search.clone();
+                forced_search.forced = true;
+                let mut eval = match G::evaluator(game, d.engine.table.as_ref(), &forced_search) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        let _ = tx.send((0, Err(e)));
+                        return;
+                    }
+                };
+                loop {
+                    if stop.load(Ordering::Relaxed) || user_stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let g = next_claim.fetch_add(1, Ordering::Relaxed);
+                    if g >= end {
+                        break;
+                    }
+                    {
+                        let (lock, cv) = written;
+                        let mut next = lock.lock().unwrap_or_else(|p| p.into_inner());
+                        while g >= *next + ahead && !stop.load(Ordering::Relaxed) {
+                            next = cv
+                                .wait_timeout(next, Duration::from_millis(100))
+                                .unwrap_or_else(|p| p.into_inner())
+                                .0;
+                            if user_stop.load(Ordering::Relaxed) {
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    match one_game::<G>(
+                        d,
+                        game,
+                        g,
+                        openings,
+                        names,
+                        &stop,
+                        [&mut a, &mut b],
+                        &mut eval,
+                        text,
+                    ) {
+                        Ok(Some(s)) => {
+                            if tx.send((g, Ok(s))).is_err() {
+                                break;
+                            }
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            let _ = tx.send((g, Err(e)));
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+        drop(tx);
+        loop {
+            if options.stop.load(Ordering::Relaxed) {
+                internal_stop.store(true, Ordering::Relaxed);
+            }
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok((_, Err(e))) => {
+                    failure.get_or_insert(RunError::Input(e));
+                    internal_stop.store(true, Ordering::Relaxed);
+                }
+                Ok((g, Ok(samples))) => {
+                    if failure.is_some() || finished {
+                        continue;
+                    }
+                    buffer.insert(g, samples);
+                    while let Some(samples) = buffer.remove(&w.next_game) {
+                        match write_game(d, shape, w, &samples, session) {
+                            Ok(complete) => finished = complete,
+                            Err(e) => {
+                                failure = Some(e);
+                                internal_stop.store(true, Ordering::Relaxed);
+                                break;
+                            }
+                        }
+                        {
+                            let (lock, cv) = &written;
+                            *lock.lock().unwrap_or_else(|p| p.into_inner()) = w.next_game;
+                            cv.notify_all();
+                        }
+                        sink(&DatagenEvent::Game {
+                            session: *session,
+                            games: w.games,
+                            positions: w.positions,
+                        });
+                        if finished {
+                            internal_stop.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => sink(&DatagenEvent::Tick),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if failure.is_none()
+                && w.last_commit.elapsed() >= COMMIT_EVERY
+                && let Err(e) = w.commit()
+            {
+                failure = Some(e);
+                internal_stop.store(true, Ordering::Relaxed);
+            }
+        }
+    });
+    if let Some(e) = failure {
+        // What is written and logged stays good: commit it before failing.
+        let _ = w.commit();
+        return Err(e);
+    }
+    Ok(if finished || w.next_game >= end {
+        DatagenEnding::Complete
+    } else {
+        DatagenEnding::Interrupted
+    })
+}
+
+/// Writes game `w.next_game`'s positions (duplicates dropped, the last game cut to the
+/// positions asked for); returns whether everything asked for is written.
+fn write_game(
+    d: &Datagen,
+    shape: Option<super::sample::MnkShape>,
+    w: &mut Writer,
+    game: &GameSamples,
+    session: &mut Counts,
+) -> Result<bool, RunError> {
+    if w.next_game.is_multiple_of(d.dedup_window) {
+        w.keys.clear();
+    }
+    let mut kept: Vec<&Sample> = Vec::with_capacity(game.samples.len());
+    for s in &game.samples {
+        if w.keys.insert(s.key) {
+            kept.push(s);
+        } else {
+            session.duplicates += 1;
+        }
+    }
+    let mut complete = false;
+    if let Target::Positions(n) = d.target {
+        let room = usize::try_from(n - w.positions).unwrap_or(usize::MAX);
+        if kept.len() >= room {
+            kept.truncate(room);
+            complete = true;
+        }
+    }
+    w.buf.clear();
+    format::encode(d.format, shape, &game.moves, &kept, &mut w.buf);
+    w.data
+        .write_all(&w.buf)
+        .map_err(|e| RunError::io(&w.data_path, e))?;
+    w.bytes += w.buf.len() as u64;
+    w.positions += kept.len() as u64;
+    w.games += 1;
+    w.pending.push_str(
+        &LogLine {
+            game: w.next_game,
+            positions: w.positions,
+            bytes: w.bytes,
+        }
+        .text(),
+    );
+    w.next_game += 1;
+    session.games += 1;
+    session.positions += kept.len() as u64;
+    session.decided += game.decided;
+    session.forcing += game.forcing;
+    session.searched += game.searched;
+    session.search_us += game.search_us;
+    session.nodes += game.nodes;
+    Ok(complete)
+}
+
+/// Plays game `g` and collects its positions; `None` when it was abandoned (stop).
+#[allow(clippy::too_many_arguments)]
+fn one_game<G: DatagenGame>(
+    d: &Datagen,
+    game: &G::Config,
+    g: u64,
+    openings: Option<&[Opening]>,
+    names: &[String],
+    stop: &AtomicBool,
+    players: [&mut Engine<G>; 2],
+    eval: &mut G::Eval,
+    text: bool,
+) -> Result<Option<GameSamples>, String> {
+    let mut start = match openings {
+        Some(list) => {
+            let o = &list[(g % list.len() as u64) as usize];
+            G::from_text(game, &o.position).map_err(|e| format!("opening '{}': {e}", o.position))?
+        }
+        None => G::new(game),
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(d.seed, Stream::Datagen, g));
+    for _ in 0..d.random_plies {
+        match start.random_move(&mut rng) {
+            Some(mv) => {
+                start.play(mv);
+            }
+            // Every move ends the game: a game without positions.
+            None => return Ok(Some(GameSamples::default())),
+        }
+    }
+    if start.outcome().is_some() {
+        return Ok(Some(GameSamples::default()));
+    }
+    let adjudication = Adjudication::default();
+    let setup = GameSetup {
+        variant: d.engine.game,
+        scheduled: ScheduledGame {
+            game: g,
+            pair: g / 2,
+            round: g,
+            pairing: 0,
+            black: 0,
+            white: 1,
+        },
+        names,
+        start: &start,
+        seed: derive_seed(d.seed, Stream::Game, g),
+        adjudication: &adjudication,
+        reproducible: true,
+        stop,
+        time_controls: [None, None],
+        move_limits: [None, None],
+    };
+    let [a, b] = players;
+    let record = match play_game(&setup, [a as &mut dyn Player<G>, b]) {
+        Ok(r) => r,
+        Err(_abandoned) => return Ok(None),
+    };
+    samples_of(&start, &record, eval, d.score_clip, text).map(Some)
+}
+
+/// Whether a game ended on the board (or by adjudication), so its result says something
+/// about its positions (not a forfeit or a fault).
+fn played_out(reason: &str) -> bool {
+    crate::game::EndReason::ALL
+        .iter()
+        .any(|r| r.as_str() == reason)
+        || matches!(reason, "max-plies" | "resign")
+}
+
+/// The positions of a played game, replayed from `start`.
+pub fn samples_of<G: DatagenGame>(
+    start: &G,
+    record: &GameRecord,
+    eval: &mut G::Eval,
+    clip: i32,
+    text: bool,
+) -> Result<GameSamples, String> {
+    let mut out = GameSamples {
+        mnk: G::mnk_shape(start.config()).and_then(Result::ok),
+        ..GameSamples::default()
+    };
+    for s in &record.stats {
+        out.searched += 1;
+        out.search_us += s.time_us;
+        out.nodes += s.nodes;
+    }
+    if !played_out(&record.reason) {
+        return Ok(out);
+    }
+    if out.mnk.is_some() {
+        out.moves = start.moves_from_empty();
+    }
+    let first = record.result.first_half_points();
+    let mut pos = start.clone();
+    eval.reset(&pos);
+    let mut decided = false;
+    for (i, text_move) in record.moves.iter().enumerate() {
+        let mv = pos
+            .parse_move(text_move)
+            .map_err(|e| format!("game {}: move {}: {e}", record.game, i + 1))?;
+        if !pos.is_legal(mv) {
+            return Err(format!(
+                "game {}: move {} '{text_move}' is illegal",
+                record.game,
+                i + 1
+            ));
+        }
+        let score = record.stats.get(i).and_then(|s| s.score);
+        decided |= score.is_some_and(is_decisive);
+        if decided {
+            out.decided += 1;
+        } else if let Some(score) = score {
+            if pos.forcing(eval) {
+                out.forcing += 1;
+            } else {
+                out.samples.push(Sample {
+                    fen: if text {
+                        pos.board_text()
+                    } else {
+                        String::new()
+                    },
+                    score: score.clamp(-clip, clip),
+                    result: half_points(first, pos.side_to_move()),
+                    key: pos.hash(),
+                    board: pos.board(),
+                    mv: pos.move_code(mv),
+                });
+            }
+        }
+        if out.mnk.is_some() {
+            out.moves.push(pos.move_code(mv));
+        }
+        pos.play(mv);
+        eval.played(&pos, mv);
+    }
+    Ok(out)
+}
+
+/// The first line that differs between two option files.
+fn first_difference(old: &str, new: &str) -> String {
+    for (a, b) in old.lines().zip(new.lines()) {
+        if a != b {
+            return format!("was `{}`, now `{}`", a.trim(), b.trim());
+        }
+    }
+    "one has more lines".to_string()
+}

@@ -1,0 +1,619 @@
+//! `arena datagen`: the formats read back by readers written here from the formats'
+//! public definitions (not from arena's writer), the output the same for any --jobs,
+//! for shards joined with `cat`, and after kills and --resume; bad options refused.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Stdio,
+};
+
+use crate::common::{
+    arena, arena_process, run_bad_input, run_ok, shipped_engine, signal, wait_for,
+};
+
+/// Runs `arena datagen ENGINE ARGS --out OUT --quiet`, expecting success.
+fn datagen(engine: &str, out: &Path, args: &[&str]) -> String {
+    let engine = shipped_engine(engine);
+    let mut all = vec![
+        "datagen",
+        engine.as_str(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ];
+    all.extend_from_slice(args);
+    run_ok(&all)
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A position of the text format, read by this test: the board from the FEN (rows from
+/// the top for m,n,k; an Ataxx FEN), whose side moves, the score and the result (half
+/// points) for the side to move.
+#[derive(Debug, PartialEq)]
+struct Position {
+    /// `cells[y][x]`: 0 empty, 1 first player (x, black), 2 second (o, white), 3 gap.
+    cells: Vec<Vec<u8>>,
+    /// 0: the first player moves.
+    side: u8,
+    score: Option<i32>,
+    result: u8,
+}
+
+fn text_positions(path: &Path, ataxx: bool) -> Vec<Position> {
+    String::from_utf8(read(path))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let f: Vec<&str> = line.split(" | ").collect();
+            assert_eq!(f.len(), 3, "{line}");
+            let (board, side) = if ataxx {
+                let mut w = f[0].split(' ');
+                let board = w.next().unwrap();
+                (board, u8::from(w.next().unwrap() == "o"))
+            } else {
+                (f[0], 0)
+            };
+            let mut cells: Vec<Vec<u8>> = board
+                .split('/')
+                .map(|row| {
+                    let mut r = Vec::new();
+                    let mut digits = String::new();
+                    for ch in row.chars().chain(std::iter::once(' ')) {
+                        if ch.is_ascii_digit() {
+                            digits.push(ch);
+                            continue;
+                        }
+                        if !digits.is_empty() {
+                            r.extend(std::iter::repeat_n(0, digits.parse().unwrap()));
+                            digits.clear();
+                        }
+                        match ch {
+                            'x' => r.push(1),
+                            'o' => r.push(2),
+                            '-' => r.push(3),
+                            _ => {}
+                        }
+                    }
+                    r
+                })
+                .collect();
+            let side = if ataxx {
+                // Ataxx FEN rows go from rank 7 down: index them by rank from the bottom.
+                cells.reverse();
+                side
+            } else {
+                // m,n,k: the first player moves when the stones are even.
+                let stones = cells.iter().flatten().filter(|&&c| c != 0).count();
+                (stones % 2) as u8
+            };
+            Position {
+                cells,
+                side,
+                score: Some(f[1].parse().unwrap()),
+                result: match f[2] {
+                    "1.0" => 2,
+                    "0.5" => 1,
+                    "0.0" => 0,
+                    r => panic!("result {r}"),
+                },
+            }
+        })
+        .collect()
+}
+
+fn u16_at(b: &[u8], i: usize) -> u16 {
+    u16::from_le_bytes([b[i], b[i + 1]])
+}
+
+/// A board from a move list from the empty board (black first), moves `x << 5 | y`.
+fn board_of(moves: &[u16], size: usize) -> Vec<Vec<u8>> {
+    let mut cells = vec![vec![0u8; size]; size];
+    for (i, m) in moves.iter().enumerate() {
+        let (x, y) = (usize::from(m >> 5 & 31), usize::from(m & 31));
+        assert_eq!(cells[y][x], 0, "move {i} on a taken cell");
+        cells[y][x] = 1 + (i % 2) as u8;
+    }
+    cells
+}
+
+/// c-gomoku-cli's `bin`, per its README ("Binary format") and pytorch-nnue-trainer's
+/// `simple_binary.py`: `uint16 result:2, ply:9, boardsize:5; uint16 rule:3, move:13;
+/// uint16 position[ply]` (ctypes bit fields, first field in the low bits), moves `(x <<
+/// 5) | y`, black first; result 0 loss, 1 draw, 2 win for the side to move.
+fn bin_positions(b: &[u8], want_rule: u16) -> Vec<Position> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let (h0, h1) = (u16_at(b, i), u16_at(b, i + 2));
+        let (result, ply, size) = (h0 & 3, usize::from(h0 >> 2 & 0x1FF), usize::from(h0 >> 11));
+        let (rule, mv) = (h1 & 7, h1 >> 3);
+        assert_eq!((size, rule), (15, want_rule));
+        let moves: Vec<u16> = (0..ply).map(|k| u16_at(b, i + 4 + 2 * k)).collect();
+        let cells = board_of(&moves, size);
+        let (x, y) = (usize::from(mv >> 5 & 31), usize::from(mv & 31));
+        assert_eq!(cells[y][x], 0, "the engine's move is on an empty cell");
+        out.push(Position {
+            cells,
+            side: (ply % 2) as u8,
+            score: None,
+            result: result as u8,
+        });
+        i += 4 + 2 * ply;
+    }
+    out
+}
+
+/// c-gomoku-cli's `binpack`, per its README ("Packed binary format") and
+/// pytorch-nnue-trainer's `packed_binary.py`: `uint32 boardSize:5, rule:3, result:4,
+/// totalPly:10, initPly:10; uint32 gameTag:14, moveCount:18; uint16 position[initPly];`
+/// then per move `uint16 isFirst:1, isLast:1, isNoEval:1, isPass:1, reserved:2, move:10;
+/// int16 eval`. Each move group is a sample of the position before it, the result is the
+/// side to move's at the initial position and flips with every move.
+fn binpack_positions(b: &[u8], want_rule: u32) -> Vec<Position> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    while i < b.len() {
+        let (h0, h1) = (u32_at(i), u32_at(i + 4));
+        let (size, rule, mut result) = ((h0 & 31) as usize, h0 >> 5 & 7, (h0 >> 8 & 15) as u8);
+        let (total, init) = ((h0 >> 12 & 0x3FF) as usize, (h0 >> 22 & 0x3FF) as usize);
+        let count = (h1 >> 14) as usize;
+        assert_eq!((size, rule), (15, want_rule));
+        assert_eq!(total, init + count);
+        let mut moves: Vec<u16> = (0..init).map(|k| u16_at(b, i + 8 + 2 * k)).collect();
+        let mut at = i + 8 + 2 * init;
+        for _ in 0..count {
+            let flags = u16_at(b, at);
+            let eval = i16::from_le_bytes([b[at + 2], b[at + 3]]);
+            let (first, last, no_eval, pass) =
+                (flags & 1, flags >> 1 & 1, flags >> 2 & 1, flags >> 3 & 1);
+            assert_eq!((first, last, no_eval, pass), (1, 1, 0, 0));
+            out.push(Position {
+                cells: board_of(&moves, size),
+                side: (moves.len() % 2) as u8,
+                score: Some(i32::from(eval)),
+                result,
+            });
+            moves.push(flags >> 6);
+            result = 2 - result;
+            at += 4;
+        }
+        i = at;
+    }
+    out
+}
+
+/// bullet's Ataxx board, per bulletformat's `AtaxxBoard` (`#[repr(C)]`: `bbs: [u64; 3],
+/// score: i16, result: u8, stm: bool, fullm: u16, halfm: u8, extra: u8`, 32 bytes) and
+/// its text conversion: the bitboards are the side to move's stones, the other side's,
+/// the gaps, square `7 * rank + file`; score and result (0, 1, 2) from the side to move.
+fn bullet_positions(b: &[u8]) -> Vec<Position> {
+    assert_eq!(b.len() % 32, 0);
+    b.chunks_exact(32)
+        .map(|r| {
+            let bb = |k: usize| u64::from_le_bytes(r[8 * k..8 * k + 8].try_into().unwrap());
+            let side = r[27];
+            let (stm, other) = if side == 0 { (1, 2) } else { (2, 1) };
+            let mut cells = vec![vec![0u8; 7]; 7];
+            for sq in 0..49 {
+                let bit = 1u64 << sq;
+                cells[sq / 7][sq % 7] = if bb(0) & bit != 0 {
+                    stm
+                } else if bb(1) & bit != 0 {
+                    other
+                } else if bb(2) & bit != 0 {
+                    3
+                } else {
+                    0
+                };
+            }
+            assert_eq!(r[31], 0);
+            Position {
+                cells,
+                side,
+                score: Some(i32::from(i16::from_le_bytes([r[24], r[25]]))),
+                result: r[26],
+            }
+        })
+        .collect()
+}
+
+/// Text and binary datagen of the same engine and options agree position by position.
+fn agree(text: &[Position], binary: &[Position], has_score: bool, what: &str) {
+    assert!(!text.is_empty(), "{what}: no positions");
+    assert_eq!(text.len(), binary.len(), "{what}: as many positions");
+    for (i, (t, b)) in text.iter().zip(binary).enumerate() {
+        assert_eq!(t.cells, b.cells, "{what}: position {i}");
+        assert_eq!(
+            (t.side, t.result),
+            (b.side, b.result),
+            "{what}: position {i}"
+        );
+        if has_score {
+            assert_eq!(t.score, b.score, "{what}: position {i}");
+        }
+    }
+}
+
+#[test]
+fn datagen_binary_formats_agree_with_the_text_format() {
+    let dir = tempfile::tempdir().unwrap();
+    for (engine, rule) in [("gomoku-strong.toml", 0), ("renju-strong.toml", 4)] {
+        let run = |format: &str| {
+            let out = dir.path().join(format!("{engine}-{format}"));
+            datagen(
+                engine,
+                &out,
+                &["--games", "8", "--depth", "2", "--format", format],
+            );
+            out
+        };
+        let text = text_positions(&run("text").join("positions.txt"), false);
+        let bin = bin_positions(&read(&run("bin").join("positions.bin")), rule);
+        agree(&text, &bin, false, &format!("{engine} bin"));
+        let packed = binpack_positions(
+            &read(&run("binpack").join("positions.binpack")),
+            u32::from(rule),
+        );
+        agree(&text, &packed, true, &format!("{engine} binpack"));
+        // Both sides' positions, and results of every kind but draws.
+        assert!(text.iter().any(|p| p.side == 1) && text.iter().any(|p| p.result == 2));
+    }
+    let out = |f: &str| dir.path().join(format!("ataxx-{f}"));
+    datagen(
+        "ataxx-strong.toml",
+        &out("text"),
+        &["--games", "6", "--depth", "2"],
+    );
+    datagen(
+        "ataxx-strong.toml",
+        &out("bullet"),
+        &["--games", "6", "--depth", "2", "--format", "bullet"],
+    );
+    let text = text_positions(&out("text").join("positions.txt"), true);
+    let bullet = bullet_positions(&read(&out("bullet").join("positions.data")));
+    agree(&text, &bullet, true, "ataxx bullet");
+    assert!(text.iter().any(|p| p.side == 1) && text.iter().any(|p| p.score != Some(0)));
+}
+
+#[test]
+fn datagen_text_fens_read_back_with_arena_show() {
+    let dir = tempfile::tempdir().unwrap();
+    for (engine, game) in [
+        ("renju-strong.toml", "renju"),
+        ("ataxx-strong.toml", "ataxx"),
+    ] {
+        let out = dir.path().join(game);
+        datagen(engine, &out, &["--games", "3", "--depth", "2"]);
+        let text = String::from_utf8(read(&out.join("positions.txt"))).unwrap();
+        let first = text.lines().next().unwrap();
+        let fen = first.split(" | ").next().unwrap();
+        let shown = run_ok(&["show", game, "--fen", fen]);
+        assert!(shown.contains("to move"), "{shown}");
+    }
+}
+
+#[test]
+fn datagen_is_the_same_for_any_jobs_and_for_shards_joined_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--games", "12", "--depth", "2", "--dedup-window", "2"];
+    let one = dir.path().join("one");
+    datagen(
+        "ataxx-strong.toml",
+        &one,
+        &[&args[..], &["-j", "1"]].concat(),
+    );
+    let two = dir.path().join("two");
+    datagen(
+        "ataxx-strong.toml",
+        &two,
+        &[&args[..], &["-j", "2"]].concat(),
+    );
+    let whole = read(&one.join("positions.txt"));
+    assert!(whole.len() > 1000);
+    assert_eq!(whole, read(&two.join("positions.txt")), "--jobs 1 and 2");
+    assert_eq!(
+        read(&one.join("datagen.log")),
+        read(&two.join("datagen.log"))
+    );
+    // Three shards in one folder, joined with cat in shard order.
+    let shards = dir.path().join("shards");
+    for i in 0..3 {
+        let shard = format!("{i}/3");
+        datagen(
+            "ataxx-strong.toml",
+            &shards,
+            &[&args[..], &["--shard", &shard]].concat(),
+        );
+    }
+    let mut joined = Vec::new();
+    for i in 0..3 {
+        let part = read(&shards.join(format!("positions.shard-{i}-of-3.txt")));
+        assert!(!part.is_empty(), "shard {i} has positions");
+        joined.extend(part);
+    }
+    assert_eq!(joined, whole, "cat of the shards");
+    // Binary shards join the same way.
+    let bin = dir.path().join("bin");
+    datagen(
+        "ataxx-strong.toml",
+        &bin,
+        &[&args[..], &["--format", "bullet"]].concat(),
+    );
+    let binshards = dir.path().join("binshards");
+    let mut joined = Vec::new();
+    for i in 0..3 {
+        let shard = format!("{i}/3");
+        datagen(
+            "ataxx-strong.toml",
+            &binshards,
+            &[&args[..], &["--format", "bullet", "--shard", &shard]].concat(),
+        );
+        joined.extend(read(
+            &binshards.join(format!("positions.shard-{i}-of-3.data")),
+        ));
+    }
+    assert_eq!(joined, read(&bin.join("positions.data")));
+}
+
+#[test]
+fn datagen_after_five_kills_and_resume_equals_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = shipped_engine("ataxx-strong.toml");
+    let out = dir.path().join("killed");
+    let args = |out: &PathBuf, jobs: &str| -> Vec<String> {
+        [
+            "datagen",
+            &engine,
+            "--games",
+            "400",
+            "--depth",
+            "4",
+            "--format",
+            "bullet",
+            "-j",
+            jobs,
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let log = out.join("datagen.log");
+    let data = out.join("positions.data");
+    let logged = || crate::common::lines(&log);
+    // The data bytes the log vouches for, and the bytes in the data file.
+    let logged_bytes = || -> u64 {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.lines()
+            .last()
+            .and_then(|l| l.split(' ').nth(2))
+            .and_then(|b| b.parse().ok())
+            .unwrap_or(0)
+    };
+    let written = || std::fs::metadata(&data).map_or(0, |m| m.len());
+    for kill in 0..5 {
+        let before = logged();
+        let mut a = args(&out, "1");
+        if kill > 0 {
+            a.push("--resume".into());
+        }
+        let mut child = arena_process()
+            .args(&a)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Killed once this session has logged games of its own, or (every other time)
+        // while it holds games it wrote but has not logged yet.
+        if kill % 2 == 0 {
+            wait_for(&mut child, "games logged", || logged() > before);
+        } else {
+            wait_for(&mut child, "games written", || {
+                logged() > before && written() > logged_bytes()
+            });
+        }
+        signal(child.id(), libc::SIGKILL);
+        child.wait().unwrap();
+    }
+    let mut a = args(&out, "2");
+    a.push("--resume".into());
+    let done = run_ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(done.contains("from 400 games"), "{done}");
+    let fresh = dir.path().join("fresh");
+    run_ok(
+        &args(&fresh, "2")
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(read(&data), read(&fresh.join("positions.data")));
+    assert_eq!(read(&log), read(&fresh.join("datagen.log")));
+}
+
+#[test]
+fn datagen_resume_cuts_a_torn_log_line_and_unlogged_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--games", "10", "--depth", "2", "--dedup-window", "4"];
+    let whole = dir.path().join("whole");
+    datagen("gomoku-strong.toml", &whole, &args);
+    // The same folder cut after game 5 as a kill leaves it: data of games it never
+    // logged, and half a log line.
+    let cut = dir.path().join("cut");
+    datagen("gomoku-strong.toml", &cut, &args);
+    let log = String::from_utf8(read(&cut.join("datagen.log"))).unwrap();
+    let kept: Vec<&str> = log.lines().take(6).collect();
+    let bytes: usize = kept[5].split(' ').nth(2).unwrap().parse().unwrap();
+    let data = read(&whole.join("positions.txt"));
+    std::fs::write(cut.join("positions.txt"), &data[..bytes + 40]).unwrap();
+    std::fs::write(cut.join("datagen.log"), format!("{}\n6 1", kept.join("\n"))).unwrap();
+    // Without --resume the folder is refused.
+    let engine = shipped_engine("gomoku-strong.toml");
+    let e = run_bad_input(
+        &[
+            &["datagen", engine.as_str(), "--out", cut.to_str().unwrap()][..],
+            &args[..],
+        ]
+        .concat(),
+    );
+    assert!(e.contains("--resume"), "{e}");
+    datagen(
+        "gomoku-strong.toml",
+        &cut,
+        &[&args[..], &["--resume"]].concat(),
+    );
+    assert_eq!(read(&cut.join("positions.txt")), data);
+    assert_eq!(
+        read(&cut.join("datagen.log")),
+        read(&whole.join("datagen.log"))
+    );
+}
+
+#[test]
+fn datagen_counts_positions_and_shows_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p");
+    let engine = shipped_engine("gomoku-strong.toml");
+    let o = arena()
+        .args([
+            "datagen",
+            &engine,
+            "--positions",
+            "150",
+            "--depth",
+            "2",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stderr.contains("datagen: "), "{stderr}");
+    assert!(
+        stdout.contains("150 positions") && stdout.contains("positions/s"),
+        "{stdout}"
+    );
+    assert_eq!(crate::common::lines(&out.join("positions.txt")), 150);
+    // Quiet: nothing on standard error.
+    let quiet = dir.path().join("q");
+    let o = arena()
+        .args([
+            "datagen",
+            &engine,
+            "--positions",
+            "20",
+            "--depth",
+            "2",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&quiet)
+        .output()
+        .unwrap();
+    assert!(o.status.success() && o.stderr.is_empty());
+}
+
+#[test]
+fn datagen_refuses_bad_options_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let o = out.to_str().unwrap();
+    let gomoku = shipped_engine("gomoku-strong.toml");
+    let ataxx = shipped_engine("ataxx-strong.toml");
+    for (args, needle) in [
+        (
+            vec![
+                "datagen", &ataxx, "--games", "2", "--format", "bin", "--out", o,
+            ],
+            "c-gomoku-cli",
+        ),
+        (
+            vec![
+                "datagen", &gomoku, "--games", "2", "--format", "bullet", "--out", o,
+            ],
+            "AtaxxBoard",
+        ),
+        (
+            vec![
+                "datagen",
+                &gomoku,
+                "--positions",
+                "9",
+                "--shard",
+                "0/2",
+                "--out",
+                o,
+            ],
+            "--games",
+        ),
+        (
+            vec!["datagen", &gomoku, "--out", o],
+            "--positions N or --games N",
+        ),
+        (
+            vec![
+                "datagen",
+                &gomoku,
+                "--games",
+                "2",
+                "--format",
+                "bin",
+                "--score-clip",
+                "40000",
+                "--out",
+                o,
+            ],
+            "32767",
+        ),
+    ] {
+        let e = run_bad_input(&args);
+        assert!(e.contains(needle), "{args:?}: {e}");
+    }
+    assert!(!out.join("positions.txt").exists());
+    // Resume with other options.
+    datagen(
+        "gomoku-strong.toml",
+        &out,
+        &["--games", "2", "--depth", "2"],
+    );
+    let e = run_bad_input(&[
+        "datagen", &gomoku, "--games", "2", "--depth", "3", "--resume", "--out", o,
+    ]);
+    assert!(e.contains("datagen.toml") && e.contains("depth"), "{e}");
+}
+
+#[test]
+fn datagen_memory_does_not_grow_with_the_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let peak = |games: &str| {
+        let out = dir.path().join(games);
+        let engine = shipped_engine("ataxx-strong.toml");
+        let child = arena_process()
+            .args([
+                "datagen", &engine, "--games", games, "--depth", "2", "-j", "1", "--quiet",
+            ])
+            .args(["--set", "search.tt_mb=1", "--dedup-window", "8", "--out"])
+            .arg(&out)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (status, kib) = crate::common::wait_with_peak(child);
+        assert_eq!(status, 0);
+        (kib, crate::common::lines(&out.join("positions.txt")))
+    };
+    let (small, few) = peak("8");
+    let (large, many) = peak("200");
+    assert!(many > 20 * few / 2, "{few} and {many} positions");
+    // Twenty-five times the positions, the same memory (a few MB of allocator slack).
+    assert!(
+        large < small + 4096,
+        "{small} KiB for {few} positions, {large} KiB for {many}"
+    );
+}
