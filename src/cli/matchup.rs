@@ -469,7 +469,10 @@ fn distinct_names(sides: &[Side]) -> Vec<String> {
             .filter(|&i| i < 26)
             .map_or_else(|| (i + 1).to_string(), |i| char::from(b'a' + i).to_string());
         // Within the cap on names: a long base is shortened to make room.
-        out.push(arena::engine::config::derived_name(name, &format!("-{suffix}")));
+        out.push(arena::engine::config::derived_name(
+            name,
+            &format!("-{suffix}"),
+        ));
     }
     let renamed: Vec<usize> = (0..names.len()).filter(|&i| out[i] != names[i]).collect();
     if let [a, b] = renamed[..]
