@@ -24,15 +24,17 @@ use std::{
 use rayon::prelude::*;
 
 use super::{
-    features::{
-        ATAXX_SLOTS, AtaxxFeatures, LINES_WIDTH, LinesFeatures, ataxx_features, lines_features,
-    },
+    features::{AtaxxFeatures, LINES_WIDTH, LinesFeatures, ataxx_features, lines_features},
     model::{Adam, Dataset, Features, FreeParam, Loss, Settings, epoch_order, fit_k, run_epoch},
     positions::{Counts, FeatureSource},
 };
 use crate::{
     datagen::{DataReader, Record, format::data_files},
-    eval::{Evaluator, mnk::MnkEval, table::MnkEvaluation},
+    eval::{
+        Evaluator,
+        mnk::MnkEval,
+        table::{ATAXX_TERM_COUNT, MnkEvaluation},
+    },
     game::{Ataxx, Game, Mnk},
     tournament::seeds::{Stream, derive_seed},
 };
@@ -67,7 +69,8 @@ impl Family {
     fn record(self) -> usize {
         let features = match self {
             Family::Lines => 2 * LINES_WIDTH * 2,
-            Family::Ataxx => ATAXX_SLOTS * 2,
+            // The term differences, then the phase (an f32).
+            Family::Ataxx => ATAXX_TERM_COUNT * 2 + 4,
         };
         features + 6
     }
@@ -140,9 +143,10 @@ fn encode(row: &Row, record: &Record, out: &mut Vec<u8>) {
             }
         }
         Row::Ataxx(f) => {
-            for v in f {
+            for v in f.terms {
                 out.extend_from_slice(&v.to_le_bytes());
             }
+            out.extend_from_slice(&f.phase.to_le_bytes());
         }
     }
     out.extend_from_slice(&record.score.unwrap_or(0).to_le_bytes());
@@ -333,7 +337,13 @@ impl Streamed {
                     }
                     lines.push(f);
                 }
-                Family::Ataxx => ataxx.push(std::array::from_fn(|i| i16_at(r, i))),
+                Family::Ataxx => {
+                    let at = 2 * ATAXX_TERM_COUNT;
+                    ataxx.push(AtaxxFeatures {
+                        terms: std::array::from_fn(|i| i16_at(r, i)),
+                        phase: f32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]]),
+                    });
+                }
             }
         }
         Ok(Dataset {
