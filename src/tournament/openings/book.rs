@@ -59,18 +59,25 @@ enum Source<G: OpeningGame> {
     Random(Box<RandomOpenings<G>>),
 }
 
-/// `random_plies = K`: K random plies after each round's opening from a list, drawn by
-/// round from the master seed. Rounds are extended in order, each to a position no
-/// earlier round has (a repeat is drawn again), so the first [`DISTINCT_WINDOW`] rounds
-/// are all distinct whatever order they are asked in; later rounds get a fresh draw.
+/// `random_plies = K`: once a list's openings (in each symmetry) are used up, the
+/// rounds that come back to them get K random plies after the opening, drawn by round
+/// from the master seed, so that no two rounds play the same opening. The first pass
+/// plays the list as it is: random plies cost the balance a list was chosen for (see
+/// `configs/tune-gomoku.toml`). Later rounds are extended in order, each to a position
+/// no earlier one has (a repeat is drawn again), so the first [`DISTINCT_WINDOW`] of
+/// them are all distinct whatever order they are asked in; rounds past those get a
+/// fresh draw.
 struct ExtraPlies {
     plies: u32,
     seed: u64,
+    /// The rounds of the first pass (the list's openings times its symmetries).
+    first_pass: u64,
     drawn: std::sync::Mutex<PliesDrawn>,
 }
 
 #[derive(Default)]
 struct PliesDrawn {
+    /// The openings of rounds `first_pass..`, in order.
     list: Vec<Opening>,
     seen: std::collections::HashSet<String>,
 }
@@ -112,13 +119,17 @@ impl ExtraPlies {
         round: u64,
         base: impl Fn(u64) -> Result<Opening, String>,
     ) -> Result<Opening, String> {
+        if round < self.first_pass {
+            return base(round);
+        }
         let no_room = |b: &Opening| {
             format!(
                 "no {} random plies can follow the opening '{}' without ending the game",
                 self.plies, b.position
             )
         };
-        if round >= DISTINCT_WINDOW as u64 {
+        let index = round - self.first_pass;
+        if index >= DISTINCT_WINDOW as u64 {
             let b = base(round)?;
             return self
                 .candidates::<G>(game, &b, round)?
@@ -126,8 +137,8 @@ impl ExtraPlies {
                 .ok_or_else(|| no_room(&b));
         }
         let mut d = self.drawn.lock().unwrap_or_else(|p| p.into_inner());
-        while d.list.len() as u64 <= round {
-            let r = d.list.len() as u64;
+        while d.list.len() as u64 <= index {
+            let r = self.first_pass + d.list.len() as u64;
             let b = base(r)?;
             let mut first = None;
             let mut chosen = None;
@@ -142,7 +153,7 @@ impl ExtraPlies {
             d.seen.insert(opening.position.clone());
             d.list.push(opening);
         }
-        Ok(d.list[round as usize].clone())
+        Ok(d.list[index as usize].clone())
     }
 }
 
@@ -329,6 +340,7 @@ impl<G: OpeningGame> OpeningBook<G> {
                     Box::new(ExtraPlies {
                         plies: o.random_plies,
                         seed,
+                        first_pass: list.len() as u64 * symmetries as u64,
                         drawn: std::sync::Mutex::new(PliesDrawn::default()),
                     })
                 });
@@ -694,10 +706,10 @@ mod tests {
         );
     }
 
-    /// Issue 44, item 17: the balanced set with random plies after each opening, so that
-    /// every round plays its own near-balanced opening.
+    /// Issue 44, item 17: the balanced set in its symmetries, then, once it is used up,
+    /// random plies after each opening, so that every round plays its own.
     #[test]
-    fn random_plies_make_every_round_of_a_list_distinct_and_seeded() {
+    fn random_plies_make_every_round_past_a_list_distinct_and_seeded() {
         let dir = tempfile::tempdir().unwrap();
         let o = "kind = \"balanced\"\ntransform = true\nrandom_plies = 2";
         let t = tournament_with(o, "gomoku", dir.path());
@@ -714,15 +726,21 @@ mod tests {
         )
         .unwrap();
         let n = plain.distinct().unwrap();
-        // More rounds than the set has images: every round its own opening, each the
-        // round's balanced image with two more stones near it.
+        // The list first, as it is; then each round the image of its pass with two more
+        // stones: every round its own opening.
         let rounds: Vec<String> = (0..n + 500)
             .map(|r| book.get(r).unwrap().position)
             .collect();
-        let distinct: std::collections::HashSet<&String> = rounds.iter().collect();
-        assert_eq!(distinct.len() as u64, n + 500);
+        // (The list's own images repeat where an opening is symmetric; the rounds past
+        // it never do.)
+        let distinct: std::collections::HashSet<&String> = rounds[n as usize..].iter().collect();
+        assert_eq!(distinct.len(), 500);
         for (r, p) in rounds.iter().enumerate() {
             let base = plain.get(r as u64).unwrap().position;
+            if (r as u64) < n {
+                assert_eq!(p, &base, "round {r}");
+                continue;
+            }
             let (b, e) = (
                 Mnk::from_text(&g, &base).unwrap(),
                 Mnk::from_text(&g, p).unwrap(),
@@ -744,11 +762,18 @@ mod tests {
         let mut other = t.clone();
         other.config.seed += 1;
         let reseeded = OpeningBook::<Mnk>::new(&other, &g).unwrap();
-        assert_ne!(reseeded.get(0).unwrap().position, rounds[0]);
+        assert_ne!(reseeded.get(n).unwrap().position, rounds[n as usize]);
         // Ataxx's set takes them too; random openings do not.
         let t = tournament_with("kind = \"balanced\"\nrandom_plies = 2", "ataxx", dir.path());
         let book = OpeningBook::<crate::game::Ataxx>::new(&t, &()).unwrap();
-        assert_ne!(book.get(0).unwrap().position, book.get(1).unwrap().position);
+        let n = OpeningBook::<crate::game::Ataxx>::new(
+            &tournament_with("kind = \"balanced\"", "ataxx", dir.path()),
+            &(),
+        )
+        .unwrap()
+        .distinct()
+        .unwrap();
+        assert_ne!(book.get(n).unwrap().position, book.get(0).unwrap().position);
         let text = "name = \"t\"\ngame = \"gomoku\"\nrounds = 1\n\n[openings]\nkind = \"random\"\n\
                     random_plies = 2\n\n[[engines]]\nname = \"a\"\nsearch = { depth = 1 }\n\n\
                     [[engines]]\nname = \"b\"\nsearch = { depth = 1 }\n";

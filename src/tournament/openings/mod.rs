@@ -48,8 +48,8 @@ pub trait OpeningGame: EngineGame {
         rng: &mut ChaCha8Rng,
     ) -> Option<Self>;
 
-    /// `start` with `plies` random plies played from it (m,n,k: on cells next to the
-    /// stones, within two of one); None when they end the game or no move is left.
+    /// `start` with `plies` random plies played from it (m,n,k: three or four cells from
+    /// the nearest stone); None when they end the game or no move is left.
     fn random_plies(start: &Self, plies: u32, rng: &mut ChaCha8Rng) -> Option<Self>;
 
     /// Reads one line of an opening file.
