@@ -143,8 +143,8 @@ pub fn run(
 /// The openings of the tune's pairs: pair k (counted from 1) plays round `k - 1` of
 /// the book, drawn as pairs come up (a file's openings repeat with its length, without
 /// `random_plies`: θ differs from one pair to the next, so a repeated opening is another
-/// game, and the list's balance is worth more; the verification, whose two engines meet
-/// again and again, takes them).
+/// game, and the list's balance is worth more than random plies; the verification,
+/// whose two engines meet again and again, takes them).
 fn pair_openings<G: OpeningGame>(
     tune: &Tune,
     game: &G::Config,

@@ -326,10 +326,10 @@ fn shuffle_draws_the_opening_order_from_the_seed() {
     assert!(refused.contains("--shuffle"), "{refused}");
 }
 
-/// Issue 44, item 17: `random_plies = K` keeps a list distinct past its end: once its
-/// openings (here one line in its 8 symmetries) are used up, each round plays its
-/// opening with K seeded random plies after it; the same on one thread, two threads and
-/// two shards merged.
+/// Issue 44, item 17: `random_plies = K` keeps a list distinct: once its openings (here
+/// one line in its 8 symmetries) come round again, each round plays its opening with K
+/// seeded random plies after it; the same on one thread, two threads and two shards
+/// merged.
 #[test]
 fn random_plies_give_every_pair_its_own_opening_on_any_split() {
     let tmp = tempfile::tempdir().unwrap();

@@ -59,25 +59,23 @@ enum Source<G: OpeningGame> {
     Random(Box<RandomOpenings<G>>),
 }
 
-/// `random_plies = K`: once a list's openings (in each symmetry) are used up, the
-/// rounds that come back to them get K random plies after the opening, drawn by round
-/// from the master seed, so that no two rounds play the same opening. The first pass
-/// plays the list as it is: random plies cost the balance a list was chosen for (see
-/// `configs/tune-gomoku.toml`). Later rounds are extended in order, each to a position
-/// no earlier one has (a repeat is drawn again), so the first [`DISTINCT_WINDOW`] of
-/// them are all distinct whatever order they are asked in; rounds past those get a
-/// fresh draw.
+/// `random_plies = K`: a round whose opening an earlier round played already (the list
+/// came round again, or a symmetric opening has the same image under two symmetries)
+/// plays it with K random plies after it, drawn by round from the master seed, so that
+/// no two rounds play the same opening. A round with an opening not played before plays
+/// it as it is: random plies cost the balance a list was chosen for (see
+/// `configs/tune-gomoku.toml`). Rounds are settled in order, each to a position no
+/// earlier round has (a repeat is drawn again), so the first [`DISTINCT_WINDOW`] rounds
+/// are all distinct whatever order they are asked in; later rounds get a fresh draw.
 struct ExtraPlies {
     plies: u32,
     seed: u64,
-    /// The rounds of the first pass (the list's openings times its symmetries).
-    first_pass: u64,
     drawn: std::sync::Mutex<PliesDrawn>,
 }
 
 #[derive(Default)]
 struct PliesDrawn {
-    /// The openings of rounds `first_pass..`, in order.
+    /// The openings of rounds `0..`, in order.
     list: Vec<Opening>,
     seen: std::collections::HashSet<String>,
 }
@@ -119,17 +117,13 @@ impl ExtraPlies {
         round: u64,
         base: impl Fn(u64) -> Result<Opening, String>,
     ) -> Result<Opening, String> {
-        if round < self.first_pass {
-            return base(round);
-        }
         let no_room = |b: &Opening| {
             format!(
                 "no {} random plies can follow the opening '{}' without ending the game",
                 self.plies, b.position
             )
         };
-        let index = round - self.first_pass;
-        if index >= DISTINCT_WINDOW as u64 {
+        if round >= DISTINCT_WINDOW as u64 {
             let b = base(round)?;
             return self
                 .candidates::<G>(game, &b, round)?
@@ -137,23 +131,27 @@ impl ExtraPlies {
                 .ok_or_else(|| no_room(&b));
         }
         let mut d = self.drawn.lock().unwrap_or_else(|p| p.into_inner());
-        while d.list.len() as u64 <= index {
-            let r = self.first_pass + d.list.len() as u64;
+        while d.list.len() as u64 <= round {
+            let r = d.list.len() as u64;
             let b = base(r)?;
-            let mut first = None;
-            let mut chosen = None;
-            for candidate in self.candidates::<G>(game, &b, r)?.take(PLIES_ATTEMPTS) {
-                if !d.seen.contains(&candidate.position) {
-                    chosen = Some(candidate);
-                    break;
+            let opening = if d.seen.contains(&b.position) {
+                let mut first = None;
+                let mut chosen = None;
+                for candidate in self.candidates::<G>(game, &b, r)?.take(PLIES_ATTEMPTS) {
+                    if !d.seen.contains(&candidate.position) {
+                        chosen = Some(candidate);
+                        break;
+                    }
+                    first.get_or_insert(candidate);
                 }
-                first.get_or_insert(candidate);
-            }
-            let opening = chosen.or(first).ok_or_else(|| no_room(&b))?;
+                chosen.or(first).ok_or_else(|| no_room(&b))?
+            } else {
+                b
+            };
             d.seen.insert(opening.position.clone());
             d.list.push(opening);
         }
-        Ok(d.list[index as usize].clone())
+        Ok(d.list[round as usize].clone())
     }
 }
 
@@ -340,7 +338,6 @@ impl<G: OpeningGame> OpeningBook<G> {
                     Box::new(ExtraPlies {
                         plies: o.random_plies,
                         seed,
-                        first_pass: list.len() as u64 * symmetries as u64,
                         drawn: std::sync::Mutex::new(PliesDrawn::default()),
                     })
                 });
@@ -726,21 +723,23 @@ mod tests {
         )
         .unwrap();
         let n = plain.distinct().unwrap();
-        // The list first, as it is; then each round the image of its pass with two more
-        // stones: every round its own opening.
+        // The list's images as they are, then each round that comes back to an image
+        // (a symmetric opening has fewer than 8, and the list ends) that image with two
+        // more stones: every round its own opening.
         let rounds: Vec<String> = (0..n + 500)
             .map(|r| book.get(r).unwrap().position)
             .collect();
-        // (The list's own images repeat where an opening is symmetric; the rounds past
-        // it never do.)
-        let distinct: std::collections::HashSet<&String> = rounds[n as usize..].iter().collect();
-        assert_eq!(distinct.len(), 500);
+        let distinct: std::collections::HashSet<&String> = rounds.iter().collect();
+        assert_eq!(distinct.len() as u64, n + 500);
+        let mut seen = std::collections::HashSet::new();
+        let mut plied_in_the_list = 0;
         for (r, p) in rounds.iter().enumerate() {
             let base = plain.get(r as u64).unwrap().position;
-            if (r as u64) < n {
+            if seen.insert(base.clone()) {
                 assert_eq!(p, &base, "round {r}");
                 continue;
             }
+            plied_in_the_list += u64::from((r as u64) < n);
             let (b, e) = (
                 Mnk::from_text(&g, &base).unwrap(),
                 Mnk::from_text(&g, p).unwrap(),
@@ -749,6 +748,8 @@ mod tests {
             assert_eq!(e.history().len(), b.history().len() + 2, "round {r}");
             assert!(e.outcome().is_none());
         }
+        // The shipped set has symmetric openings, whose images repeat within its pass.
+        assert!(plied_in_the_list > 0);
         // The same seed, asked in another order (as threads, shards and workers do),
         // gives the same rounds; another seed others.
         let again = OpeningBook::<Mnk>::new(&t, &g).unwrap();
