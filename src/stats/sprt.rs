@@ -193,7 +193,7 @@ impl SprtConfig {
             .zip(&scores)
             .map(|(c, a)| c / total * (a - mean).powi(2))
             .sum();
-        if !(var > 0.0) {
+        if var.is_nan() || var <= 0.0 {
             return None;
         }
         let to_score = |elo: f64| match self.model {

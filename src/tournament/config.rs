@@ -103,9 +103,11 @@ pub struct OpeningsConfig {
     /// File or balanced, m,n,k: play each opening in each of the board's symmetries (8
     /// on a square board, 4 on another), so N openings serve 8N distinct game pairs.
     pub transform: bool,
-    /// File or balanced: this many random plies after each round's opening (m,n,k: next
-    /// to its stones), drawn from the master seed by round, so that every round plays
-    /// its own opening, near the balanced one it grew from (0: none).
+    /// File or balanced: this many random plies after the opening of each round whose
+    /// opening an earlier round played already (the list came round again, or an image
+    /// of a symmetric opening repeats; m,n,k: three or four cells from the nearest
+    /// stone), drawn from the master seed by round, so that every round plays its own
+    /// opening (0: none, the list repeats).
     #[serde(skip_serializing_if = "is_zero")]
     pub random_plies: u32,
 }

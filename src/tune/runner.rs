@@ -141,13 +141,17 @@ pub fn run(
 }
 
 /// The openings of the tune's pairs: pair k (counted from 1) plays round `k - 1` of
-/// the book, drawn as pairs come up (a file's openings repeat with its length).
+/// the book, drawn as pairs come up (a file's openings repeat with its length, without
+/// `random_plies`: θ differs from one pair to the next, so a repeated opening is another
+/// game, and the list's balance is worth more than random plies; the verification,
+/// whose two engines meet again and again, takes them).
 fn pair_openings<G: OpeningGame>(
     tune: &Tune,
     game: &G::Config,
     seed: u64,
 ) -> Result<OpeningBook<G>, TuneError> {
-    let source = tune.plan().tournament("openings", 1, seed, Vec::new());
+    let mut source = tune.plan().tournament("openings", 1, seed, Vec::new());
+    source.config.openings.random_plies = 0;
     let book = OpeningBook::<G>::new(&source, game)?;
     book.check_max_plies(game, tune.config.adjudication.max_plies)
         .map_err(|e| TuneError::Input(format!("{}: {e}", tune.job.path.display())))?;

@@ -1018,10 +1018,10 @@ mod tests {
         let mut bad = jobs.clone();
         bad[2].r_k[0] = f64::NAN;
         let before = state.clone();
-        let e = spsa.apply(&mut state, &bad, &vec![won; 4]).unwrap_err();
+        let e = spsa.apply(&mut state, &bad, &[won; 4]).unwrap_err();
         assert!(e.contains("pair 3: θ of `x` would become NaN"), "{e}");
         assert_eq!(state, before);
-        spsa.apply(&mut state, &jobs, &vec![won; 4]).unwrap();
+        spsa.apply(&mut state, &jobs, &[won; 4]).unwrap();
         assert_eq!(state.pairs_done, 4);
     }
 }

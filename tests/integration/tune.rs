@@ -506,6 +506,15 @@ fn the_shipped_tune_config_runs() {
     assert_eq!(r.params.len(), 4);
     assert_eq!(r.verification.map(|v| v.wdl.games()), Some(2));
     assert!(out.join("tuned.toml").exists());
+    // Issue 44, item 17: the balanced openings in their symmetries, kept distinct past
+    // the list by random plies, in the tune and its verification.
+    for run in [out.join("run.toml"), out.join("verification/run.toml")] {
+        let text = read(&run);
+        assert!(
+            text.contains("kind = \"balanced\"") && text.contains("random_plies = 2"),
+            "{text}"
+        );
+    }
     // The search tunes of the modern engines (issue 22): their numbers, node-limited.
     for (name, params) in [("ataxx", 7), ("gomoku", 6)] {
         let path = format!(
@@ -528,6 +537,7 @@ fn the_shipped_tune_config_runs() {
             // It plays the balanced openings (docs/tuning.md: fewer pairs split).
             let run = std::fs::read_to_string(out.join("run.toml")).unwrap();
             assert!(run.contains("kind = \"balanced\""), "{run}");
+            assert!(run.contains("random_plies = 2"), "{run}");
         }
     }
 }

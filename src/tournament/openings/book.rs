@@ -59,8 +59,12 @@ enum Source<G: OpeningGame> {
     Random(Box<RandomOpenings<G>>),
 }
 
-/// `random_plies = K`: K random plies after each round's opening from a list, drawn by
-/// round from the master seed. Rounds are extended in order, each to a position no
+/// `random_plies = K`: a round whose opening an earlier round played already (the list
+/// came round again, or a symmetric opening has the same image under two symmetries)
+/// plays it with K random plies after it, drawn by round from the master seed, so that
+/// no two rounds play the same opening. A round with an opening not played before plays
+/// it as it is: random plies cost the balance a list was chosen for (see
+/// `configs/tune-gomoku.toml`). Rounds are settled in order, each to a position no
 /// earlier round has (a repeat is drawn again), so the first [`DISTINCT_WINDOW`] rounds
 /// are all distinct whatever order they are asked in; later rounds get a fresh draw.
 struct ExtraPlies {
@@ -71,6 +75,7 @@ struct ExtraPlies {
 
 #[derive(Default)]
 struct PliesDrawn {
+    /// The openings of rounds `0..`, in order.
     list: Vec<Opening>,
     seen: std::collections::HashSet<String>,
 }
@@ -129,16 +134,20 @@ impl ExtraPlies {
         while d.list.len() as u64 <= round {
             let r = d.list.len() as u64;
             let b = base(r)?;
-            let mut first = None;
-            let mut chosen = None;
-            for candidate in self.candidates::<G>(game, &b, r)?.take(PLIES_ATTEMPTS) {
-                if !d.seen.contains(&candidate.position) {
-                    chosen = Some(candidate);
-                    break;
+            let opening = if d.seen.contains(&b.position) {
+                let mut first = None;
+                let mut chosen = None;
+                for candidate in self.candidates::<G>(game, &b, r)?.take(PLIES_ATTEMPTS) {
+                    if !d.seen.contains(&candidate.position) {
+                        chosen = Some(candidate);
+                        break;
+                    }
+                    first.get_or_insert(candidate);
                 }
-                first.get_or_insert(candidate);
-            }
-            let opening = chosen.or(first).ok_or_else(|| no_room(&b))?;
+                chosen.or(first).ok_or_else(|| no_room(&b))?
+            } else {
+                b
+            };
             d.seen.insert(opening.position.clone());
             d.list.push(opening);
         }
@@ -694,10 +703,10 @@ mod tests {
         );
     }
 
-    /// Issue 44, item 17: the balanced set with random plies after each opening, so that
-    /// every round plays its own near-balanced opening.
+    /// Issue 44, item 17: the balanced set in its symmetries, then, once it is used up,
+    /// random plies after each opening, so that every round plays its own.
     #[test]
-    fn random_plies_make_every_round_of_a_list_distinct_and_seeded() {
+    fn random_plies_make_every_round_past_a_list_distinct_and_seeded() {
         let dir = tempfile::tempdir().unwrap();
         let o = "kind = \"balanced\"\ntransform = true\nrandom_plies = 2";
         let t = tournament_with(o, "gomoku", dir.path());
@@ -714,15 +723,23 @@ mod tests {
         )
         .unwrap();
         let n = plain.distinct().unwrap();
-        // More rounds than the set has images: every round its own opening, each the
-        // round's balanced image with two more stones near it.
+        // The list's images as they are, then each round that comes back to an image
+        // (a symmetric opening has fewer than 8, and the list ends) that image with two
+        // more stones: every round its own opening.
         let rounds: Vec<String> = (0..n + 500)
             .map(|r| book.get(r).unwrap().position)
             .collect();
         let distinct: std::collections::HashSet<&String> = rounds.iter().collect();
         assert_eq!(distinct.len() as u64, n + 500);
+        let mut seen = std::collections::HashSet::new();
+        let mut plied_in_the_list = 0;
         for (r, p) in rounds.iter().enumerate() {
             let base = plain.get(r as u64).unwrap().position;
+            if seen.insert(base.clone()) {
+                assert_eq!(p, &base, "round {r}");
+                continue;
+            }
+            plied_in_the_list += u64::from((r as u64) < n);
             let (b, e) = (
                 Mnk::from_text(&g, &base).unwrap(),
                 Mnk::from_text(&g, p).unwrap(),
@@ -731,6 +748,8 @@ mod tests {
             assert_eq!(e.history().len(), b.history().len() + 2, "round {r}");
             assert!(e.outcome().is_none());
         }
+        // The shipped set has symmetric openings, whose images repeat within its pass.
+        assert!(plied_in_the_list > 0);
         // The same seed, asked in another order (as threads, shards and workers do),
         // gives the same rounds; another seed others.
         let again = OpeningBook::<Mnk>::new(&t, &g).unwrap();
@@ -744,11 +763,18 @@ mod tests {
         let mut other = t.clone();
         other.config.seed += 1;
         let reseeded = OpeningBook::<Mnk>::new(&other, &g).unwrap();
-        assert_ne!(reseeded.get(0).unwrap().position, rounds[0]);
+        assert_ne!(reseeded.get(n).unwrap().position, rounds[n as usize]);
         // Ataxx's set takes them too; random openings do not.
         let t = tournament_with("kind = \"balanced\"\nrandom_plies = 2", "ataxx", dir.path());
         let book = OpeningBook::<crate::game::Ataxx>::new(&t, &()).unwrap();
-        assert_ne!(book.get(0).unwrap().position, book.get(1).unwrap().position);
+        let n = OpeningBook::<crate::game::Ataxx>::new(
+            &tournament_with("kind = \"balanced\"", "ataxx", dir.path()),
+            &(),
+        )
+        .unwrap()
+        .distinct()
+        .unwrap();
+        assert_ne!(book.get(n).unwrap().position, book.get(0).unwrap().position);
         let text = "name = \"t\"\ngame = \"gomoku\"\nrounds = 1\n\n[openings]\nkind = \"random\"\n\
                     random_plies = 2\n\n[[engines]]\nname = \"a\"\nsearch = { depth = 1 }\n\n\
                     [[engines]]\nname = \"b\"\nsearch = { depth = 1 }\n";

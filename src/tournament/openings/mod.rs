@@ -7,7 +7,8 @@
 //! `balanced`: the set shipped for the game ([`SHIPPED`]). [`play_balanced`] keeps
 //! random openings by the games an engine plays from them (`arena openings --play`). With `transform`, a list's
 //! openings are played in each symmetry of the m,n,k board; with `random_plies`, a few
-//! seeded random plies follow each round's opening, so a list serves distinct rounds.
+//! seeded random plies follow a round's opening when an earlier round played it, so a
+//! list serves distinct rounds.
 //!
 //! An [`OpeningBook`] gives the opening of any round on demand, so memory does not grow
 //! with the number of rounds: a file's openings are held once (the file, not the
@@ -48,8 +49,8 @@ pub trait OpeningGame: EngineGame {
         rng: &mut ChaCha8Rng,
     ) -> Option<Self>;
 
-    /// `start` with `plies` random plies played from it (m,n,k: on cells next to the
-    /// stones, within two of one); None when they end the game or no move is left.
+    /// `start` with `plies` random plies played from it (m,n,k: three or four cells from
+    /// the nearest stone); None when they end the game or no move is left.
     fn random_plies(start: &Self, plies: u32, rng: &mut ChaCha8Rng) -> Option<Self>;
 
     /// Reads one line of an opening file.
