@@ -566,6 +566,25 @@ pub fn data_files(path: &Path) -> Result<Vec<(PathBuf, Format)>, String> {
         }
     }
     shards.sort_by_key(|s| s.0);
+    // One run's data: the whole run's file, or every shard of one split.
+    if !whole.is_empty() && !shards.is_empty() || whole.len() > 1 {
+        return Err(format!(
+            "{}: holds the data of more than one run (positions.* and shard files, or several \
+             formats): name the file to read",
+            path.display()
+        ));
+    }
+    if let Some(&((_, count), _, _)) = shards.first() {
+        let indices: Vec<(u32, u32)> = shards.iter().map(|s| s.0).collect();
+        if indices != (0..count).map(|i| (i, count)).collect::<Vec<_>>() {
+            return Err(format!(
+                "{}: the shard files are not shards 0 to {} of one split of {count}: join the \
+                 complete ones with cat, or name the files to read",
+                path.display(),
+                count - 1
+            ));
+        }
+    }
     let mut files = whole;
     files.extend(shards.into_iter().map(|(_, p, f)| (p, f)));
     if files.is_empty() {
@@ -589,6 +608,39 @@ mod tests {
         for bad in ["a | 1", "a | x | 1.0", "a | 1 | 0.7"] {
             assert!(parse_text_line(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_folder_reads_one_run_whole_or_every_shard_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let touch = |name: &str| std::fs::write(dir.path().join(name), "").unwrap();
+        let names = |files: Vec<(PathBuf, Format)>| -> Vec<String> {
+            files
+                .iter()
+                .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        touch("positions.shard-1-of-2.data");
+        let e = data_files(dir.path()).unwrap_err();
+        assert!(e.contains("not shards 0 to 1"), "{e}");
+        touch("positions.shard-0-of-2.data");
+        touch("datagen.shard-0-of-2.log");
+        assert_eq!(
+            names(data_files(dir.path()).unwrap()),
+            ["positions.shard-0-of-2.data", "positions.shard-1-of-2.data"]
+        );
+        touch("positions.shard-2-of-3.data");
+        assert!(data_files(dir.path()).is_err());
+        let whole = tempfile::tempdir().unwrap();
+        std::fs::write(whole.path().join("positions.bin"), "").unwrap();
+        assert_eq!(names(data_files(whole.path()).unwrap()), ["positions.bin"]);
+        std::fs::write(whole.path().join("positions.txt"), "").unwrap();
+        assert!(
+            data_files(whole.path())
+                .unwrap_err()
+                .contains("more than one run")
+        );
+        assert!(data_files(&whole.path().join("nothing")).is_err());
     }
 
     #[test]

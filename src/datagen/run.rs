@@ -432,6 +432,8 @@ struct Writer {
     games: u64,
     keys: HashSet<u64>,
     buf: Vec<u8>,
+    /// Games in a row that gave no position.
+    empty_streak: u64,
 }
 
 impl Writer {
@@ -621,6 +623,7 @@ fn run_game<G: DatagenGame>(
         games: games_before,
         keys,
         buf: Vec::new(),
+        empty_streak: 0,
     };
     let mut session = Counts::default();
     let mut ending = DatagenEnding::Complete;
@@ -649,6 +652,10 @@ fn run_game<G: DatagenGame>(
         elapsed: started.elapsed(),
     })
 }
+
+/// Games in a row without a position after which a run counted in positions gives up
+/// (it would never end).
+const EMPTY_STREAK_LIMIT: u64 = 1000;
 
 /// Games a worker may run ahead of the writer (per worker): the buffer of finished
 /// games waiting for an earlier one stays this small.
@@ -866,6 +873,18 @@ fn write_game(
         .text(),
     );
     w.next_game += 1;
+    w.empty_streak = if kept.is_empty() {
+        w.empty_streak + 1
+    } else {
+        0
+    };
+    if w.empty_streak >= EMPTY_STREAK_LIMIT && matches!(d.target, Target::Positions(_)) {
+        return Err(RunError::Input(format!(
+            "{EMPTY_STREAK_LIMIT} games in a row gave no position (every one skipped: \
+             forced results, forced lines or duplicates): more random plies, another \
+             opening file or a deeper search may help"
+        )));
+    }
     session.games += 1;
     session.positions += kept.len() as u64;
     session.decided += game.decided;

@@ -413,6 +413,12 @@ fn datagen_after_five_kills_and_resume_equals_an_uninterrupted_run() {
         // while it holds games it wrote but has not logged yet.
         if kill % 2 == 0 {
             wait_for(&mut child, "games logged", || logged() > before);
+            if kill == 0 {
+                // One writer per folder: a second datagen there is refused.
+                let a: Vec<&str> = a.iter().map(String::as_str).chain(["--resume"]).collect();
+                let e = run_bad_input(&a);
+                assert!(e.contains("in use by another arena"), "{e}");
+            }
         } else {
             wait_for(&mut child, "games written", || {
                 logged() > before && written() > logged_bytes()
