@@ -16,6 +16,7 @@ use arena::{
 use clap::Args;
 
 use super::{
+    adjudication::AdjudicationArgs,
     elo::parse_sprt,
     engine::apply_flagged,
     job::JobArgs,
@@ -106,6 +107,8 @@ pub struct MatchArgs {
     /// A game still going after this many plies is a draw (0: never).
     #[arg(long, value_name = "N")]
     max_plies: Option<u32>,
+    #[command(flatten)]
+    adjudication: AdjudicationArgs,
     /// Master seed: every game's seed derives from it. It changes the games only where
     /// something is drawn: random openings (--plies, or games without a balanced set),
     /// the order of --shuffle, the symmetries of --transform, and engines that choose at
@@ -233,9 +236,12 @@ pub fn matchup(args: MatchArgs) -> Result<()> {
         openings.insert("order".into(), "shuffle".into());
     }
     tree.insert("openings".into(), openings.into());
+    let mut adjudication = toml::Table::new();
     if let Some(m) = args.max_plies {
-        let mut adjudication = toml::Table::new();
         adjudication.insert("max_plies".into(), i64::from(m).into());
+    }
+    args.adjudication.add_to(&mut adjudication);
+    if !adjudication.is_empty() {
         tree.insert("adjudication".into(), adjudication.into());
     }
     if let Some(sprt) = &args.sprt {

@@ -1,6 +1,7 @@
 //! Argument parsing (clap) and dispatch to the library. Commands print; the library
 //! returns values and errors.
 
+mod adjudication;
 mod elo;
 mod engine;
 mod fit;

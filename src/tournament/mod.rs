@@ -7,6 +7,7 @@
 //! are limited by depth or nodes; a finished game is written and flushed before it counts;
 //! bad input is an error that names the file, line and key.
 
+pub mod adjudicate;
 pub mod config;
 pub mod differences;
 pub mod error;

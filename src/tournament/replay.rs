@@ -13,6 +13,7 @@
 //! It knows the rules and the record; nothing of how records are stored or scheduled.
 
 use super::{
+    adjudicate,
     config::Adjudication,
     record::{GameRecord, GameResult},
 };
@@ -36,6 +37,9 @@ enum Early {
     NoMove,
     /// `fault: ...`: the side to move (or, before any move, either side) failed.
     Fault,
+    /// `draw-score`, `material` or `vcf-win`: an adjudication rule of
+    /// [`adjudicate`] (checked by replaying it).
+    Adjudicated,
 }
 
 /// How the record says the game ended.
@@ -56,6 +60,7 @@ fn ending(reason: &str) -> Option<Ending> {
         "illegal-move" => Early::IllegalMove,
         "time-forfeit" => Early::TimeForfeit,
         "no-move" => Early::NoMove,
+        adjudicate::DRAW_SCORE | adjudicate::MATERIAL | adjudicate::VCF_WIN => Early::Adjudicated,
         _ if reason.starts_with("fault: ") => Early::Fault,
         _ => return None,
     };
@@ -117,7 +122,8 @@ fn replay_in<G: Game>(
         return Err(format!(
             "reason '{}' is not one arena writes (k-in-a-row, board-full, no-stones, \
              no-moves, halfmove-limit, forbidden: double-three|double-four|overline, \
-             max-plies, resign, illegal-move, time-forfeit, no-move, fault: ...)",
+             max-plies, resign, draw-score, material, vcf-win, illegal-move, time-forfeit, \
+             no-move, fault: ...)",
             r.reason
         ));
     };
@@ -180,7 +186,14 @@ fn replay_in<G: Game>(
                     outcome.reason()
                 ));
             }
-            early_results(early, r, adjudication, &pos, to_move, last_mover)?
+            if early == Early::Adjudicated {
+                let start = G::from_text(config, &r.opening)
+                    .map_err(|e| format!("opening '{}': {e}", r.opening))?;
+                let (result, why) = adjudicate::confirm(&start, r, adjudication)?;
+                (vec![result], why)
+            } else {
+                early_results(early, r, adjudication, &pos, to_move, last_mover)?
+            }
         }
     };
     if !allowed.contains(&r.result) {
@@ -223,6 +236,7 @@ fn early_results<G: Game>(
                 return Err("reason is resign, but no move was played".into());
             };
             check_resign(r, adjudication)?;
+            check_resign_twosided(r, adjudication)?;
             (
                 vec![loss_of(loser)],
                 format!("{loser} made the last move and resigned"),
@@ -250,7 +264,33 @@ fn early_results<G: Game>(
             format!("{to_move}, to move, lost on time"),
         ),
         Early::TimeForfeit => (decisive, "a time forfeit loses the game".into()),
+        Early::Adjudicated => unreachable!("adjudications are confirmed by replaying them"),
     })
+}
+
+/// Under `resign_twosided`, the winner agreed: its own last `resign_moves` scores (the
+/// moves before the loser's last) at or above `+resign_score`.
+fn check_resign_twosided(r: &GameRecord, adjudication: &Adjudication) -> Result<(), String> {
+    if !adjudication.resign_twosided {
+        return Ok(());
+    }
+    let (score, moves) = (adjudication.resign_score, adjudication.resign_moves);
+    let high = r
+        .stats
+        .iter()
+        .rev()
+        .skip(1)
+        .step_by(2)
+        .take(moves as usize)
+        .filter(|s| s.score.is_some_and(|v| v >= score))
+        .count();
+    if high < moves as usize {
+        return Err(format!(
+            "reason is resign, but the winner's last {moves} scores are not all at or above \
+             {score} (resign_twosided)"
+        ));
+    }
+    Ok(())
 }
 
 /// A resignation follows the run's rule: `resign_moves` moves of the loser in a row
@@ -327,6 +367,7 @@ mod tests {
                 max_plies: 0,
                 resign_score: 100,
                 resign_moves: 2,
+                ..Adjudication::default()
             },
             r,
         )
