@@ -9,6 +9,7 @@ mod job;
 mod matchup;
 mod merge;
 mod openings;
+mod pool;
 mod report;
 mod rules;
 mod serve;

@@ -623,15 +623,7 @@ impl Tournament {
         let engines: Vec<toml::Value> = self
             .engines
             .iter()
-            .map(|spec| match spec {
-                EngineSpec::Builtin(e) => {
-                    let mut t = e.params();
-                    t.insert("name".into(), toml::Value::String(e.name.clone()));
-                    t.insert("game".into(), toml::Value::String(e.game.to_string()));
-                    toml::Value::Table(t)
-                }
-                EngineSpec::External(e) => toml::Value::Table(e.to_resolved()),
-            })
+            .map(|spec| toml::Value::Table(resolved_engine(spec)))
             .collect();
         tree.insert("engines".into(), toml::Value::Array(engines));
         toml::to_string(&tree).expect("a resolved tournament serialises")
@@ -674,6 +666,21 @@ impl Tournament {
             engines,
             path: path.to_path_buf(),
         })
+    }
+}
+
+/// An engine as `run.toml` stores it: every parameter of a built-in engine (with its name
+/// and game), or an outside engine's resolved entry. Two runs' engines of the same name
+/// are the same engine when these are equal.
+pub fn resolved_engine(spec: &EngineSpec) -> toml::Table {
+    match spec {
+        EngineSpec::Builtin(e) => {
+            let mut t = e.params();
+            t.insert("name".into(), toml::Value::String(e.name.clone()));
+            t.insert("game".into(), toml::Value::String(e.game.to_string()));
+            t
+        }
+        EngineSpec::External(e) => e.to_resolved(),
     }
 }
 

@@ -16,6 +16,7 @@ pub mod lock;
 pub mod merge;
 pub mod openings;
 pub mod pgn;
+pub mod pool;
 pub mod record;
 pub mod replay;
 pub mod runner;
