@@ -1,24 +1,34 @@
 //! `arena elo`: the statistics layer as a calculator — Elo, nElo, LOS and draw ratio of a
-//! match result typed on the command line, and optionally its SPRT verdict.
+//! match result typed on the command line, optionally its SPRT verdict, and the plan of an
+//! SPRT (pass probability and expected length) before it runs.
 
 use std::io::{self, Write};
 
 use anyhow::{Result, bail};
-use arena::stats::{EloEstimate, Penta, SprtConfig, SprtDecision, SprtModel, Wdl};
+use arena::stats::{
+    EloEstimate, Penta, ResultSpread, SprtConfig, SprtDecision, SprtModel, Wdl,
+    sprt_plan::{self, DEFAULT_DRAW_RATIO, DEFAULT_RMS_BIAS},
+};
 use clap::{ArgGroup, Args, ValueEnum};
 
 /// α and β when `--sprt` gives only the two Elo bounds (a config's `[sprt]` has the same).
 const DEFAULT_ERROR_RATE: f64 = arena::stats::DEFAULT_ERROR_RATE;
 
-/// Elo, nElo, LOS and draw ratio of a match result, and optionally an SPRT.
+/// Elo, nElo, LOS and draw ratio of a match result, optionally an SPRT, or the plan of an
+/// SPRT.
 #[derive(Args, Debug)]
 #[command(
-    group(ArgGroup::new("results").required(true).args(["wdl", "penta"])),
+    group(ArgGroup::new("results").args(["wdl", "penta"])),
     after_help = "All results are from the first engine's point of view. Intervals are 95 %.\n\
                   Examples:\n  \
                   arena elo --wdl 136,111,96\n  \
                   arena elo --penta 34,54,31,32,64,75 --sprt 0,5\n  \
-                  arena elo --wdl 36433,68692,36027 --sprt 0,2 --model normalized"
+                  arena elo --wdl 36433,68692,36027 --sprt 0,2 --model normalized\n  \
+                  arena elo --wdl 21629,41111,21484 --sprt 0.5,2.5 --model bayesian\n\
+                  Planning an SPRT (fishtest's sprt_calc; Wald's approximations):\n  \
+                  arena elo --sprt 0,5 --plan 2.5\n  \
+                  arena elo --sprt 0,5 --plan -1,0,2.5,5 --draw-ratio 0.2 --rms-bias 300\n  \
+                  arena elo --sprt 0,5 --plan 2.5 --penta 34,54,31,32,64,75   (spread of a past match)"
 )]
 pub struct EloArgs {
     /// Game results: wins, draws, losses.
@@ -37,10 +47,31 @@ pub struct EloArgs {
         allow_hyphen_values = true
     )]
     sprt: Option<SprtConfig>,
-    /// How the SPRT's ELO0 and ELO1 are measured: logistic Elo, or normalized Elo (nElo,
-    /// independent of the draw ratio).
+    /// How the SPRT's ELO0 and ELO1 are measured: logistic Elo, normalized Elo (nElo,
+    /// independent of the draw ratio), or BayesElo (fastchess's bayesian model: its draw
+    /// Elo is estimated from the results; runs on games, also inside pairs).
     #[arg(long, value_enum, default_value_t = ModelArg::Logistic, requires = "sprt")]
     model: ModelArg,
+    /// Plan the --sprt test instead of (or besides) judging results: its probability of
+    /// accepting H1 and the expected number of game pairs and games to a decision if the
+    /// true Elo (in the --model's units) is ELO; several values may be given. The spread
+    /// of the results comes from --draw-ratio and --rms-bias, else from --wdl/--penta if
+    /// given, else fishtest's sprt_calc defaults (draw ratio 0.49, RMS bias 191).
+    #[arg(
+        long,
+        value_name = "ELO[,ELO...]",
+        value_parser = parse_plan,
+        allow_hyphen_values = true,
+        requires = "sprt"
+    )]
+    plan: Option<PlanElos>,
+    /// For --plan: the fraction of drawn games between equal engines (default 0.49).
+    #[arg(long, value_name = "RATIO", requires = "plan")]
+    draw_ratio: Option<f64>,
+    /// For --plan: the root mean square of the openings' bias for one colour, in logistic
+    /// Elo (default 191, fishtest's book; 0: the two games of a pair are independent).
+    #[arg(long, value_name = "ELO", requires = "plan")]
+    rms_bias: Option<f64>,
 }
 
 /// `--model` values (kept here so the statistics layer does not depend on clap).
@@ -48,6 +79,7 @@ pub struct EloArgs {
 enum ModelArg {
     Logistic,
     Normalized,
+    Bayesian,
 }
 
 impl From<ModelArg> for SprtModel {
@@ -55,11 +87,22 @@ impl From<ModelArg> for SprtModel {
         match m {
             ModelArg::Logistic => SprtModel::Logistic,
             ModelArg::Normalized => SprtModel::Normalized,
+            ModelArg::Bayesian => SprtModel::Bayesian,
         }
     }
 }
 
 pub fn elo(args: EloArgs) -> Result<()> {
+    if args.wdl.is_none() && args.penta.is_none() {
+        let Some(plan) = &args.plan else {
+            bail!(
+                "give the results to rate (--wdl W,D,L or --penta LL,LD,WL,DD,WD,WW), or plan \
+                 an SPRT with --sprt ELO0,ELO1 --plan ELO"
+            );
+        };
+        let mut out = io::stdout().lock();
+        return print_plan(&mut out, &args, &plan.0);
+    }
     let mut out = io::stdout().lock();
     let estimate = match (&args.wdl, &args.penta) {
         (Some(wdl), _) => {
@@ -96,6 +139,25 @@ pub fn elo(args: EloArgs) -> Result<()> {
 
     if let Some(mut sprt) = args.sprt {
         sprt.model = args.model.into();
+        if sprt.model == SprtModel::Bayesian
+            && let Some(penta) = &args.penta
+        {
+            let Some(wdl) = penta.wdl() else {
+                bail!(
+                    "--model bayesian runs on games: give --penta in the six-number form \
+                     LL,LD,WL,DD,WD,WW (WL and DD apart), or --wdl"
+                );
+            };
+            writeln!(
+                out,
+                "note        the bayesian model runs on the {} games inside the pairs \
+                 (wins {}, draws {}, losses {}), as fastchess's does",
+                wdl.games(),
+                wdl.wins,
+                wdl.draws,
+                wdl.losses
+            )?;
+        }
         let llr = match (&args.wdl, &args.penta) {
             (Some(wdl), _) => sprt.llr_wdl(wdl),
             (None, Some(penta)) => sprt.llr_penta(penta),
@@ -145,6 +207,105 @@ pub fn elo(args: EloArgs) -> Result<()> {
                 }
             )?;
         }
+    }
+    if let Some(plan) = &args.plan {
+        print_plan(&mut out, &args, &plan.0)?;
+    }
+    Ok(())
+}
+
+/// `--plan`: the pass probability and expected length of the `--sprt` test at each Elo.
+fn print_plan(out: &mut impl Write, args: &EloArgs, elos: &[f64]) -> Result<()> {
+    let Some(mut sprt) = args.sprt else {
+        bail!("--plan needs --sprt ELO0,ELO1");
+    };
+    sprt.model = args.model.into();
+    let (spread, source) = if args.draw_ratio.is_some() || args.rms_bias.is_some() {
+        let draw_ratio = args.draw_ratio.unwrap_or(DEFAULT_DRAW_RATIO);
+        let rms_bias = args.rms_bias.unwrap_or(DEFAULT_RMS_BIAS);
+        let spread = ResultSpread::from_draw_ratio(draw_ratio, rms_bias)
+            .map_err(|e| anyhow::anyhow!("--plan: {e}"))?;
+        (
+            spread,
+            format!(
+                "draw ratio {:.2} %, RMS bias {rms_bias:.1} Elo{}",
+                100.0 * draw_ratio,
+                if args.draw_ratio.is_none() || args.rms_bias.is_none() {
+                    " (the one not given is fishtest's sprt_calc default)"
+                } else {
+                    ""
+                }
+            ),
+        )
+    } else if let Some(wdl) = &args.wdl {
+        let Some(spread) = ResultSpread::from_wdl(wdl) else {
+            bail!(
+                "--plan: these results have no spread to plan from (every game scored the \
+                 same); give --draw-ratio and --rms-bias"
+            );
+        };
+        (
+            spread,
+            "the spread of the --wdl results (games: no pair correlation)".to_string(),
+        )
+    } else if let Some(penta) = &args.penta {
+        let Some(spread) = ResultSpread::from_penta(penta) else {
+            bail!(
+                "--plan: these pairs have no spread to plan from (fewer than 2, or every \
+                 pair scored the same); give --draw-ratio and --rms-bias"
+            );
+        };
+        (spread, "the spread of the --penta pairs".to_string())
+    } else {
+        let spread = ResultSpread::from_draw_ratio(DEFAULT_DRAW_RATIO, DEFAULT_RMS_BIAS)
+            .expect("fishtest's defaults fit together");
+        (
+            spread,
+            format!(
+                "draw ratio {:.2} %, RMS bias {DEFAULT_RMS_BIAS:.1} Elo (fishtest's sprt_calc \
+                 defaults; set --draw-ratio and --rms-bias, or give a past match's --wdl or \
+                 --penta)",
+                100.0 * DEFAULT_DRAW_RATIO
+            ),
+        )
+    };
+    writeln!(
+        out,
+        "plan        {} model, H0 elo = {:.2}, H1 elo = {:.2}, alpha {}, beta {}, on {} \
+         (Wald's approximations, as fishtest's sprt_calc: a real test overshoots its bound \
+         and runs a little longer)",
+        sprt.model,
+        sprt.elo0,
+        sprt.elo1,
+        sprt.alpha,
+        sprt.beta,
+        if sprt.model == SprtModel::Bayesian {
+            "games"
+        } else {
+            "game pairs"
+        }
+    )?;
+    writeln!(
+        out,
+        "assuming    {source}: sigma per game {:.4} (in pairs {:.4})",
+        spread.game_variance.sqrt(),
+        spread.pair_variance.sqrt()
+    )?;
+    for &elo in elos {
+        let p = sprt_plan::plan(&sprt, &spread, elo).map_err(|e| anyhow::anyhow!("--plan: {e}"))?;
+        let logistic = if sprt.model == SprtModel::Logistic {
+            String::new()
+        } else {
+            format!(" (logistic Elo {:.2})", p.logistic_elo)
+        };
+        writeln!(
+            out,
+            "if elo {elo:.2}{logistic}: pass {:.2} %, expected {:.0} game pairs ({:.0} games) \
+             to a decision",
+            100.0 * p.pass_probability,
+            p.expected_pairs(),
+            p.expected_games
+        )?;
     }
     Ok(())
 }
@@ -255,6 +416,21 @@ fn parse_penta(text: &str) -> Result<Penta, String> {
             other.len()
         )),
     }
+}
+
+/// `--plan`'s Elo values (a newtype: clap reads a bare `Vec` as repeated options).
+#[derive(Clone, Debug)]
+struct PlanElos(Vec<f64>);
+
+/// Parses `--plan`'s Elo values.
+fn parse_plan(text: &str) -> Result<PlanElos, String> {
+    let values = numbers::<f64>(text, "number")?;
+    if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
+        return Err(format!(
+            "the planned Elo must be a finite number, got {bad}"
+        ));
+    }
+    Ok(PlanElos(values))
 }
 
 /// Parses and validates the bounds and error rates; the model is set from `--model`.

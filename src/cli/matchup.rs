@@ -21,6 +21,7 @@ use arena::{
 use clap::Args;
 
 use super::{
+    adjudication::AdjudicationArgs,
     elo::parse_sprt,
     engine::apply_flagged,
     job::JobArgs,
@@ -139,6 +140,8 @@ pub struct MatchArgs {
     /// A game still going after this many plies is a draw (0: never).
     #[arg(long, value_name = "N")]
     max_plies: Option<u32>,
+    #[command(flatten)]
+    adjudication: AdjudicationArgs,
     /// Master seed: every game's seed derives from it. It changes the games only where
     /// something is drawn: random openings (--plies, or games without a balanced set),
     /// the order of --shuffle, the symmetries of --transform, and engines that choose at
@@ -391,10 +394,11 @@ pub fn matchup(args: MatchArgs) -> Result<()> {
         }
         openings.order = OpeningOrder::Shuffle;
     }
-    let adjudication = Adjudication {
+    let mut adjudication = Adjudication {
         max_plies: args.max_plies.unwrap_or(0),
         ..Adjudication::default()
     };
+    args.adjudication.apply(&mut adjudication);
     let engines = sides
         .into_iter()
         .zip(&names)

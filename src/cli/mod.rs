@@ -1,6 +1,7 @@
 //! Argument parsing (clap) and dispatch to the library. Commands print; the library
 //! returns values and errors.
 
+mod adjudication;
 mod datagen;
 mod elo;
 mod engine;
@@ -9,6 +10,7 @@ mod job;
 mod matchup;
 mod merge;
 mod openings;
+mod pool;
 mod report;
 mod rules;
 mod serve;

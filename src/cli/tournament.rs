@@ -87,25 +87,35 @@ impl LiveArgs {
     }
 }
 
-/// Recompute every statistic from a run's games.jsonl and print the standings.
+/// Recompute every statistic from a run's games.jsonl and print the standings; or rate
+/// every engine over several runs' games.
 #[derive(Args, Debug)]
 #[command(
     after_help = "Works on a folder a run is still writing (it reads what is there) \
 and on a read-only one; it rewrites summary.json, standings.csv, pairings.csv and the \
 report only when no run writes the folder and it can be written.\n\
-Example: arena stats results/gomoku-tables --anchor seed000"
+With several folders (or --list) it prints a rating list of every engine over all their \
+games, as Ordo does with -W -D: engines are matched by name (an engine of one name must be \
+the same engine in every run.toml), the first player's advantage and the draw rate are \
+fitted and printed with their errors, and a LOS matrix follows; no file is written.\n\
+Examples:\n  arena stats results/gomoku-tables --anchor seed000\n  \
+arena stats results/run-a results/run-b --anchor seed000 --anchor-elo 1500"
 )]
 pub struct StatsArgs {
-    /// The run's results folder (holding run.toml and games.jsonl).
-    dir: PathBuf,
+    /// The run's results folder (holding run.toml and games.jsonl); several: a rating
+    /// list over all their games.
+    #[arg(required = true, num_args = 1.., value_name = "DIR")]
+    pub(crate) dirs: Vec<PathBuf>,
     #[command(flatten)]
-    rating: RatingArgs,
+    pub(crate) rating: RatingArgs,
+    #[command(flatten)]
+    pub(crate) list: super::pool::ListArgs,
 }
 
 /// How the results are judged, in place of the config's `[sprt]` and `anchor` (`arena
 /// run` plays by them; `arena stats` prints by them and leaves the files as they are).
 #[derive(Args, Debug)]
-struct RatingArgs {
+pub(crate) struct RatingArgs {
     /// An SPRT of the pairs: ELO0,ELO1[,ALPHA,BETA] (α = β = 0.05 by default; two engines
     /// only). `arena run` stops when it decides.
     #[arg(
@@ -114,10 +124,10 @@ struct RatingArgs {
         value_parser = super::elo::parse_sprt,
         allow_hyphen_values = true
     )]
-    sprt: Option<arena::stats::SprtConfig>,
+    pub(crate) sprt: Option<arena::stats::SprtConfig>,
     /// Ratings relative to this engine (its rating 0) instead of the pool average.
     #[arg(long, value_name = "ENGINE")]
-    anchor: Option<String>,
+    pub(crate) anchor: Option<String>,
 }
 
 /// Export a run's games: SGF for m,n,k games (gomoku), PGN for Ataxx, by default.
@@ -371,10 +381,14 @@ fn tournament_folder(dir: &Path) -> Result<Tournament> {
 }
 
 pub fn stats(args: StatsArgs) -> Result<()> {
-    let mut t = tournament_folder(&args.dir)?;
+    if args.dirs.len() > 1 || args.list.wanted() {
+        return super::pool::rating_list(&args);
+    }
+    let dir = &args.dirs[0];
+    let mut t = tournament_folder(dir)?;
     overrides(&mut t, &args.rating)?;
     let shape = RunShape::of(&t, None);
-    let records = read_checked(&args.dir.join("games.jsonl"), &shape)?;
+    let records = read_checked(&dir.join("games.jsonl"), &shape)?;
     if records.torn_tail {
         eprintln!("arena: the last line of games.jsonl is torn; it is left out");
     }
@@ -386,22 +400,22 @@ pub fn stats(args: StatsArgs) -> Result<()> {
     let overridden = args.rating.sprt.is_some() || args.rating.anchor.is_some();
     let writable = if overridden {
         Err("--sprt and --anchor change only what is printed".to_string())
-    } else if lock::writer_at_work(&args.dir) {
+    } else if lock::writer_at_work(dir) {
         // Readers never lock a folder in use (nor touch its lock files): the run there
         // writes these files itself when it ends.
         Err(format!(
             "{} is being written by another arena now (its lock file names it); the \
              figures above are of the games it holds so far",
-            args.dir.display()
+            dir.display()
         ))
     } else {
-        lock::reader_may_write(&args.dir)
+        lock::reader_may_write(dir)
     };
     print_summary(&mut io::stdout().lock(), &summary)?;
     match writable {
         Ok(()) => {
-            summary::write_files(&args.dir, &summary)?;
-            super::report::after(&args.dir, None);
+            summary::write_files(dir, &summary)?;
+            super::report::after(dir, None);
         }
         Err(why) => {
             eprintln!("arena: summary.json and the report are left as they are: {why}")

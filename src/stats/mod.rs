@@ -1,7 +1,8 @@
 //! Statistics of match results: Elo from a score with its 95 % interval, normalized Elo,
 //! LOS and draw ratio from game results or colour-swapped game pairs ([`elo`]), the
-//! sequential probability ratio test ([`sprt`]), and maximum-likelihood ratings of many
-//! players from their pairwise results ([`ratings`]), and the effective branching factor
+//! sequential probability ratio test ([`sprt`]) and its planning ([`sprt_plan`]), and maximum-likelihood ratings of many
+//! players from their pairwise results ([`ratings`]; with colours, a first-move advantage and
+//! a draw rate, [`rating_list`]), and the effective branching factor
 //! of a search from its node counts ([`branching`]).
 //!
 //! This layer owns only numbers. It must not know about tournaments, engines or games:
@@ -10,8 +11,10 @@
 
 pub mod branching;
 pub mod elo;
+pub mod rating_list;
 pub mod ratings;
 pub mod sprt;
+pub mod sprt_plan;
 
 pub use self::{
     elo::{
@@ -20,4 +23,5 @@ pub use self::{
     },
     ratings::{Anchor, PairResult, Ratings, RatingsError, fit_ratings},
     sprt::{DEFAULT_ERROR_RATE, SprtConfig, SprtDecision, SprtEstimate, SprtModel},
+    sprt_plan::{ResultSpread, SprtPlan},
 };

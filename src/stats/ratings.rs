@@ -288,12 +288,12 @@ pub fn fit_ratings(
 }
 
 /// The logistic function, i's expected score at a rating difference `x` in nats.
-fn expected(x: f64) -> f64 {
+pub(super) fn expected(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
 /// `ln(expected(x))`, without overflow for large |x|.
-fn ln_expected(x: f64) -> f64 {
+pub(super) fn ln_expected(x: f64) -> f64 {
     if x > 0.0 {
         -(-x).exp().ln_1p()
     } else {
@@ -440,7 +440,7 @@ fn reachable(n: usize, start: usize, edge: impl Fn(usize, usize) -> bool) -> Vec
 
 /// The connected components of the undirected graph with an edge i–j when
 /// `edge(i, j)`, each sorted, ordered by smallest member.
-fn components(n: usize, edge: impl Fn(usize, usize) -> bool) -> Vec<Vec<usize>> {
+pub(super) fn components(n: usize, edge: impl Fn(usize, usize) -> bool) -> Vec<Vec<usize>> {
     let mut assigned = vec![false; n];
     let mut groups = Vec::new();
     for start in 0..n {
@@ -459,13 +459,13 @@ fn components(n: usize, edge: impl Fn(usize, usize) -> bool) -> Vec<Vec<usize>> 
 
 /// Whether every player reaches every other along directed edges `edge(i, j)`: 0 reaches
 /// all, and all reach 0.
-fn strongly_connected(n: usize, edge: impl Fn(usize, usize) -> bool) -> bool {
+pub(super) fn strongly_connected(n: usize, edge: impl Fn(usize, usize) -> bool) -> bool {
     reachable(n, 0, &edge).iter().all(|&r| r)
         && reachable(n, 0, |i, j| edge(j, i)).iter().all(|&r| r)
 }
 
 /// Lower-triangular `L` with `L Lᵀ = a`; `None` if `a` is not positive definite.
-fn cholesky(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
+pub(super) fn cholesky(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
     let n = a.len();
     let mut l = vec![vec![0.0; n]; n];
     for i in 0..n {
@@ -487,7 +487,7 @@ fn cholesky(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
 }
 
 /// Solves `L Lᵀ x = b`.
-fn cholesky_solve(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
+pub(super) fn cholesky_solve(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
     let n = b.len();
     let mut y = vec![0.0; n];
     for i in 0..n {
@@ -501,7 +501,7 @@ fn cholesky_solve(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
 }
 
 /// The inverse of a symmetric positive definite matrix.
-fn inverse(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
+pub(super) fn inverse(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
     let n = a.len();
     let l = cholesky(a)?;
     let columns: Vec<Vec<f64>> = (0..n)

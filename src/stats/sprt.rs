@@ -60,6 +60,10 @@ pub enum SprtModel {
     /// Normalized Elo: a hypothesis fixes the t-value `(score - ½)/σ = elo/(800/ln 10)`
     /// (σ per game; per pair the t-value is √2 larger). Independent of the draw ratio.
     Normalized,
+    /// BayesElo (fastchess's `model=bayesian`): a hypothesis fixes the Elo difference of
+    /// Rémi Coulom's BayesElo model, whose draw Elo is estimated from the games' wins and
+    /// losses. The test runs on games (trinomial), also when the results are pairs.
+    Bayesian,
 }
 
 impl fmt::Display for SprtModel {
@@ -67,6 +71,7 @@ impl fmt::Display for SprtModel {
         f.write_str(match self {
             SprtModel::Logistic => "logistic",
             SprtModel::Normalized => "normalized",
+            SprtModel::Bayesian => "bayesian",
         })
     }
 }
@@ -149,16 +154,25 @@ impl SprtConfig {
     /// NaN when the normalized model cannot fit a hypothesis to these results (an
     /// extreme `elo0`/`elo1`); [`decide`](SprtConfig::decide) then says continue.
     pub fn llr_wdl(&self, wdl: &Wdl) -> f64 {
+        if self.model == SprtModel::Bayesian && (wdl.wins == 0 || wdl.losses == 0) {
+            // No draw Elo without a win and a loss: fastchess counts that as no evidence.
+            return 0.0;
+        }
         let counts = regularized(&[wdl.losses, wdl.draws, wdl.wins]);
         self.llr(&counts, &[0.0, 0.5, 1.0], 1.0)
     }
 
     /// Log-likelihood ratio of H1 against H0 for colour-swapped game pairs
-    /// (pentanomial; only the five bins matter).
+    /// (pentanomial; only the five bins matter). The BayesElo model has no pentanomial
+    /// form: it runs on the games inside the pairs, as fastchess does.
     ///
     /// NaN when the normalized model cannot fit a hypothesis to these results (an
-    /// extreme `elo0`/`elo1`); [`decide`](SprtConfig::decide) then says continue.
+    /// extreme `elo0`/`elo1`), or for the BayesElo model when the pairs' WL and DD are
+    /// not told apart; [`decide`](SprtConfig::decide) then says continue.
     pub fn llr_penta(&self, p: &Penta) -> f64 {
+        if self.model == SprtModel::Bayesian {
+            return p.wdl().map_or(f64::NAN, |wdl| self.llr_wdl(&wdl));
+        }
         let counts = regularized(&p.counts);
         self.llr(
             &counts,
@@ -200,6 +214,14 @@ impl SprtConfig {
             SprtModel::Logistic => score_from_elo(elo),
             // σ per game is √2 that of a pair's mean score.
             SprtModel::Normalized => elo / NELO_PER_T * (2.0 * var).sqrt() + 0.5,
+            // The games inside the pairs: losses and wins per game, a pair of one win
+            // and one loss counted as half a win and half a loss (an estimate for the
+            // expected length only; WL and DD are not told apart here).
+            SprtModel::Bayesian => {
+                let loss = (2.0 * r[0] + r[1] + 0.5 * r[2]) / (2.0 * total);
+                let win = (2.0 * r[4] + r[3] + 0.5 * r[2]) / (2.0 * total);
+                bayeselo_score(elo, draw_elo(loss, win))
+            }
         };
         let (s0, s1) = (to_score(self.elo0), to_score(self.elo1));
         let mu = (mean - (s0 + s1) / 2.0) * (s1 - s0) / var;
@@ -223,11 +245,14 @@ impl SprtConfig {
     fn llr(&self, counts: &[f64], scores: &[f64], t_scale: f64) -> f64 {
         let total: f64 = counts.iter().sum();
         let observed: Vec<f64> = counts.iter().map(|c| c / total).collect();
+        // Only trinomial counts reach here under the BayesElo model (see `llr_penta`).
+        let draw_elo = draw_elo(observed[0], observed[observed.len() - 1]);
         let fit = |elo: f64| match self.model {
             SprtModel::Logistic => mle_with_mean(&observed, scores, score_from_elo(elo)),
             SprtModel::Normalized => {
                 mle_with_t_value(&observed, scores, 0.5, t_scale * elo / NELO_PER_T)
             }
+            SprtModel::Bayesian => mle_with_mean(&observed, scores, bayeselo_score(elo, draw_elo)),
         };
         let (Some(p0), Some(p1)) = (fit(self.elo0), fit(self.elo1)) else {
             return f64::NAN;
@@ -239,6 +264,21 @@ impl SprtConfig {
             .sum();
         total * mean_log_ratio
     }
+}
+
+/// The draw Elo of the BayesElo model whose loss and win probabilities at equal strength
+/// give these: `200·log10((1-L)/L · (1-W)/W)` (fastchess's estimate from the results).
+pub(crate) fn draw_elo(loss: f64, win: f64) -> f64 {
+    200.0 * ((1.0 - loss) / loss * (1.0 - win) / win).log10()
+}
+
+/// A's expected score in the BayesElo model at a BayesElo difference `elo` and draw Elo
+/// `draw_elo`: `P(win) + P(draw)/2`, with `P(win) = 1/(1 + 10^((draw_elo - elo)/400))`
+/// and `P(loss) = 1/(1 + 10^((draw_elo + elo)/400))`.
+pub(crate) fn bayeselo_score(elo: f64, draw_elo: f64) -> f64 {
+    let win = 1.0 / (1.0 + 10f64.powf((draw_elo - elo) / 400.0));
+    let loss = 1.0 / (1.0 + 10f64.powf((draw_elo + elo) / 400.0));
+    win + 0.5 * (1.0 - win - loss)
 }
 
 /// The distribution `p` that maximizes `Σ observed_i · ln p_i` subject to
@@ -355,8 +395,12 @@ impl SprtConfig {
         self.debiased(&[wdl.losses, wdl.draws, wdl.wins])
     }
 
-    /// The SPRT-debiased Elo of game pairs (pentanomial).
+    /// The SPRT-debiased Elo of game pairs (pentanomial; under the BayesElo model, of the
+    /// games inside them, `None` when their WL and DD are not told apart).
     pub fn debiased_penta(&self, p: &Penta) -> Option<SprtEstimate> {
+        if self.model == SprtModel::Bayesian {
+            return self.debiased_wdl(&p.wdl()?);
+        }
         self.debiased(&p.counts)
     }
 
@@ -386,6 +430,8 @@ impl SprtConfig {
         let to_score = |elo: f64| match self.model {
             SprtModel::Logistic => score_from_elo(elo),
             SprtModel::Normalized => elo / NELO_PER_T * sigma_per_game + 0.5,
+            // Only trinomial counts reach here under the BayesElo model.
+            SprtModel::Bayesian => bayeselo_score(elo, draw_elo(p[0], p[p.len() - 1])),
         };
         let (s0, s1) = (to_score(self.elo0), to_score(self.elo1));
         // The LLR's drift and variance per unit as a Brownian motion (fishtest's
@@ -656,6 +702,45 @@ mod tests {
         let c = config(0.5, 2.5, SprtModel::Logistic);
         let p = Penta::from_six(223, 9863, 20279, 1000, 10037, 246);
         close(c.llr_penta(&p), -3.07, "LLR");
+    }
+
+    /// fastchess's bayesian model (`SPRT::getLLR` of Disservin/fastchess
+    /// `app/src/matchmaking/sprt/sprt.cpp`, commit 74deac23, built with stub headers and
+    /// run on these results): the first two are its `sprt_test.cpp` cases ("bayesian
+    /// trinomial 1/2", listed there as -1.26 and -1.13). fastchess solves for θ only to
+    /// 10⁻³, so its values are held to 10⁻².
+    #[test]
+    fn fastchess_bayesian_wdl() {
+        let cases = [
+            ((68965, 128429, 68526), (0.0, 2.0), -1.262643),
+            ((21629, 41111, 21484), (0.5, 2.5), -1.130677),
+            ((300, 500, 200), (0.0, 10.0), 3.828162),
+            ((1200, 300, 900), (-5.0, 5.0), 9.708910),
+            ((40, 0, 10), (0.0, 20.0), 1.644174),
+        ];
+        for ((w, d, l), (elo0, elo1), llr) in cases {
+            let c = config(elo0, elo1, SprtModel::Bayesian);
+            close(c.llr_wdl(&Wdl::new(w, d, l)), llr, "bayesian LLR");
+        }
+        // No draw Elo without a win and a loss: no evidence yet.
+        let c = config(0.0, 5.0, SprtModel::Bayesian);
+        assert_eq!(c.llr_wdl(&Wdl::new(10, 5, 0)), 0.0);
+        // On pairs it runs on the games inside them; without WL and DD apart, never.
+        let p = Penta::from_six(10, 40, 30, 20, 50, 12);
+        let games = p.wdl().expect("six-number form");
+        assert_eq!(c.llr_penta(&p), c.llr_wdl(&games));
+        assert!(c.llr_penta(&Penta::from_counts(p.counts)).is_nan());
+        assert!(c.debiased_penta(&p).is_some());
+        assert_eq!(c.debiased_penta(&Penta::from_counts(p.counts)), None);
+    }
+
+    /// A tournament's `[sprt]` takes `model = "bayesian"` like the command line.
+    #[test]
+    fn config_takes_the_bayesian_model() {
+        let c: SprtConfig =
+            toml::from_str("elo0 = 0\nelo1 = 5\nmodel = \"bayesian\"").expect("a model name");
+        assert_eq!(c, config(0.0, 5.0, SprtModel::Bayesian));
+        assert_eq!(c.model.to_string(), "bayesian");
     }
 
     #[test]

@@ -16,6 +16,8 @@
 //!
 //! [adjudication]
 //! max_plies = 0               # 0: none
+//! # also resign_score/resign_moves/resign_twosided, draw_movenumber/draw_movecount/
+//! # draw_score, material_margin/material_moves (Ataxx), vcf_win (m,n,k): see `Adjudication`
 //!
 //! [[engines]]
 //! file = "engines/gomoku-seed003-threat.toml"
@@ -181,8 +183,10 @@ impl OpeningsConfig {
     }
 }
 
-/// The `[adjudication]` section.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// The `[adjudication]` section. The rules after `resign_moves` are written to `run.toml`
+/// only when they differ from their defaults, so the runs of configs without them resume
+/// as before; [`adjudicate`](super::adjudicate) applies them all.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Adjudication {
     /// A game still going after this many plies (opening included) is a draw (0: never).
@@ -192,6 +196,159 @@ pub struct Adjudication {
     pub resign_score: i32,
     /// See `resign_score`.
     pub resign_moves: u32,
+    /// The resignation needs the winner's agreement too (cutechess's `twosided`): its own
+    /// last `resign_moves` scores at or above `+resign_score`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub resign_twosided: bool,
+    /// The draw rule starts at this move number (plies / 2, opening included as for
+    /// `max_plies`; cutechess's `movenumber`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub draw_movenumber: u32,
+    /// A draw when both sides' scores stayed within ±`draw_score` for this many moves
+    /// each (2 × `draw_movecount` plies in a row; 0: no draw rule).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub draw_movecount: u32,
+    /// See `draw_movecount`.
+    #[serde(skip_serializing_if = "is_zero_i32")]
+    pub draw_score: i32,
+    /// Ataxx: a side that leads by this many stones after `material_moves` plies in a row
+    /// wins (cuteataxx's `material`; 0: never).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub material_margin: u32,
+    /// See `material_margin` (1: as soon as a move makes the lead).
+    #[serde(skip_serializing_if = "is_default_material_moves")]
+    pub material_moves: u32,
+    /// m,n,k-games: a win that arena's VCF solver proves for the side to move (within
+    /// `vcf_moves` of its moves and `vcf_nodes` positions) ends the game.
+    #[serde(skip_serializing_if = "is_false")]
+    pub vcf_win: bool,
+    /// See `vcf_win`.
+    #[serde(skip_serializing_if = "is_default_vcf_moves")]
+    pub vcf_moves: u32,
+    /// See `vcf_win`.
+    #[serde(skip_serializing_if = "is_default_vcf_nodes")]
+    pub vcf_nodes: u64,
+}
+
+/// `material_moves` unless told.
+pub const DEFAULT_MATERIAL_MOVES: u32 = 1;
+/// `vcf_moves` unless told: the attacker's moves, the winning one included.
+pub const DEFAULT_VCF_MOVES: u32 = 20;
+/// `vcf_nodes` unless told: the positions one VCF search may visit.
+pub const DEFAULT_VCF_NODES: u64 = 100_000;
+
+impl Default for Adjudication {
+    fn default() -> Adjudication {
+        Adjudication {
+            max_plies: 0,
+            resign_score: 0,
+            resign_moves: 0,
+            resign_twosided: false,
+            draw_movenumber: 0,
+            draw_movecount: 0,
+            draw_score: 0,
+            material_margin: 0,
+            material_moves: DEFAULT_MATERIAL_MOVES,
+            vcf_win: false,
+            vcf_moves: DEFAULT_VCF_MOVES,
+            vcf_nodes: DEFAULT_VCF_NODES,
+        }
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_zero_i32(n: &i32) -> bool {
+    *n == 0
+}
+
+fn is_default_material_moves(n: &u32) -> bool {
+    *n == DEFAULT_MATERIAL_MOVES
+}
+
+fn is_default_vcf_moves(n: &u32) -> bool {
+    *n == DEFAULT_VCF_MOVES
+}
+
+fn is_default_vcf_nodes(n: &u64) -> bool {
+    *n == DEFAULT_VCF_NODES
+}
+
+impl Adjudication {
+    /// Checks the rules against each other and the game: the key at fault and why.
+    pub fn check(&self, game: &GameSpec) -> Result<(), (&'static str, String)> {
+        let fail = |key: &'static str, why: &str| Err((key, format!("[adjudication]: {why}")));
+        if self.resign_score < 0 {
+            return fail("resign_score", "resign_score cannot be negative");
+        }
+        if self.resign_twosided && (self.resign_score == 0 || self.resign_moves == 0) {
+            return fail(
+                "resign_twosided",
+                "resign_twosided needs the resign rule (resign_score and resign_moves)",
+            );
+        }
+        if self.draw_score < 0 {
+            return fail(
+                "draw_score",
+                "draw_score cannot be negative (it is a ± margin)",
+            );
+        }
+        if self.draw_movecount == 0 && (self.draw_movenumber > 0 || self.draw_score > 0) {
+            return fail(
+                if self.draw_movenumber > 0 {
+                    "draw_movenumber"
+                } else {
+                    "draw_score"
+                },
+                "the draw rule needs draw_movecount (how many moves each side's score stays \
+                 within ±draw_score)",
+            );
+        }
+        let ataxx = matches!(game, GameSpec::Ataxx);
+        if self.material_margin > 0 && !ataxx {
+            return fail(
+                "material_margin",
+                &format!("material_margin is an Ataxx rule, and this game is {game}"),
+            );
+        }
+        if self.material_moves == 0 {
+            return fail("material_moves", "material_moves must be at least 1");
+        }
+        if self.material_moves != DEFAULT_MATERIAL_MOVES && self.material_margin == 0 {
+            return fail("material_moves", "material_moves needs material_margin");
+        }
+        if self.vcf_win && ataxx {
+            return fail(
+                "vcf_win",
+                "vcf_win is a rule of m,n,k-games (gomoku, renju), and this game is ataxx",
+            );
+        }
+        if self.vcf_moves == 0 || self.vcf_nodes == 0 {
+            return fail(
+                if self.vcf_moves == 0 {
+                    "vcf_moves"
+                } else {
+                    "vcf_nodes"
+                },
+                "vcf_moves and vcf_nodes must be at least 1",
+            );
+        }
+        if !self.vcf_win
+            && (self.vcf_moves != DEFAULT_VCF_MOVES || self.vcf_nodes != DEFAULT_VCF_NODES)
+        {
+            return fail(
+                if self.vcf_moves != DEFAULT_VCF_MOVES {
+                    "vcf_moves"
+                } else {
+                    "vcf_nodes"
+                },
+                "vcf_moves and vcf_nodes need vcf_win = true",
+            );
+        }
+        Ok(())
+    }
 }
 
 /// One `[[engines]]` entry: a file with overrides, inline engine fields, or an outside
@@ -491,11 +648,8 @@ impl Tournament {
         if let Some(why) = o.refusal(&config.game) {
             return Err(at("[openings]", format!("[openings]: {why}")));
         }
-        if config.adjudication.resign_score < 0 {
-            return Err(at(
-                "resign_score",
-                "[adjudication]: resign_score cannot be negative".into(),
-            ));
+        if let Err((key, why)) = config.adjudication.check(&config.game) {
+            return Err(at(key, why));
         }
         Ok(Tournament {
             config,
@@ -517,15 +671,7 @@ impl Tournament {
         let engines: Vec<toml::Value> = self
             .engines
             .iter()
-            .map(|spec| match spec {
-                EngineSpec::Builtin(e) => {
-                    let mut t = e.params();
-                    t.insert("name".into(), toml::Value::String(e.name.clone()));
-                    t.insert("game".into(), toml::Value::String(e.game.to_string()));
-                    toml::Value::Table(t)
-                }
-                EngineSpec::External(e) => toml::Value::Table(e.to_resolved()),
-            })
+            .map(|spec| toml::Value::Table(resolved_engine(spec)))
             .collect();
         tree.insert("engines".into(), toml::Value::Array(engines));
         toml::to_string(&tree).expect("a resolved tournament serialises")
@@ -568,6 +714,21 @@ impl Tournament {
             engines,
             path: path.to_path_buf(),
         })
+    }
+}
+
+/// An engine as `run.toml` stores it: every parameter of a built-in engine (with its name
+/// and game), or an outside engine's resolved entry. Two runs' engines of the same name
+/// are the same engine when these are equal.
+pub fn resolved_engine(spec: &EngineSpec) -> toml::Table {
+    match spec {
+        EngineSpec::Builtin(e) => {
+            let mut t = e.params();
+            t.insert("name".into(), toml::Value::String(e.name.clone()));
+            t.insert("game".into(), toml::Value::String(e.game.to_string()));
+            t
+        }
+        EngineSpec::External(e) => e.to_resolved(),
     }
 }
 

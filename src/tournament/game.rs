@@ -7,6 +7,7 @@ use std::{
 };
 
 use super::{
+    adjudicate::Adjudicator,
     config::Adjudication,
     record::{GameRecord, GameResult, MoveStat},
     schedule::ScheduledGame,
@@ -80,7 +81,7 @@ pub fn play_game<G: Game>(
     let mut moves: Vec<G::Move> = Vec::new();
     let mut texts = Vec::new();
     let mut stats = Vec::new();
-    let mut resign_streak = [0u32; 2];
+    let mut adjudicator = Adjudicator::new(setup.adjudication);
     let mut remaining: [Option<Duration>; 2] = setup.time_controls.map(|tc| tc.map(|t| t.base));
     loop {
         if setup.stop.load(Ordering::Relaxed) {
@@ -221,17 +222,8 @@ pub fn play_game<G: Game>(
         stats.push(stat(&report));
         pos.play(report.mv);
         moves.push(report.mv);
-        let threshold = setup.adjudication.resign_score;
-        if threshold > 0 && setup.adjudication.resign_moves > 0 {
-            let streak = &mut resign_streak[side.index()];
-            *streak = if report.score.is_some_and(|s| s <= -threshold) {
-                *streak + 1
-            } else {
-                0
-            };
-            if *streak >= setup.adjudication.resign_moves && pos.outcome().is_none() {
-                return Ok(finish(setup, texts, stats, lose(side), "resign", started));
-            }
+        if let Some(a) = adjudicator.after_move(&pos, side, report.score) {
+            return Ok(finish(setup, texts, stats, a.result, a.reason, started));
         }
     }
 }

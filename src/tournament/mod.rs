@@ -8,6 +8,7 @@
 //! are limited by depth or nodes; a finished game is written and flushed before it counts;
 //! bad input is an error that names the file, line and key.
 
+pub mod adjudicate;
 pub mod config;
 pub mod differences;
 pub mod error;
@@ -17,6 +18,7 @@ pub mod lock;
 pub mod merge;
 pub mod openings;
 pub mod pgn;
+pub mod pool;
 pub mod record;
 pub mod replay;
 pub mod runner;

@@ -17,6 +17,7 @@
 //! It knows the rules and the record; nothing of how records are stored or scheduled.
 
 use super::{
+    adjudicate,
     config::Adjudication,
     record::{GameRecord, GameResult},
 };
@@ -40,6 +41,9 @@ enum Early {
     NoMove,
     /// `fault: ...`: the side to move (or, before any move, either side) failed.
     Fault,
+    /// `draw-score`, `material` or `vcf-win`: an adjudication rule of
+    /// [`adjudicate`] (checked by replaying it).
+    Adjudicated,
 }
 
 /// The time limits an engine played under, as far as a time forfeit goes: the harness
@@ -79,6 +83,7 @@ fn ending(reason: &str) -> Option<Ending> {
         "illegal-move" => Early::IllegalMove,
         "time-forfeit" => Early::TimeForfeit,
         "no-move" => Early::NoMove,
+        adjudicate::DRAW_SCORE | adjudicate::MATERIAL | adjudicate::VCF_WIN => Early::Adjudicated,
         _ if reason.starts_with("fault: ") => Early::Fault,
         _ => return None,
     };
@@ -152,7 +157,8 @@ fn replay_in<G: Game>(
         return Err(format!(
             "reason '{}' is not one arena writes (k-in-a-row, board-full, no-stones, \
              no-moves, halfmove-limit, forbidden: double-three|double-four|overline, \
-             max-plies, resign, illegal-move, time-forfeit, no-move, fault: ...)",
+             max-plies, resign, draw-score, material, vcf-win, illegal-move, time-forfeit, \
+             no-move, fault: ...)",
             r.reason
         ));
     };
@@ -217,17 +223,24 @@ fn replay_in<G: Game>(
                     outcome.reason()
                 ));
             }
-            let over = end.map(|o| o.reason());
-            early_results(
-                early,
-                r,
-                adjudication,
-                &pos,
-                to_move,
-                last_mover,
-                limits,
-                over,
-            )?
+            if early == Early::Adjudicated {
+                let start = G::from_text(config, &r.opening)
+                    .map_err(|e| format!("opening '{}': {e}", r.opening))?;
+                let (result, why) = adjudicate::confirm(&start, r, adjudication)?;
+                (vec![result], why)
+            } else {
+                let over = end.map(|o| o.reason());
+                early_results(
+                    early,
+                    r,
+                    adjudication,
+                    &pos,
+                    to_move,
+                    last_mover,
+                    limits,
+                    over,
+                )?
+            }
         }
     };
     if !allowed.contains(&r.result) {
@@ -274,6 +287,7 @@ fn early_results<G: Game>(
                 return Err("reason is resign, but no move was played".into());
             };
             check_resign(r, adjudication)?;
+            check_resign_twosided(r, adjudication)?;
             (
                 vec![loss_of(loser)],
                 format!("{loser} made the last move and resigned"),
@@ -295,6 +309,7 @@ fn early_results<G: Game>(
             format!("{to_move}, to move, made the fault"),
         ),
         Early::TimeForfeit => time_forfeit(to_move, last_mover, limits, over)?,
+        Early::Adjudicated => unreachable!("adjudications are confirmed by replaying them"),
     })
 }
 
@@ -343,6 +358,31 @@ fn time_forfeit(
         ));
     }
     Ok((allowed, why.join(" or ")))
+}
+
+/// Under `resign_twosided`, the winner agreed: its own last `resign_moves` scores (the
+/// moves before the loser's last) at or above `+resign_score`.
+fn check_resign_twosided(r: &GameRecord, adjudication: &Adjudication) -> Result<(), String> {
+    if !adjudication.resign_twosided {
+        return Ok(());
+    }
+    let (score, moves) = (adjudication.resign_score, adjudication.resign_moves);
+    let high = r
+        .stats
+        .iter()
+        .rev()
+        .skip(1)
+        .step_by(2)
+        .take(moves as usize)
+        .filter(|s| s.score.is_some_and(|v| v >= score))
+        .count();
+    if high < moves as usize {
+        return Err(format!(
+            "reason is resign, but the winner's last {moves} scores are not all at or above \
+             {score} (resign_twosided)"
+        ));
+    }
+    Ok(())
 }
 
 /// A resignation follows the run's rule: `resign_moves` moves of the loser in a row
@@ -424,6 +464,7 @@ mod tests {
                 max_plies: 0,
                 resign_score: 100,
                 resign_moves: 2,
+                ..Adjudication::default()
             },
             [limits; 2],
             r,

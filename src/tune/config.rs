@@ -163,7 +163,15 @@ macro_rules! job_config {
                     set: &self.set,
                     what,
                 };
-                crate::tune::job_base::resolve_engine(source, base, text, r)
+                let (path, spec, game) = crate::tune::job_base::resolve_engine(source, base, text, r)?;
+                if let Err((key, message)) = self.adjudication.check(&game) {
+                    return Err(crate::config::ConfigError {
+                        source: source.to_string(),
+                        line: crate::config::line_of(text, key),
+                        message,
+                    });
+                }
+                Ok((path, spec, game))
             }
 
             /// What the job's matches share with it, for the resolved `job`.

@@ -154,3 +154,144 @@ fn bad_input_names_the_argument() {
         "{err}"
     );
 }
+
+/// The first number in `text` after `after`.
+fn number_after(text: &str, after: &str) -> f64 {
+    let rest = &text[text
+        .find(after)
+        .unwrap_or_else(|| panic!("no '{after}' in {text}"))
+        + after.len()..];
+    let digits: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == '-')
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number after '{after}' in {text}"))
+}
+
+/// Issue 45: `arena elo --sprt 0,5 --plan 2.5` agrees with fishtest's sprt_calc.
+///
+/// Reference: fishtest's sprt_calc page at its defaults (draw ratio 0.49, RMS bias 191)
+/// with the logistic model, Elo0 0, Elo1 5: `new Sprt(0.05, 0.05, 0, 5, 0.49, 191,
+/// "Logistic").characteristics(2.5)` of official-stockfish/fishtest
+/// `server/fishtest/static/js/sprt.js` (commit b8eecff2), run with node, gives a pass
+/// probability of 0.500038 and 10871.8 expected games; at Elo 0, 0.05 and 6646.2; with
+/// draw ratio 0.2 and RMS bias 0 at Elo 2.5, 33493.7 games.
+#[test]
+fn sprt_plan_agrees_with_fishtest_sprt_calc() {
+    let out = run_ok(&["elo", "--sprt", "0,5", "--plan", "2.5"]);
+    assert!(
+        line(&out, "assuming").contains("sprt_calc defaults"),
+        "{out}"
+    );
+    let row = line(&out, "if elo 2.50:");
+    assert!(row.starts_with("pass 50.00 %"), "{row}");
+    let games = number_after(row, "game pairs (");
+    let pairs = number_after(row, "expected");
+    assert!((games - 10871.8).abs() <= 0.02 * 10871.8, "{row}");
+    assert!((pairs * 2.0 - games).abs() <= 1.0, "{row}");
+    // Several Elo values at once, and the draw ratio and bias as options.
+    let out = run_ok(&[
+        "elo",
+        "--sprt",
+        "0,5",
+        "--plan",
+        "0,2.5",
+        "--draw-ratio",
+        "0.2",
+        "--rms-bias",
+        "0",
+    ]);
+    let row = line(&out, "if elo 0.00:");
+    assert!(row.starts_with("pass 5.00 %"), "{row}");
+    let games = number_after(line(&out, "if elo 2.50:"), "game pairs (");
+    assert!((games - 33493.7).abs() <= 0.02 * 33493.7, "{out}");
+    // Plans take the spread of results when given, and judge them too.
+    let out = run_ok(&[
+        "elo",
+        "--wdl",
+        "300,400,300",
+        "--sprt",
+        "0,5",
+        "--plan",
+        "5",
+    ]);
+    assert!(
+        line(&out, "assuming").starts_with("the spread of the --wdl"),
+        "{out}"
+    );
+    assert!(
+        line(&out, "if elo 5.00:").starts_with("pass 95.00 %"),
+        "{out}"
+    );
+    assert_eq!(line(&out, "decision"), "continue");
+}
+
+#[test]
+fn sprt_plan_refuses_what_it_cannot_plan() {
+    let err = run_bad_input(&["elo"]);
+    assert!(err.contains("--wdl") && err.contains("--plan"), "{err}");
+    let err = run_bad_input(&[
+        "elo",
+        "--sprt",
+        "0,5",
+        "--plan",
+        "2.5",
+        "--draw-ratio",
+        "0.95",
+    ]);
+    assert!(
+        err.contains("--plan") && err.contains("do not fit"),
+        "{err}"
+    );
+    let err = run_bad_input(&["elo", "--sprt", "0,5", "--plan", "x"]);
+    assert!(err.contains("--plan") && err.contains("'x'"), "{err}");
+    let out = arena()
+        .args(["elo", "--plan", "2.5"])
+        .output()
+        .expect("arena runs");
+    assert_eq!(out.status.code(), Some(2), "--plan needs --sprt");
+}
+
+/// fastchess's bayesian model: its `sprt_test.cpp` case "bayesian trinomial 2"
+/// (W21629 L21484 D41111, [0.5, 2.5], LLR -1.13; -1.130677 from its code).
+#[test]
+fn bayesian_sprt_gives_fastchess_llr() {
+    let out = run_ok(&[
+        "elo",
+        "--wdl",
+        "21629,41111,21484",
+        "--sprt",
+        "0.5,2.5",
+        "--model",
+        "bayesian",
+    ]);
+    assert!(line(&out, "SPRT").starts_with("bayesian model"), "{out}");
+    assert_eq!(line(&out, "LLR"), "-1.13 (bounds -2.94, 2.94)");
+    // Pairs: the games inside them; five bins do not tell the games apart.
+    let out = run_ok(&[
+        "elo",
+        "--penta",
+        "34,54,31,32,64,75",
+        "--sprt",
+        "0,5",
+        "--model",
+        "bayesian",
+    ]);
+    assert!(
+        line(&out, "note").contains("580 games inside the pairs"),
+        "{out}"
+    );
+    let err = run_bad_input(&[
+        "elo",
+        "--penta",
+        "34,54,63,64,75",
+        "--sprt",
+        "0,5",
+        "--model",
+        "bayesian",
+    ]);
+    assert!(err.contains("six-number form"), "{err}");
+}

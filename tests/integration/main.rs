@@ -22,6 +22,7 @@ mod messages;
 mod openings;
 mod openings_play;
 mod perft;
+mod pool;
 mod protocol;
 mod records;
 mod renju;

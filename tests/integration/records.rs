@@ -408,3 +408,119 @@ fn a_run_toml_that_is_not_utf8_or_from_a_newer_arena_is_named() {
         assert!(!e.contains("not a run's results folder"), "{e}");
     }
 }
+
+/// The shipped engine config `name`.
+fn shipped(name: &str) -> String {
+    crate::common::data(&format!("../../configs/engines/{name}.toml"))
+        .display()
+        .to_string()
+}
+
+/// Issue 45 item 3: each adjudication rule (a config's `[adjudication]` keys, or `arena
+/// match`'s flags) ends games with its reason, the folder reads everywhere, and an edit
+/// the rule contradicts is refused by the readers.
+#[test]
+fn each_adjudication_ends_games_and_an_edit_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let gomoku = [
+        shipped("gomoku-seed003-threat"),
+        shipped("gomoku-seed000-threat"),
+    ];
+    let ataxx = shipped("ataxx-seed004");
+    let level = tictactoe_config(
+        tmp.path(),
+        "level",
+        "\n[adjudication]\ndraw_movecount = 1\ndraw_score = 50\n",
+    );
+    let flip: Edit = |r| {
+        let flipped = if r["result"] == "1-0" { "0-1" } else { "1-0" };
+        r["result"] = json!(flipped);
+        true
+    };
+    let cases: [(&str, Vec<&str>, &str, Edit, &str); 4] = [
+        (
+            "level",
+            vec!["run", &level],
+            "draw-score",
+            |r| {
+                let last = r["stats"].as_array().unwrap().len() - 1;
+                r["stats"][last]["score"] = json!(5000);
+                true
+            },
+            "the draw rule does not hold",
+        ),
+        (
+            "vcf",
+            vec![
+                "match",
+                &gomoku[0],
+                &gomoku[1],
+                "--game",
+                "mnk:9,9,5",
+                "--vcf-win",
+            ],
+            "vcf-win",
+            flip,
+            "result is",
+        ),
+        (
+            "resign",
+            vec![
+                "match",
+                &gomoku[0],
+                &gomoku[1],
+                "--game",
+                "mnk:9,9,5",
+                "--resign",
+                "movecount=2,score=1000,twosided=true",
+            ],
+            "resign",
+            |r| {
+                // The winner's last score before the loser's last move.
+                let winner = r["stats"].as_array().unwrap().len() - 2;
+                r["stats"][winner]["score"] = json!(0);
+                true
+            },
+            "resign_twosided",
+        ),
+        (
+            "material",
+            vec!["match", &ataxx, &ataxx, "--material", "margin=3"],
+            "material",
+            flip,
+            "result is",
+        ),
+    ];
+    for (name, command, reason, edit, want) in cases {
+        let dir = tmp.path().join(name);
+        let d = dir.to_str().unwrap();
+        let mut args = command.clone();
+        if args[0] == "match" {
+            args.extend(["--depth", "1", "--rounds", "3"]);
+        }
+        args.extend(["--quiet", "--no-report", "--out", d]);
+        run_ok(&args);
+        let file = dir.join("games.jsonl");
+        let mut records = lines(&file);
+        assert!(
+            records.iter().any(|r| r["reason"] == reason),
+            "{name}: some game ends by {reason}: {records:?}"
+        );
+        run_ok(&["stats", d]);
+        run_ok(&["export", d]);
+        let mut index = None;
+        for (i, r) in records.iter_mut().enumerate() {
+            if r["reason"] == reason && edit(r) {
+                index = Some((i + 1, r["game"].as_u64().unwrap()));
+                break;
+            }
+        }
+        let (line, game) = index.expect("a record to edit");
+        write_lines(&file, &records);
+        let e = run_bad_input(&["stats", d]);
+        assert!(
+            e.contains(&format!(":{line}: game {game}: ")) && e.contains(want),
+            "{name}: {e}"
+        );
+    }
+}

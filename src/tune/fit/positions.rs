@@ -133,6 +133,9 @@ fn is_played_out(reason: &str) -> bool {
             | "halfmove-limit"
             | "max-plies"
             | "resign"
+            | "draw-score"
+            | "material"
+            | "vcf-win"
     )
 }
 

@@ -1,0 +1,172 @@
+//! Several runs' games as one pool of players, for a rating list over them all (`arena
+//! stats DIR1 DIR2 ...`). Engines are matched by name across runs, and two runs' engines
+//! of one name must be the same engine: the same resolved entry in their `run.toml`
+//! (every parameter of a built-in engine; an outside engine's command, options and
+//! limits). Every folder's records are checked as `arena stats` checks one folder's.
+//!
+//! It knows runs and records; the ratings are [`stats::rating_list`](crate::stats::rating_list)'s.
+
+use std::path::{Path, PathBuf};
+
+use super::{
+    RunError, Tournament,
+    config::resolved_engine,
+    validate::{RunShape, read_checked},
+};
+use crate::{
+    game::GameSpec,
+    stats::{Wdl, rating_list::ColouredResult},
+};
+
+/// One run of the pool.
+#[derive(Clone, Debug)]
+pub struct PooledRun {
+    /// Its results folder.
+    pub dir: PathBuf,
+    /// Its name (`run.toml`'s).
+    pub name: String,
+    /// Games read from it.
+    pub games: usize,
+    /// Whether a torn last line of its `games.jsonl` was left out.
+    pub torn_tail: bool,
+}
+
+/// The games of several runs, by player.
+#[derive(Clone, Debug)]
+pub struct Pool {
+    /// The game every run played.
+    pub game: GameSpec,
+    /// Player names, in the order the runs first list them.
+    pub names: Vec<String>,
+    /// Results by who moved first (after the opening), player indices into `names` (one
+    /// entry per pairing and first mover of each run).
+    pub results: Vec<ColouredResult>,
+    /// The runs, in the order given.
+    pub runs: Vec<PooledRun>,
+}
+
+impl Pool {
+    /// Games in the pool.
+    pub fn games(&self) -> usize {
+        self.runs.iter().map(|r| r.games).sum()
+    }
+}
+
+/// Reads the runs in `dirs` into one pool. An error when a folder is not a run's, its
+/// records fail their checks, a folder is given twice, the runs play different games, or
+/// two runs' engines of one name differ (naming both folders and the first difference).
+pub fn pool(dirs: &[PathBuf]) -> Result<Pool, RunError> {
+    let mut seen: Vec<(PathBuf, &Path)> = Vec::new();
+    let mut game: Option<(GameSpec, &Path)> = None;
+    // Per player: its resolved entry and the folder it was first read from.
+    let mut players: Vec<(String, toml::Table, &Path)> = Vec::new();
+    let mut results = Vec::new();
+    let mut runs = Vec::new();
+    for dir in dirs {
+        let canonical = dir.canonicalize().map_err(|e| RunError::io(dir, e))?;
+        if let Some((_, first)) = seen.iter().find(|(c, _)| *c == canonical) {
+            return Err(RunError::Input(format!(
+                "{} and {} are the same folder: its games would count twice",
+                first.display(),
+                dir.display()
+            )));
+        }
+        seen.push((canonical, dir));
+        let t = Tournament::from_resolved(&dir.join("run.toml"))?;
+        match game {
+            Some((g, first)) if g != t.config.game => {
+                return Err(RunError::Input(format!(
+                    "{} plays {g} and {} plays {}: a rating list is of one game",
+                    first.display(),
+                    dir.display(),
+                    t.config.game
+                )));
+            }
+            Some(_) => {}
+            None => game = Some((t.config.game, dir)),
+        }
+        let mut index = Vec::new();
+        for spec in &t.engines {
+            let entry = resolved_engine(spec);
+            let name = spec.name();
+            let i = match players.iter().position(|(n, _, _)| n == name) {
+                Some(i) => {
+                    let (_, known, first) = &players[i];
+                    if *known != entry {
+                        return Err(RunError::Input(format!(
+                            "engine '{name}' is not the same engine in {} and {} ({}): give \
+                             one of them another name, or rate the folders apart",
+                            first.display(),
+                            dir.display(),
+                            first_difference(known, &entry)
+                        )));
+                    }
+                    i
+                }
+                None => {
+                    players.push((name.to_string(), entry, dir));
+                    players.len() - 1
+                }
+            };
+            index.push(i);
+        }
+        let shape = RunShape::of(&t, None);
+        let checked = read_checked(&dir.join("games.jsonl"), &shape)?;
+        // One entry per (first mover, other) of this run.
+        let mut by_colours: Vec<((usize, usize), Wdl)> = Vec::new();
+        for r in &checked.records {
+            let second = if r.first_mover == r.black {
+                r.white
+            } else {
+                r.black
+            };
+            let key = (index[r.first_mover], index[second]);
+            let wdl = match by_colours.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, wdl)) => wdl,
+                None => {
+                    by_colours.push((key, Wdl::default()));
+                    &mut by_colours.last_mut().expect("just pushed").1
+                }
+            };
+            match r.half_points_of(r.first_mover) {
+                Some(2) => wdl.wins += 1,
+                Some(1) => wdl.draws += 1,
+                _ => wdl.losses += 1,
+            }
+        }
+        results.extend(
+            by_colours
+                .into_iter()
+                .map(|((first, second), wdl)| ColouredResult { first, second, wdl }),
+        );
+        runs.push(PooledRun {
+            dir: dir.clone(),
+            name: t.config.name.clone(),
+            games: checked.records.len(),
+            torn_tail: checked.torn_tail,
+        });
+    }
+    let Some((game, _)) = game else {
+        return Err(RunError::Input("no results folder given".into()));
+    };
+    Ok(Pool {
+        game,
+        names: players.into_iter().map(|(n, _, _)| n).collect(),
+        results,
+        runs,
+    })
+}
+
+/// The first key whose values differ between two engine entries: `key: a | b`.
+fn first_difference(a: &toml::Table, b: &toml::Table) -> String {
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let show = |v: Option<&toml::Value>| v.map_or("(none)".to_string(), |v| v.to_string());
+    keys.into_iter()
+        .find(|k| a.get(*k) != b.get(*k))
+        .map_or_else(
+            || "they differ".to_string(),
+            |k| format!("{k}: {} | {}", show(a.get(k)), show(b.get(k))),
+        )
+}
