@@ -215,7 +215,7 @@ fn the_stats_example_anchors_an_engine_of_its_run() {
     let help = run_ok(&["stats", "--help"]);
     let example = help
         .lines()
-        .find_map(|l| l.trim().strip_prefix("Example: arena stats "))
+        .find_map(|l| l.trim().strip_prefix("arena stats "))
         .unwrap_or_else(|| panic!("{help}"));
     let words: Vec<&str> = example.split_whitespace().collect();
     let run = words[0]
