@@ -833,6 +833,8 @@ pub enum Kind {
     Engine,
     /// A weight table (engines point to it with `table = ...`): `family`.
     Table,
+    /// A datagen config (`arena datagen`): `engine` and `[datagen]`.
+    Datagen,
 }
 
 impl Kind {
@@ -847,6 +849,7 @@ impl Kind {
                  tournament's `file = ...`)"
             }
             Kind::Table => "a weight table, which an engine config names in `table = ...`",
+            Kind::Datagen => "a datagen config, for arena datagen",
         }
     }
 }
@@ -858,6 +861,8 @@ pub fn kind_of(text: &str) -> Option<Kind> {
     let has = |k: &str| table.contains_key(k);
     if has("family") {
         Some(Kind::Table)
+    } else if has("datagen") {
+        Some(Kind::Datagen)
     } else if has("engine") && (has("games") || has("selfplay") || has("epochs")) {
         Some(Kind::Fit)
     } else if has("params") || (has("engine") && has("pairs")) {
@@ -890,6 +895,7 @@ pub fn with_kind_hint(error: ConfigError, path: &Path, expected: Kind) -> Config
                     Kind::Fit => "a fit config",
                     Kind::Engine => "an engine config",
                     Kind::Table => "a weight table",
+                    Kind::Datagen => "a datagen config",
                 }
             ),
             ..error

@@ -1,5 +1,6 @@
-//! `arena datagen`: training data from self-play games of a built-in engine, with a
-//! progress line (positions per second) on standard error.
+//! `arena datagen`: training data from self-play games of a built-in engine (or from its
+//! games against another one), with a progress line (positions per second) on standard
+//! error. The engine argument may be a datagen config, whose `[datagen]` flags override.
 
 use std::{
     io::{self, IsTerminal, Write},
@@ -10,7 +11,8 @@ use std::{
 use anyhow::{Result, bail};
 use arena::{
     datagen::{
-        self, Counts, Datagen, DatagenEnding, DatagenEvent, DatagenRun, Format, Target,
+        self, Counts, Datagen, DatagenEnding, DatagenEvent, DatagenFile, DatagenRun, Format,
+        Target, is_datagen_config,
         run::{DEFAULT_DEDUP_WINDOW, DEFAULT_SCORE_CLIP},
     },
     engine::EngineConfig,
@@ -28,10 +30,11 @@ use super::{
 /// Generate training positions from self-play games of a built-in engine.
 #[derive(Args, Debug)]
 #[command(after_help = "\
-Plays games of the engine against itself (each game from an opening of --openings, or \
-the start position, then --random-plies random moves) and writes every position the \
-engine searched with the search score from the side to move and the game's result for \
-the side to move, except: the opening and the random plies, positions at or after a \
+Plays games of the engine against itself, or against the --against engine (the engine \
+moves first in even games, the other in odd ones), each game from an opening of \
+--openings, or the start position, then --random-plies random moves, and writes every \
+position an engine searched with its search score from the side to move and the game's \
+result for the side to move, except: the opening and the random plies, positions at or after a \
 forced result (a win or loss in N plies), gomoku positions with a win to make or a four \
 to answer, Ataxx positions with a capture swing of more than 8 stones, and positions \
 seen before within --dedup-window games. Scores are clipped to ±--score-clip.
@@ -41,7 +44,12 @@ reads it), bin and binpack (c-gomoku-cli's sample formats, for gomoku and renju)
 (bullet's 32-byte AtaxxBoard, positions.data). docs/training-data.md has them field by \
 field.
 
-With --depth or --nodes the output is a pure function of the engine, the seed and the \
+The argument may instead be a datagen config: `engine = \"PATH\"`, optional `against`, \
+and a [datagen] table with the flags' names (positions, games, depth, nodes, \
+random_plies, openings, format, seed, score_clip, dedup_window, out, set = {...}); \
+flags given override it. See configs/datagen-ataxx.toml.
+
+With --depth or --nodes the output is a pure function of the engines, the seed and the \
 options: the same for any --jobs, and for shards (--shard I/N, with --games) whose files \
 are joined in shard order (cat positions.shard-0-of-3.txt positions.shard-1-of-3.txt \
 positions.shard-2-of-3.txt > positions.txt). Kill it at any moment and run the same \
@@ -50,10 +58,18 @@ command with --resume.
 Examples:
   arena datagen configs/engines/gomoku-strong.toml --positions 1000000 --depth 4 --format bin
   arena datagen configs/engines/ataxx-strong.toml --games 2000 --nodes 20000 --format bullet
-  arena datagen configs/engines/ataxx-strong.toml --games 3000 --depth 4 --shard 1/3 --out data/ataxx")]
+  arena datagen configs/engines/ataxx-strong.toml --games 3000 --depth 4 --shard 1/3 --out data/ataxx
+  arena datagen configs/engines/ataxx-strong.toml --against configs/engines/ataxx-modern.toml --games 200 --depth 3
+  arena datagen configs/datagen-ataxx.toml --positions 5000")]
 pub struct DatagenArgs {
-    /// The engine config (TOML) of a built-in engine; it plays both sides.
+    /// The engine config (TOML) of a built-in engine (it plays both sides without
+    /// --against), or a datagen config (a [datagen] table).
+    #[arg(value_name = "CONFIG")]
     engine: PathBuf,
+    /// Play the engine against this built-in engine (same game): games alternate who
+    /// moves first; each position is scored by the engine that searched it.
+    #[arg(long, value_name = "ENGINE.toml")]
+    against: Option<PathBuf>,
     /// Generate this many positions (the last game is cut to fit).
     #[arg(long, value_name = "N", conflicts_with = "games")]
     positions: Option<u64>,
@@ -74,32 +90,34 @@ pub struct DatagenArgs {
     /// from opening g mod (number of openings).
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
-    /// text, bin, binpack (m,n,k) or bullet (Ataxx).
-    #[arg(long, default_value = "text", value_name = "F")]
-    format: Format,
+    /// text (default), bin, binpack (m,n,k) or bullet (Ataxx).
+    #[arg(long, value_name = "F")]
+    format: Option<Format>,
     /// Output folder (default: results/datagen-<engine name>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Worker threads (default: all cores); the output never depends on it.
     #[arg(long, short, value_name = "N")]
     jobs: Option<usize>,
-    /// The master seed.
-    #[arg(long, default_value_t = 1, value_name = "S")]
-    seed: u64,
+    /// The master seed (default 1).
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
     /// Continue what the output folder holds (give the same arguments).
     #[arg(long)]
     resume: bool,
     /// Play only shard I of N (a contiguous range of the games; needs --games).
     #[arg(long, value_name = "I/N", value_parser = super::tournament::parse_shard)]
     shard: Option<Shard>,
-    /// Clip scores to ±N.
-    #[arg(long, default_value_t = DEFAULT_SCORE_CLIP, value_name = "N")]
-    score_clip: i32,
+    /// Clip scores to ±N (default 32000).
+    #[arg(long, value_name = "N")]
+    score_clip: Option<i32>,
     /// Drop a position seen before within the same window of N games (windows start at
-    /// game indices that are multiples of N; memory grows with N, not with the run).
-    #[arg(long, default_value_t = DEFAULT_DEDUP_WINDOW, value_name = "N")]
-    dedup_window: u64,
-    /// Set a named parameter of the engine first, e.g. --set search.random_margin=20
+    /// game indices that are multiples of N; memory grows with N, not with the run;
+    /// default 64).
+    #[arg(long, value_name = "N")]
+    dedup_window: Option<u64>,
+    /// Set a named parameter of the engine (not of --against's) first, e.g. --set
+    /// search.random_margin=20
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
     /// No progress line.
@@ -108,44 +126,101 @@ pub struct DatagenArgs {
 }
 
 pub fn datagen(args: DatagenArgs) -> Result<()> {
-    let mut engine = EngineConfig::load(&args.engine)?;
-    let mut given: Vec<(&str, String)> = args.set.iter().map(|a| ("--set", a.clone())).collect();
-    // The limit flags replace the config's limits (after the --sets).
-    if args.depth.is_some() || args.nodes.is_some() {
-        given.push((
-            "--depth",
-            format!("search.depth={}", args.depth.unwrap_or(0)),
-        ));
-        given.push((
-            "--nodes",
-            format!("search.nodes={}", args.nodes.unwrap_or(0)),
-        ));
-        given.push(("--depth", "search.movetime_ms=0".into()));
-        given.push(("--depth", "search.tc=\"\"".into()));
+    // A datagen config gives defaults for every flag; the flags given override them.
+    let file = if is_datagen_config(&args.engine) {
+        Some(DatagenFile::load(&args.engine)?)
+    } else {
+        None
+    };
+    let f = file.as_ref();
+    let engine_path = f.map_or_else(|| args.engine.clone(), |f| f.engine.clone());
+    let against_path = args
+        .against
+        .clone()
+        .or_else(|| f.and_then(|f| f.against.clone()));
+    let mut engine = EngineConfig::load(&engine_path)?;
+    if let Some(f) = f {
+        f.apply_set(&mut engine)?;
     }
+    let (depth, nodes) = if args.depth.is_some() || args.nodes.is_some() {
+        (args.depth, args.nodes)
+    } else {
+        (f.and_then(|f| f.depth), f.and_then(|f| f.nodes))
+    };
+    // The limit flags replace the configs' limits (after the --sets), of both engines.
+    let mut limits: Vec<(&str, String)> = Vec::new();
+    if depth.is_some() || nodes.is_some() {
+        limits.push(("--depth", format!("search.depth={}", depth.unwrap_or(0))));
+        limits.push(("--nodes", format!("search.nodes={}", nodes.unwrap_or(0))));
+        limits.push(("--depth", "search.movetime_ms=0".into()));
+        limits.push(("--depth", "search.tc=\"\"".into()));
+    }
+    let mut given: Vec<(&str, String)> = args.set.iter().map(|a| ("--set", a.clone())).collect();
+    given.extend(limits.iter().cloned());
     let given: Vec<(&str, &str)> = given.iter().map(|(f, a)| (*f, a.as_str())).collect();
     apply_flagged_sets(&mut engine, &given)?;
+    let against = match &against_path {
+        Some(path) => {
+            let mut b = EngineConfig::load(path)?;
+            let given: Vec<(&str, &str)> = limits.iter().map(|(f, a)| (*f, a.as_str())).collect();
+            apply_flagged_sets(&mut b, &given)?;
+            Some(b)
+        }
+        None => None,
+    };
     let target = match (args.positions, args.games) {
         (Some(n), None) => Target::Positions(n),
         (None, Some(n)) => Target::Games(n),
-        _ => bail!("give --positions N or --games N"),
+        _ => match (f.and_then(|f| f.positions), f.and_then(|f| f.games)) {
+            (Some(n), None) => Target::Positions(n),
+            (None, Some(n)) => Target::Games(n),
+            _ => bail!("give --positions N or --games N"),
+        },
     };
-    let random_plies = args.random_plies.unwrap_or(match engine.game {
-        GameSpec::Mnk(_) => 4,
-        GameSpec::Ataxx => 8,
-    });
-    let out = args.out.clone().unwrap_or_else(|| {
-        Path::new("results").join(format!("datagen-{}", file_safe(&engine.name)))
-    });
+    let random_plies = args
+        .random_plies
+        .or_else(|| f.and_then(|f| f.random_plies))
+        .unwrap_or(match engine.game {
+            GameSpec::Mnk(_) => 4,
+            GameSpec::Ataxx => 8,
+        });
+    let out = args
+        .out
+        .clone()
+        .or_else(|| f.and_then(|f| f.out.clone()))
+        .unwrap_or_else(|| {
+            let name = match &against {
+                Some(b) => format!(
+                    "datagen-{}-vs-{}",
+                    file_safe(&engine.name),
+                    file_safe(&b.name)
+                ),
+                None => format!("datagen-{}", file_safe(&engine.name)),
+            };
+            Path::new("results").join(name)
+        });
     let d = Datagen {
         engine,
+        against,
         target,
         random_plies,
-        openings: args.openings.clone(),
-        format: args.format,
-        seed: args.seed,
-        score_clip: args.score_clip,
-        dedup_window: args.dedup_window,
+        openings: args
+            .openings
+            .clone()
+            .or_else(|| f.and_then(|f| f.openings.clone())),
+        format: args
+            .format
+            .or_else(|| f.and_then(|f| f.format))
+            .unwrap_or(Format::Text),
+        seed: args.seed.or_else(|| f.and_then(|f| f.seed)).unwrap_or(1),
+        score_clip: args
+            .score_clip
+            .or_else(|| f.and_then(|f| f.score_clip))
+            .unwrap_or(DEFAULT_SCORE_CLIP),
+        dedup_window: args
+            .dedup_window
+            .or_else(|| f.and_then(|f| f.dedup_window))
+            .unwrap_or(DEFAULT_DEDUP_WINDOW),
     };
     let options = DatagenRun {
         jobs: args.jobs.unwrap_or(0),

@@ -1,5 +1,7 @@
 //! `arena datagen`: training data for the field's trainers. Self-play games of a
-//! built-in engine, played as a tournament plays them (the same game loop, seeds and
+//! built-in engine (or its games against a second one, colours alternating by game
+//! index; options from flags or a datagen config, [`config`]), played as a tournament
+//! plays them (the same game loop, seeds and
 //! opening files), each position written with the side to move, the search score from
 //! its view and the game's result, in the formats the field reads ([`format`]); the
 //! output a pure function of (engine, seed, options) under depth or node limits for any
@@ -12,11 +14,13 @@
 //! capture swing of more than [`sample::ATAXX_QUIET_GAIN`] stones, and duplicates within
 //! a window of games. Scores are clipped (default ±32,000, what the binary formats hold).
 
+pub mod config;
 pub mod format;
 pub mod run;
 pub mod sample;
 
 pub use self::{
+    config::{DatagenFile, is_datagen_config},
     format::{DataReader, Format, Record},
     run::{Counts, Datagen, DatagenEnding, DatagenEvent, DatagenOutcome, DatagenRun, Target, run},
 };

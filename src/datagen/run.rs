@@ -1,4 +1,5 @@
-//! Running datagen: self-play games of a built-in engine across worker threads, each game
+//! Running datagen: self-play games of a built-in engine (or against a second one) across
+//! worker threads, each game
 //! a pure function of (options, seed, game index) under depth or node limits, its
 //! positions filtered and written by one writer in game-index order (games that finish
 //! early wait in a bounded buffer), so the output is the same for any `--jobs`.
@@ -80,8 +81,11 @@ pub enum Target {
 /// What to generate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Datagen {
-    /// The engine (limits applied), playing itself.
+    /// The engine (limits applied), playing itself, or `against` when given.
     pub engine: EngineConfig,
+    /// The opponent (limits applied; the same game): game `g` has `engine` first when
+    /// `g` is even, `against` first when odd. `None`: self-play.
+    pub against: Option<EngineConfig>,
     /// How much.
     pub target: Target,
     /// Random plies after the opening, before the engine plays.
@@ -197,18 +201,29 @@ impl Datagen {
         if let Some(why) = self.format.refusal(&self.engine.game) {
             return Err(RunError::Input(why));
         }
-        if self.engine.search.is_timed() {
+        if let Some(b) = &self.against
+            && b.game != self.engine.game
+        {
             return Err(RunError::Input(format!(
-                "engine '{}' has a time limit: datagen's positions must not depend on the \
-                 machine; give --depth or --nodes",
-                self.engine.name
+                "--against: engine '{}' plays {}, engine '{}' plays {}: both must play the \
+                 same game",
+                b.name, b.game, self.engine.name, self.engine.game
             )));
         }
-        if self.engine.search.depth == 0 && self.engine.search.nodes == 0 {
-            return Err(RunError::Input(format!(
-                "engine '{}' has no depth or node limit: give --depth or --nodes",
-                self.engine.name
-            )));
+        for e in std::iter::once(&self.engine).chain(&self.against) {
+            if e.search.is_timed() {
+                return Err(RunError::Input(format!(
+                    "engine '{}' has a time limit: datagen's positions must not depend on \
+                     the machine; give --depth or --nodes",
+                    e.name
+                )));
+            }
+            if e.search.depth == 0 && e.search.nodes == 0 {
+                return Err(RunError::Input(format!(
+                    "engine '{}' has no depth or node limit: give --depth or --nodes",
+                    e.name
+                )));
+            }
         }
         if self.score_clip < 1 {
             return Err(RunError::Input("--score-clip: must be at least 1".into()));
@@ -240,6 +255,12 @@ impl Datagen {
         e.insert("name".into(), self.engine.name.clone().into());
         e.insert("game".into(), self.engine.game.to_string().into());
         t.insert("engine".into(), toml::Value::Table(e));
+        if let Some(b) = &self.against {
+            let mut e = b.params();
+            e.insert("name".into(), b.name.clone().into());
+            e.insert("game".into(), b.game.to_string().into());
+            t.insert("against".into(), toml::Value::Table(e));
+        }
         let (key, n) = match self.target {
             Target::Positions(n) => ("positions", n),
             Target::Games(n) => ("games", n),
@@ -479,8 +500,10 @@ fn run_game<G: DatagenGame>(
         None => None,
     };
     // Every engine builds before the folder is touched.
-    Engine::<G>::new(&d.engine, game)
-        .map_err(|e| RunError::Input(format!("engine '{}': {e}", d.engine.name)))?;
+    for e in std::iter::once(&d.engine).chain(&d.against) {
+        Engine::<G>::new(e, game)
+            .map_err(|err| RunError::Input(format!("engine '{}': {err}", e.name)))?;
+    }
 
     let what = match shard {
         Some(s) => format!("arena datagen --shard {}", s.label()),
@@ -497,6 +520,13 @@ fn run_game<G: DatagenGame>(
     match fs::read(&options_path) {
         Ok(old) => {
             let old = config::utf8_text(&options_path, old)?;
+            if let Some(why) = other_opponent(&old, &resolved) {
+                return Err(RunError::Input(format!(
+                    "{} was made {why}: resume and shards need the same --against, or \
+                     another --out",
+                    options_path.display()
+                )));
+            }
             if old != resolved {
                 return Err(RunError::Input(format!(
                     "{} was made with other options ({}): resume and shards need the same \
@@ -683,7 +713,8 @@ fn play<G: DatagenGame>(
         .num_threads(jobs)
         .build()
         .map_err(|e| RunError::Input(format!("cannot start {jobs} worker threads: {e}")))?;
-    let names = vec![d.engine.name.clone(), d.engine.name.clone()];
+    let opponent = d.against.as_ref().unwrap_or(&d.engine);
+    let names = vec![d.engine.name.clone(), opponent.name.clone()];
     let text = d.format == Format::Text;
     let ahead = AHEAD_PER_WORKER * jobs as u64;
     let mut buffer: BTreeMap<u64, GameSamples> = BTreeMap::new();
@@ -696,11 +727,13 @@ fn play<G: DatagenGame>(
             let stop = Arc::clone(&internal_stop);
             let user_stop = Arc::clone(&options.stop);
             scope.spawn(move |_| {
-                let build = || Engine::<G>::new(&d.engine, game);
-                let (mut a, mut b) = match (build(), build()) {
+                let build = |e: &EngineConfig| {
+                    Engine::<G>::new(e, game).map_err(|err| format!("engine '{}': {err}", e.name))
+                };
+                let (mut a, mut b) = match (build(&d.engine), build(opponent)) {
                     (Ok(a), Ok(b)) => (a, b),
                     (Err(e), _) | (_, Err(e)) => {
-                        let _ = tx.send((0, Err(format!("engine '{}': {e}", d.engine.name))));
+                        let _ = tx.send((0, Err(e)));
                         return;
                     }
                 };
@@ -929,6 +962,9 @@ fn one_game<G: DatagenGame>(
         return Ok(Some(GameSamples::default()));
     }
     let adjudication = Adjudication::default();
+    // Against another engine, it moves first in odd games (engine index 1, `players[1]`).
+    let swapped = d.against.is_some() && g % 2 == 1;
+    let (black, white) = if swapped { (1, 0) } else { (0, 1) };
     let setup = GameSetup {
         variant: d.engine.game,
         scheduled: ScheduledGame {
@@ -936,8 +972,8 @@ fn one_game<G: DatagenGame>(
             pair: g / 2,
             round: g,
             pairing: 0,
-            black: 0,
-            white: 1,
+            black,
+            white,
         },
         names,
         start: &start,
@@ -949,7 +985,8 @@ fn one_game<G: DatagenGame>(
         move_limits: [None, None],
     };
     let [a, b] = players;
-    let record = match play_game(&setup, [a as &mut dyn Player<G>, b]) {
+    let players: [&mut dyn Player<G>; 2] = if swapped { [b, a] } else { [a, b] };
+    let record = match play_game(&setup, players) {
         Ok(r) => r,
         Err(_abandoned) => return Ok(None),
     };
@@ -1032,6 +1069,32 @@ pub fn samples_of<G: DatagenGame>(
         eval.played(&pos, mv);
     }
     Ok(out)
+}
+
+/// How the opponents of two option files differ (`None`: they do not).
+fn other_opponent(old: &str, new: &str) -> Option<String> {
+    let against = |text: &str| {
+        toml::from_str::<toml::Table>(text)
+            .ok()
+            .and_then(|t| t.get("against").cloned())
+    };
+    let (old, new) = (against(old), against(new));
+    if old == new {
+        return None;
+    }
+    let name = |v: &Option<toml::Value>| match v {
+        Some(t) => format!(
+            "against engine '{}'",
+            t.get("name").and_then(toml::Value::as_str).unwrap_or("?")
+        ),
+        None => "by self-play (no --against)".to_string(),
+    };
+    let (was, now) = (name(&old), name(&new));
+    Some(if was == now {
+        format!("{was} with other parameters than this --against's")
+    } else {
+        format!("{was}, not {now}")
+    })
 }
 
 /// The first line that differs between two option files.

@@ -623,3 +623,185 @@ fn datagen_memory_does_not_grow_with_the_positions() {
         "{small} KiB for {few} positions, {large} KiB for {many}"
     );
 }
+
+#[test]
+fn datagen_against_another_engine_is_its_own_data_the_same_for_any_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let modern = shipped_engine("ataxx-modern.toml");
+    let rich = shipped_engine("ataxx-rich.toml");
+    let args = ["--games", "6", "--depth", "2"];
+    let selfplay = dir.path().join("self");
+    datagen("ataxx-strong.toml", &selfplay, &args);
+    let one = dir.path().join("one");
+    datagen(
+        "ataxx-strong.toml",
+        &one,
+        &[&args[..], &["--against", &modern, "-j", "1"]].concat(),
+    );
+    let two = dir.path().join("two");
+    datagen(
+        "ataxx-strong.toml",
+        &two,
+        &[&args[..], &["--against", &modern, "-j", "2"]].concat(),
+    );
+    let against = read(&one.join("positions.txt"));
+    assert!(against.len() > 500);
+    assert_eq!(against, read(&two.join("positions.txt")), "--jobs 1 and 2");
+    assert_ne!(
+        against,
+        read(&selfplay.join("positions.txt")),
+        "not self-play"
+    );
+    // The engine moves first in even games, the other in odd ones: from one opening
+    // without random plies, game 1 of strong-against-modern is game 0 of
+    // modern-against-strong and the other way round.
+    let opening =
+        std::fs::read_to_string(crate::common::root().join("configs/openings/ataxx-4ply.txt"))
+            .unwrap()
+            .lines()
+            .find(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .unwrap()
+            .to_string();
+    let openings = dir.path().join("one.txt");
+    std::fs::write(&openings, format!("{opening}\n")).unwrap();
+    let fixed = [
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--random-plies",
+        "0",
+        "--dedup-window",
+        "1",
+        "--openings",
+        openings.to_str().unwrap(),
+    ];
+    let games = |engine: &str, against: &str, name: &str| {
+        let out = dir.path().join(name);
+        datagen(
+            engine,
+            &out,
+            &[&fixed[..], &["--against", &shipped_engine(against)]].concat(),
+        );
+        let data = read(&out.join("positions.txt"));
+        let log = String::from_utf8(read(&out.join("datagen.log"))).unwrap();
+        let cut: usize = log
+            .lines()
+            .next()
+            .unwrap()
+            .split(' ')
+            .nth(2)
+            .unwrap()
+            .parse()
+            .unwrap();
+        (data[..cut].to_vec(), data[cut..].to_vec())
+    };
+    let (ab0, ab1) = games("ataxx-strong.toml", "ataxx-modern.toml", "ab");
+    let (ba0, ba1) = games("ataxx-modern.toml", "ataxx-strong.toml", "ba");
+    assert_ne!(ab0, ab1, "the engines play differently");
+    assert_eq!(ab0, ba1, "strong first");
+    assert_eq!(ab1, ba0, "modern first");
+    let options = String::from_utf8(read(&one.join("datagen.toml"))).unwrap();
+    assert!(
+        options.contains("[against]") && options.contains("ataxx-modern"),
+        "{options}"
+    );
+    // A resume against another engine, or without one, is refused naming the option.
+    let strong = shipped_engine("ataxx-strong.toml");
+    let o = one.to_str().unwrap();
+    for other in [vec!["--against", rich.as_str()], vec![]] {
+        let all = [
+            &[
+                "datagen",
+                strong.as_str(),
+                "--resume",
+                "--quiet",
+                "--out",
+                o,
+            ][..],
+            &args[..],
+            &other[..],
+        ]
+        .concat();
+        let e = run_bad_input(&all);
+        assert!(e.contains("--against") && e.contains("ataxx-modern"), "{e}");
+    }
+    assert_eq!(against, read(&one.join("positions.txt")), "nothing written");
+    // Engines of two games are refused.
+    let gomoku = shipped_engine("gomoku-strong.toml");
+    let e = run_bad_input(&[
+        "datagen",
+        &strong,
+        "--against",
+        &gomoku,
+        "--games",
+        "2",
+        "--depth",
+        "1",
+        "--out",
+        dir.path().join("x").to_str().unwrap(),
+    ]);
+    assert!(e.contains("same game"), "{e}");
+}
+
+#[test]
+fn the_shipped_datagen_config_runs_with_flags_over_its_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::common::root().join("configs/datagen-ataxx.toml");
+    let out = dir.path().join("out");
+    run_ok(&[
+        "datagen",
+        config.to_str().unwrap(),
+        "--positions",
+        "200",
+        "--depth",
+        "1",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // The file's format (bullet: 32 bytes a position), its opponent and random plies;
+    // the flags' count and depth.
+    assert_eq!(read(&out.join("positions.data")).len(), 200 * 32);
+    let options = String::from_utf8(read(&out.join("datagen.toml"))).unwrap();
+    for needle in [
+        "positions = 200",
+        "random_plies = 4",
+        "format = \"bullet\"",
+        "[against]",
+        "name = \"ataxx-modern\"",
+        "depth = 1",
+        "tt_mb = 4",
+    ] {
+        assert!(options.contains(needle), "{needle} not in {options}");
+    }
+}
+
+#[test]
+fn bad_datagen_configs_name_the_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = shipped_engine("ataxx-strong.toml");
+    let out = dir.path().join("out");
+    for (i, (body, needles)) in [
+        (
+            "games = 2\ndepth = 1\nplies = 3\n",
+            &["d.toml:6", "plies"][..],
+        ),
+        (
+            "games = 2\nformat = \"csv\"\n",
+            &["d.toml:5", "format", "csv"],
+        ),
+        ("games = 2\npositions = 3\n", &["d.toml:4", "games"]),
+        (
+            "games = 2\nset = { \"search.nope\" = 1 }\n",
+            &["d.toml:5", "search.nope"],
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = dir.path().join("d.toml");
+        std::fs::write(&path, format!("engine = \"{engine}\"\n\n[datagen]\n{body}")).unwrap();
+        crate::common::assert_refused("datagen", path.to_str().unwrap(), &out, needles, i);
+    }
+}

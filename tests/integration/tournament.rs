@@ -476,6 +476,14 @@ fn every_shipped_config_runs() {
                 .unwrap_or_else(|e| panic!("{e}"));
             continue;
         }
+        // Datagen configs (`datagen-*.toml`) are run by the datagen tests.
+        if name.as_deref().is_some_and(|n| n.starts_with("datagen-")) {
+            let f = arena::datagen::DatagenFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            for engine in std::iter::once(&f.engine).chain(&f.against) {
+                arena::engine::EngineConfig::load(engine).unwrap_or_else(|e| panic!("{e}"));
+            }
+            continue;
+        }
         if is_tune {
             <arena::tune::Tune as arena::config::ConfigFile>::load(&path)
                 .unwrap_or_else(|e| panic!("{e}"));
