@@ -60,7 +60,8 @@ Examples:
   arena datagen configs/engines/ataxx-strong.toml --games 2000 --nodes 20000 --format bullet
   arena datagen configs/engines/ataxx-strong.toml --games 3000 --depth 4 --shard 1/3 --out data/ataxx
   arena datagen configs/engines/ataxx-strong.toml --against configs/engines/ataxx-modern.toml --games 200 --depth 3
-  arena datagen configs/datagen-ataxx.toml --positions 5000")]
+  arena datagen configs/datagen-ataxx.toml --positions 5000
+  parallel -j4 arena datagen configs/engines/ataxx-strong.toml --games 2000 --depth 3 --out data/ax --worker {} ::: 1 2 3 4")]
 pub struct DatagenArgs {
     /// The engine config (TOML) of a built-in engine (it plays both sides without
     /// --against), or a datagen config (a [datagen] table).
@@ -108,6 +109,16 @@ pub struct DatagenArgs {
     /// Play only shard I of N (a contiguous range of the games; needs --games).
     #[arg(long, value_name = "I/N", value_parser = super::tournament::parse_shard)]
     shard: Option<Shard>,
+    /// Play as worker ID of a run that several processes (on one machine or many, over a
+    /// shared --out folder) play together: each claims a duplicate window of games at a
+    /// time; the last to finish joins the files into what one process writes (needs
+    /// --games; no --resume needed).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["workers", "shard", "resume"])]
+    worker: Option<String>,
+    /// Play as a worker whose ID the scheduler gives: SLURM_ARRAY_TASK_ID,
+    /// JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or PARALLEL_SEQ (GNU parallel).
+    #[arg(long, conflicts_with_all = ["shard", "resume"])]
+    workers: bool,
     /// Clip scores to ±N (default 32000).
     #[arg(long, value_name = "N")]
     score_clip: Option<i32>,
@@ -222,7 +233,18 @@ pub fn datagen(args: DatagenArgs) -> Result<()> {
             .or_else(|| f.and_then(|f| f.dedup_window))
             .unwrap_or(DEFAULT_DEDUP_WINDOW),
     };
+    let worker = super::tune::worker_label(&args.worker, args.workers)?;
+    if let Some((label, why)) = &worker
+        && !args.quiet
+    {
+        eprintln!(
+            "arena: playing as worker {label} of the datagen run in {} ({why})",
+            out.display()
+        );
+    }
+    let is_worker = worker.is_some();
     let options = DatagenRun {
+        worker: worker.map(|(label, _)| label),
         jobs: args.jobs.unwrap_or(0),
         resume: args.resume,
         out_dir: out,
@@ -260,6 +282,11 @@ pub fn datagen(args: DatagenArgs) -> Result<()> {
         )?;
     }
     if outcome.ending == DatagenEnding::Interrupted {
+        if is_worker {
+            // A worker continues by being started again (--resume is not its flag).
+            writeln!(stdout, "interrupted: continue with the same command")?;
+            return Err(super::Interrupted.into());
+        }
         return interrupted(&mut stdout);
     }
     Ok(())

@@ -224,7 +224,16 @@ pub fn tune(args: TuneArgs) -> Result<()> {
 
 /// The worker to play as: `--worker ID`, or the scheduler's index with `--workers`.
 fn choose_worker(args: &TuneArgs) -> Result<Option<(tune::Worker, String)>> {
-    let (label, why) = match (&args.worker, args.workers) {
+    Ok(worker_label(&args.worker, args.workers)?.map(|(label, why)| (tune::Worker { label }, why)))
+}
+
+/// The worker ID (and where it came from): `--worker ID`, or with `--workers` the
+/// scheduler's index; `None` without either.
+pub(super) fn worker_label(
+    worker: &Option<String>,
+    workers: bool,
+) -> Result<Option<(String, String)>> {
+    let (label, why) = match (worker, workers) {
         (Some(id), _) => (id.clone(), "from --worker".to_string()),
         (None, true) => {
             let found = [
@@ -257,7 +266,7 @@ fn choose_worker(args: &TuneArgs) -> Result<Option<(tune::Worker, String)>> {
     {
         bail!("--worker: '{label}' is not a worker ID (letters, digits, - and _; not 'main')");
     }
-    Ok(Some((tune::Worker { label }, why)))
+    Ok(Some((label, why)))
 }
 
 /// Removes `--worker ID`, `--worker=ID` and `--workers` from a command line.

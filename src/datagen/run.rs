@@ -113,6 +113,9 @@ pub struct DatagenRun {
     pub out_dir: PathBuf,
     /// Play one shard (needs a game count).
     pub shard: Option<Shard>,
+    /// Play as this worker beside others on one folder (needs a game count): each claims
+    /// duplicate windows of games in turn, the last to finish joins the files.
+    pub worker: Option<String>,
     /// Raised to stop: the games written so far stay, `--resume` continues.
     pub stop: Arc<AtomicBool>,
 }
@@ -317,24 +320,28 @@ fn suffix(shard: Option<Shard>) -> String {
 
 /// The data file of a run or shard.
 pub fn data_file(out: &Path, format: Format, shard: Option<Shard>) -> PathBuf {
-    out.join(format!(
-        "{DATA_STEM}{}.{}",
-        suffix(shard),
-        format.extension()
-    ))
+    data_file_named(out, format, &suffix(shard))
 }
 
 /// The log of a run or shard.
 pub fn log_file(out: &Path, shard: Option<Shard>) -> PathBuf {
-    out.join(format!("datagen{}.log", suffix(shard)))
+    log_file_named(out, &suffix(shard))
+}
+
+pub(super) fn data_file_named(out: &Path, format: Format, suffix: &str) -> PathBuf {
+    out.join(format!("{DATA_STEM}{suffix}.{}", format.extension()))
+}
+
+pub(super) fn log_file_named(out: &Path, suffix: &str) -> PathBuf {
+    out.join(format!("datagen{suffix}.log"))
 }
 
 /// One line of the log: the totals after game `game`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct LogLine {
-    game: u64,
-    positions: u64,
-    bytes: u64,
+pub(super) struct LogLine {
+    pub(super) game: u64,
+    pub(super) positions: u64,
+    pub(super) bytes: u64,
 }
 
 impl LogLine {
@@ -348,22 +355,26 @@ impl LogLine {
         w.next().is_none().then_some(l)
     }
 
-    fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         format!("{} {} {}\n", self.game, self.positions, self.bytes)
     }
 }
 
 /// What the log holds: its valid length, the last line, and the data offset where
 /// game `window_start` begins (found on a second pass).
-struct LogScan {
-    valid_len: u64,
-    last: Option<LogLine>,
-    torn: bool,
+pub(super) struct LogScan {
+    pub(super) valid_len: u64,
+    pub(super) last: Option<LogLine>,
+    pub(super) torn: bool,
 }
 
 /// Reads the log line by line (games must follow each other from `first`); a last line
 /// without its newline, or one that does not parse, is a torn tail.
-fn scan_log(path: &Path, first: u64, mut at: impl FnMut(&LogLine)) -> Result<LogScan, RunError> {
+pub(super) fn scan_log(
+    path: &Path,
+    first: u64,
+    mut at: impl FnMut(&LogLine),
+) -> Result<LogScan, RunError> {
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -486,7 +497,10 @@ fn run_game<G: DatagenGame>(
     let started = Instant::now();
     let out = &options.out_dir;
     let shard = options.shard;
-    let range = d.game_range(shard)?;
+    let range = match &options.worker {
+        Some(_) => None,
+        None => d.game_range(shard)?,
+    };
     let resolved = d.resolved_toml()?;
     let shape = match G::mnk_shape(game) {
         Some(Ok(s)) => Some(s),
@@ -504,6 +518,15 @@ fn run_game<G: DatagenGame>(
         Engine::<G>::new(e, game)
             .map_err(|err| RunError::Input(format!("engine '{}': {err}", e.name)))?;
     }
+    if let Some(label) = &options.worker {
+        let part: Part<'_, G> = Part {
+            game,
+            shape,
+            openings: openings.as_deref(),
+            started,
+        };
+        return super::workers::run_worker(d, &part, options, label, &resolved, sink);
+    }
 
     let what = match shard {
         Some(s) => format!("arena datagen --shard {}", s.label()),
@@ -516,11 +539,42 @@ fn run_game<G: DatagenGame>(
     if folder_lock.is_exclusive() {
         crate::files::remove_stale_temporaries(out);
     }
+    check_options(out, &resolved)?;
+    let part: Part<'_, G> = Part {
+        game,
+        shape,
+        openings: openings.as_deref(),
+        started,
+    };
+    let outcome = play_part(
+        d,
+        &part,
+        options,
+        range,
+        &suffix(shard),
+        options.resume,
+        Some(&resolved),
+        sink,
+    )?;
+    drop(folder_lock);
+    Ok(outcome)
+}
+
+/// What every part of a run shares: the game, its board shape, the openings.
+pub(super) struct Part<'a, G: DatagenGame> {
+    pub(super) game: &'a G::Config,
+    pub(super) shape: Option<super::sample::MnkShape>,
+    pub(super) openings: Option<&'a [Opening]>,
+    pub(super) started: Instant,
+}
+
+/// Refuses a folder whose `datagen.toml` holds other options than `resolved`.
+pub(super) fn check_options(out: &Path, resolved: &str) -> Result<(), RunError> {
     let options_path = out.join(OPTIONS_FILE);
     match fs::read(&options_path) {
         Ok(old) => {
             let old = config::utf8_text(&options_path, old)?;
-            if let Some(why) = other_opponent(&old, &resolved) {
+            if let Some(why) = other_opponent(&old, resolved) {
                 return Err(RunError::Input(format!(
                     "{} was made {why}: resume and shards need the same --against, or \
                      another --out",
@@ -532,15 +586,35 @@ fn run_game<G: DatagenGame>(
                     "{} was made with other options ({}): resume and shards need the same \
                      engine and options, or another --out",
                     options_path.display(),
-                    first_difference(&old, &resolved)
+                    first_difference(&old, resolved)
                 )));
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(RunError::io(&options_path, e)),
     }
-    let data_path = data_file(out, d.format, shard);
-    let log_path = log_file(out, shard);
+    Ok(())
+}
+
+/// Plays games `range` (all until the positions are written, without one) into the data
+/// file and log named with `suffix`, continuing what they hold when `resume`; writes
+/// `resolved` as `datagen.toml` first when given.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn play_part<G: DatagenGame>(
+    d: &Datagen,
+    part: &Part<'_, G>,
+    options: &DatagenRun,
+    range: Option<(u64, u64)>,
+    suffix: &str,
+    resume: bool,
+    resolved: Option<&str>,
+    sink: &mut dyn FnMut(&DatagenEvent),
+) -> Result<DatagenOutcome, RunError> {
+    let (game, shape, started) = (part.game, part.shape, part.started);
+    let out = &options.out_dir;
+    let options_path = out.join(OPTIONS_FILE);
+    let data_path = data_file_named(out, d.format, suffix);
+    let log_path = log_file_named(out, suffix);
     let first = range.map_or(0, |r| r.0);
     let scan = scan_log(&log_path, first, |_| {})?;
     let data_len = match fs::metadata(&data_path) {
@@ -548,7 +622,7 @@ fn run_game<G: DatagenGame>(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
         Err(e) => return Err(RunError::io(&data_path, e)),
     };
-    if !options.resume && (scan.last.is_some() || scan.torn || data_len > 0) {
+    if !resume && (scan.last.is_some() || scan.torn || data_len > 0) {
         return Err(RunError::Input(format!(
             "{} already holds {} games: add --resume to continue, or choose another --out",
             out.display(),
@@ -564,7 +638,10 @@ fn run_game<G: DatagenGame>(
             log_path.display()
         )));
     }
-    crate::files::write_atomic(&options_path, resolved.as_bytes(), true).map_err(RunError::from)?;
+    if let Some(resolved) = resolved {
+        crate::files::write_atomic(&options_path, resolved.as_bytes(), true)
+            .map_err(RunError::from)?;
+    }
     let repaired = scan.torn || data_len > logged_bytes;
     if scan.torn {
         truncate_to(&log_path, scan.valid_len).map_err(|e| RunError::io(&log_path, e))?;
@@ -662,7 +739,7 @@ fn run_game<G: DatagenGame>(
             d,
             game,
             options,
-            openings.as_deref(),
+            part.openings,
             jobs,
             end,
             shape,
@@ -672,7 +749,6 @@ fn run_game<G: DatagenGame>(
         )?;
     }
     w.commit()?;
-    drop(folder_lock);
     Ok(DatagenOutcome {
         ending,
         session,

@@ -805,3 +805,90 @@ fn bad_datagen_configs_name_the_file_line_and_key() {
         crate::common::assert_refused("datagen", path.to_str().unwrap(), &out, needles, i);
     }
 }
+
+#[test]
+fn datagen_workers_join_into_what_one_process_writes_after_a_killed_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = shipped_engine("ataxx-strong.toml");
+    let args = |out: &Path, worker: Option<&str>| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "datagen",
+            &engine,
+            "--games",
+            "120",
+            "--depth",
+            "3",
+            "--dedup-window",
+            "8",
+            "-j",
+            "1",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if let Some(w) = worker {
+            a.extend(["--worker".to_string(), w.to_string()]);
+        }
+        a
+    };
+    let run = |a: &[String]| run_ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let single = dir.path().join("single");
+    run(&args(&single, None));
+    let out = dir.path().join("workers");
+    // Worker 1 is killed once it has logged games of its first chunk: its claim is a
+    // dead worker's, its chunk half played.
+    let mut first = arena_process()
+        .args(args(&out, Some("1")))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let chunk_log = out.join("datagen.chunk-0.log");
+    wait_for(&mut first, "chunk games logged", || {
+        crate::common::lines(&chunk_log) > 0
+    });
+    signal(first.id(), libc::SIGKILL);
+    first.wait().unwrap();
+    // Two workers at once take the dead worker's chunk over and share the rest.
+    let second = arena_process()
+        .args(args(&out, Some("2")))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    run(&args(&out, Some("3")));
+    let o = second.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        read(&out.join("positions.txt")),
+        read(&single.join("positions.txt"))
+    );
+    assert_eq!(
+        read(&out.join("datagen.log")),
+        read(&single.join("datagen.log"))
+    );
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("chunk") || n.contains("claims"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // A worker on the finished folder, and the plain command, find nothing to do.
+    let again = run(&args(&out, Some("4")));
+    assert!(
+        again.contains("from 120 games") && again.contains("0 this session"),
+        "{again}"
+    );
+    let mut plain = args(&out, None);
+    plain.push("--resume".into());
+    let again = run(&plain);
+    assert!(again.contains("from 120 games"), "{again}");
+    // Workers count games, not positions.
+    let mut bad = args(&dir.path().join("bad"), Some("1"));
+    bad[3] = "--positions".into();
+    let e = run_bad_input(&bad.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(e.contains("--games"), "{e}");
+}
