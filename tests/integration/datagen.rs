@@ -819,7 +819,7 @@ fn datagen_workers_join_into_what_one_process_writes_after_a_killed_worker() {
             "--depth",
             "3",
             "--dedup-window",
-            "8",
+            "40",
             "-j",
             "1",
             "--quiet",
@@ -838,30 +838,69 @@ fn datagen_workers_join_into_what_one_process_writes_after_a_killed_worker() {
     let single = dir.path().join("single");
     run(&args(&single, None));
     let out = dir.path().join("workers");
-    // Worker 1 is killed once it has logged games of its first chunk: its claim is a
-    // dead worker's, its chunk half played.
-    let mut first = arena_process()
-        .args(args(&out, Some("1")))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let chunk_log = out.join("datagen.chunk-0.log");
-    wait_for(&mut first, "chunk games logged", || {
-        crate::common::lines(&chunk_log) > 0
-    });
-    signal(first.id(), libc::SIGKILL);
-    first.wait().unwrap();
-    // Two workers at once take the dead worker's chunk over and share the rest.
-    let second = arena_process()
-        .args(args(&out, Some("2")))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    run(&args(&out, Some("3")));
-    let o = second.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Worker 1 is killed while it plays a chunk (games of it logged, not all): its claim
+    // is a dead worker's, its chunk half played. (A kill that lands between two chunks
+    // leaves no such claim: then worker 1 starts again, resuming, and is killed again.)
+    let claims = out.join("datagen.claims");
+    let half_played = || {
+        std::fs::read_to_string(&claims)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.split(' ').nth(1) == Some("1"))
+            .filter_map(|l| l.split(' ').next())
+            .any(|c| {
+                let n = crate::common::lines(&out.join(format!("datagen.chunk-{c}.log")));
+                n > 0 && n < 40
+            })
+    };
+    for attempt in 0.. {
+        assert!(attempt < 10, "no kill landed inside a chunk");
+        let mut first = arena_process()
+            .args(args(&out, Some("1")))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for(&mut first, "chunk games logged", half_played);
+        signal(first.id(), libc::SIGKILL);
+        first.wait().unwrap();
+        if half_played() {
+            break;
+        }
+    }
+    // Two workers at once take the dead worker's chunk over and share the rest (a
+    // worker that never took it over would wait for it forever: a safety deadline).
+    let mut workers: Vec<_> = ["2", "3"]
+        .iter()
+        .map(|w| {
+            arena_process()
+                .args(args(&out, Some(w)))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    loop {
+        let mut running = 0;
+        for w in &mut workers {
+            match w.try_wait().unwrap() {
+                Some(status) => assert!(status.success(), "a worker failed: {status}"),
+                None => running += 1,
+            }
+        }
+        if running == 0 {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            for w in &mut workers {
+                let _ = w.kill();
+            }
+            panic!("the workers never finished: the dead worker's chunk was not taken over");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     assert_eq!(
         read(&out.join("positions.txt")),
         read(&single.join("positions.txt"))
