@@ -207,16 +207,21 @@ pub(super) fn run_worker<G: DatagenGame>(
             break;
         }
     }
-    let (games, positions) = match joined()? {
-        Some(l) => (n, l.positions),
-        None => (session_counts.games, session_counts.positions),
+    // Until the join, the data is in the folder's chunk files.
+    let (games, positions, data) = match joined()? {
+        Some(l) => (n, l.positions, final_data),
+        None => (
+            session_counts.games,
+            session_counts.positions,
+            out.to_path_buf(),
+        ),
     };
     Ok(DatagenOutcome {
         ending,
         session: session_counts,
         games,
         positions,
-        data: final_data,
+        data,
         elapsed: part.started.elapsed(),
     })
 }

@@ -804,6 +804,15 @@ fn bad_datagen_configs_name_the_file_line_and_key() {
         std::fs::write(&path, format!("engine = \"{engine}\"\n\n[datagen]\n{body}")).unwrap();
         crate::common::assert_refused("datagen", path.to_str().unwrap(), &out, needles, i);
     }
+    // Given to another command, a datagen config is named for what it is.
+    let config = crate::common::root().join("configs/datagen-ataxx.toml");
+    let e = run_bad_input(&[
+        "run",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(e.contains("looks like a datagen config"), "{e}");
 }
 
 #[test]
