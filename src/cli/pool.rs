@@ -2,7 +2,10 @@
 //! runs' games, with Ordo's options: an anchor, the first player's advantage and the draw
 //! rate fitted with their errors, and a LOS matrix.
 
-use std::io::{self, Write};
+use std::{
+    io::{self, Write},
+    path::PathBuf,
+};
 
 use anyhow::{Result, bail};
 use arena::{
@@ -19,7 +22,8 @@ use super::tournament::StatsArgs;
 /// The rating list's options.
 #[derive(Args, Debug)]
 pub struct ListArgs {
-    /// Print the rating list of several folders for one folder too.
+    /// Rate the engines of one folder as of several: the rating list (with the first
+    /// move's advantage and the draw rate fitted) instead of the run's own statistics.
     #[arg(long)]
     list: bool,
     /// Rating list: the advantage of moving first (after the opening), fitted (`auto`,
@@ -54,15 +58,28 @@ pub fn rating_list(args: &StatsArgs) -> Result<()> {
     if args.rating.sprt.is_some() {
         bail!("--sprt: a rating list of several runs has no SPRT (rate one run's folder)");
     }
-    let pool = pool(&args.dirs)?;
+    let (pool, list, anchor) = rate(&args.dirs, args.rating.anchor.as_deref(), &args.list)?;
+    print_list(&mut io::stdout().lock(), &pool, &list, anchor)?;
+    Ok(())
+}
+
+/// The pool of the runs in `dirs` and its rating list, relative to `anchor` (an engine's
+/// name) or the pool average; a torn last line of a run's records is left out, with a
+/// word on standard error.
+pub fn rate(
+    dirs: &[PathBuf],
+    anchor: Option<&str>,
+    options: &ListArgs,
+) -> Result<(Pool, RatingList, Anchor)> {
+    let pool = pool(dirs)?;
     for run in pool.runs.iter().filter(|r| r.torn_tail) {
         eprintln!(
             "arena: the last line of {} is torn; it is left out",
             run.dir.join("games.jsonl").display()
         );
     }
-    let at = args.list.anchor_elo.unwrap_or(0.0);
-    let anchor = match args.rating.anchor.as_deref() {
+    let at = options.anchor_elo.unwrap_or(0.0);
+    let anchor = match anchor {
         Some(name) => match pool.names.iter().position(|n| n == name) {
             Some(index) => Anchor::Player { index, elo: at },
             None => bail!(
@@ -72,7 +89,7 @@ pub fn rating_list(args: &StatsArgs) -> Result<()> {
         },
         None => Anchor::PoolAverage,
     };
-    let first_move = args.list.first_move.unwrap_or(FirstMove::Fit);
+    let first_move = options.first_move.unwrap_or(FirstMove::Fit);
     let mut list = fit_rating_list(pool.names.len(), &pool.results, anchor, first_move)
         .map_err(|e| anyhow::anyhow!("rating list: {e}"))?;
     if anchor == Anchor::PoolAverage {
@@ -80,8 +97,7 @@ pub fn rating_list(args: &StatsArgs) -> Result<()> {
             *r += at;
         }
     }
-    print_list(&mut io::stdout().lock(), &pool, &list, anchor)?;
-    Ok(())
+    Ok((pool, list, anchor))
 }
 
 fn print_list(

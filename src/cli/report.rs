@@ -11,7 +11,7 @@ use std::{
 
 use anyhow::Result;
 use arena::{
-    report::{ReportFiles, ReportOptions, write_report_with},
+    report::{RatingReport, ReportFiles, ReportOptions, write_rating_list, write_report_with},
     tournament::lock,
 };
 use clap::Args;
@@ -32,12 +32,29 @@ use clap::Args;
                   (and report.html reloads itself in the browser as often) until nothing \
                   writes in the folder any more (the lock files name no live process), then \
                   once more without the reload; Ctrl-C stops it sooner.",
-    after_help = "Examples:\n  arena report results/gomoku-tables && xdg-open results/gomoku-tables/report.html\n  \
-                  arena report results/tune-gomoku --live 60   # leave the tab open overnight"
+    after_help = "With several folders (or --list) it writes the rating list `arena stats DIR1 \
+                  DIR2 ...` prints into a folder of its own (--out, default results/ratings): \
+                  report.html, report.md, ratings.csv (rank, engine, elo, error, games, score, \
+                  draws) and los.csv (the LOS matrix); the runs' folders are only read.\n\n\
+                  Examples:\n  arena report results/gomoku-tables && xdg-open results/gomoku-tables/report.html\n  \
+                  arena report results/tune-gomoku --live 60   # leave the tab open overnight\n  \
+                  arena report results/run-a results/run-b --anchor seed000 --out results/ratings-ab"
 )]
 pub struct ReportArgs {
-    /// The results folder (of `arena run`, or of a tuning run).
-    dir: PathBuf,
+    /// The results folder (of `arena run`, or of a tuning run); several: the rating list
+    /// over all their games.
+    #[arg(required = true, num_args = 1.., value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// Rating list: the folder its report is written to (default results/ratings); a new
+    /// or empty folder, or an earlier rating list's.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Rating list: ratings relative to this engine (at --anchor-elo) instead of the pool
+    /// average.
+    #[arg(long, value_name = "ENGINE")]
+    anchor: Option<String>,
+    #[command(flatten)]
+    list: super::pool::ListArgs,
     /// Print nothing on success.
     #[arg(long, short)]
     quiet: bool,
@@ -49,13 +66,17 @@ pub struct ReportArgs {
 
 pub fn report(args: ReportArgs) -> Result<()> {
     let started = Instant::now();
+    if args.dirs.len() > 1 || args.list.wanted() || args.anchor.is_some() || args.out.is_some() {
+        return rating_list(&args);
+    }
+    let dir = &args.dirs[0];
     // No lock: the report is made from what the folder holds now, written beside the
     // results (never into them) through temporary names, so it can watch a run or a
     // tune that is still going.
     if let Some(every) = args.live {
         return live(&args, every);
     }
-    let files = write_report_with(&args.dir, &ReportOptions::default())?;
+    let files = write_report_with(dir, &ReportOptions::default())?;
     if !args.quiet {
         let mut out = io::stdout().lock();
         print_files(&mut out, &files)?;
@@ -63,7 +84,7 @@ pub fn report(args: ReportArgs) -> Result<()> {
             out,
             "{} plots in {}/plots, in {:.2} s",
             files.plots.len() / 2,
-            args.dir.display(),
+            dir.display(),
             started.elapsed().as_secs_f64()
         )?;
     }
@@ -76,15 +97,16 @@ fn live(args: &ReportArgs, every: u64) -> Result<()> {
     if every == 0 {
         anyhow::bail!("--live: the period must be at least 1 second");
     }
+    let dir = &args.dirs[0];
     let stop = super::job::stop_flag("stopping the live report");
     let mut first = true;
     loop {
-        let writing = lock::writer_at_work(&args.dir);
+        let writing = lock::writer_at_work(dir);
         let options = ReportOptions {
             refresh_s: writing.then_some(every),
             ..ReportOptions::default()
         };
-        let files = write_report_with(&args.dir, &options)?;
+        let files = write_report_with(dir, &options)?;
         if !writing || stop.load(Ordering::Relaxed) {
             if !args.quiet {
                 if first {
@@ -92,7 +114,7 @@ fn live(args: &ReportArgs, every: u64) -> Result<()> {
                 }
                 println!(
                     "{}: {}; the report is final",
-                    args.dir.display(),
+                    dir.display(),
                     if writing {
                         "stopped"
                     } else {
@@ -118,6 +140,48 @@ fn live(args: &ReportArgs, every: u64) -> Result<()> {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+}
+
+/// The rating list of the folders' games, written into `--out`.
+fn rating_list(args: &ReportArgs) -> Result<()> {
+    if args.live.is_some() {
+        anyhow::bail!(
+            "--live watches one results folder; a rating list of several is written once \
+             (run it again for a newer one)"
+        );
+    }
+    let (pool, list, anchor) = super::pool::rate(&args.dirs, args.anchor.as_deref(), &args.list)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join("ratings"));
+    let files = write_rating_list(
+        &out,
+        &RatingReport {
+            pool: &pool,
+            list: &list,
+            anchor,
+        },
+    )?;
+    if !args.quiet {
+        let mut stdout = io::stdout().lock();
+        print_files(&mut stdout, &files)?;
+        writeln!(
+            stdout,
+            "        {}\n        {}",
+            out.join("ratings.csv").display(),
+            out.join("los.csv").display()
+        )?;
+        writeln!(
+            stdout,
+            "{} engines over {} games of {} run{}",
+            pool.names.len(),
+            pool.games(),
+            pool.runs.len(),
+            if pool.runs.len() == 1 { "" } else { "s" }
+        )?;
+    }
+    Ok(())
 }
 
 fn print_files(out: &mut impl Write, files: &ReportFiles) -> io::Result<()> {

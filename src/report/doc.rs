@@ -51,17 +51,20 @@ pub(crate) enum Block {
 pub(crate) struct Doc {
     pub title: String,
     pub blocks: Vec<Block>,
+    /// The files the footer names for the numbers (default: a run's `summary.json` and
+    /// `standings.csv`).
+    pub numbers: Option<String>,
 }
 
 impl Doc {
-    fn heading(&mut self, id: &str, text: &str) {
+    pub(crate) fn heading(&mut self, id: &str, text: &str) {
         self.blocks.push(Block::Heading {
             id: id.into(),
             text: text.into(),
         });
     }
 
-    fn para(&mut self, s: impl Into<String>) {
+    pub(crate) fn para(&mut self, s: impl Into<String>) {
         self.blocks.push(Block::Para(s.into()));
     }
 
@@ -69,7 +72,7 @@ impl Doc {
         self.blocks.push(Block::Figure(name.into()));
     }
 
-    fn table(&mut self, head: &[&str], left: usize, rows: Vec<Vec<String>>) {
+    pub(crate) fn table(&mut self, head: &[&str], left: usize, rows: Vec<Vec<String>>) {
         self.blocks.push(Block::Table(Table {
             head: head.iter().map(|s| s.to_string()).collect(),
             rows,

@@ -128,12 +128,24 @@ pub(crate) fn render(doc: &Doc, plots: &[Rendered], refresh_s: Option<u64>) -> S
             }
         }
     }
-    let _ = writeln!(
-        out,
-        "<footer>Written by arena {}. Plots as files: plots/*.svg and plots/*.png beside this page; \
-         the numbers: summary.json and standings.csv.</footer>",
-        html(env!("CARGO_PKG_VERSION"))
-    );
+    match &doc.numbers {
+        None => {
+            let _ = writeln!(
+                out,
+                "<footer>Written by arena {}. Plots as files: plots/*.svg and plots/*.png beside \
+                 this page; the numbers: summary.json and standings.csv.</footer>",
+                html(env!("CARGO_PKG_VERSION"))
+            );
+        }
+        Some(numbers) => {
+            let _ = writeln!(
+                out,
+                "<footer>Written by arena {}; the numbers: {}.</footer>",
+                html(env!("CARGO_PKG_VERSION")),
+                html(&numbers.replace('`', ""))
+            );
+        }
+    }
     out.push_str("</main>\n</body>\n</html>\n");
     out
 }

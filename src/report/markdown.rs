@@ -63,9 +63,13 @@ pub(crate) fn render(doc: &Doc, plots: &[Rendered]) -> String {
             }
         }
     }
+    let numbers = doc
+        .numbers
+        .as_deref()
+        .unwrap_or("`summary.json`, `standings.csv`");
     let _ = writeln!(
         out,
-        "---\nWritten by arena {}; the numbers: `summary.json`, `standings.csv`.",
+        "---\nWritten by arena {}; the numbers: {numbers}.",
         env!("CARGO_PKG_VERSION")
     );
     out

@@ -19,6 +19,7 @@ mod html;
 mod load;
 mod markdown;
 mod raster;
+mod ratings;
 mod text;
 mod tuning;
 mod viewer;
@@ -26,7 +27,13 @@ mod viewer;
 use std::path::{Path, PathBuf};
 
 use self::{charts::Rendered, load::Tour, tuning::Tune};
-pub use self::{charts::ScalingSeries, console::summary_text, env::Environment, text::rate};
+pub use self::{
+    charts::ScalingSeries,
+    console::summary_text,
+    env::Environment,
+    ratings::{RatingReport, write_rating_list},
+    text::rate,
+};
 pub use crate::stats::branching::effective_branching_factor;
 
 /// The plot of a sweep (`arena sweep`) as SVG: each pairing's Elo with its 95 % interval

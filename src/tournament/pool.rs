@@ -159,14 +159,22 @@ pub fn pool(dirs: &[PathBuf]) -> Result<Pool, RunError> {
 
 /// The first key whose values differ between two engine entries: `key: a | b`.
 fn first_difference(a: &toml::Table, b: &toml::Table) -> String {
+    difference_at("", a, b).unwrap_or_else(|| "they differ".to_string())
+}
+
+/// The first key (in order, dotted down into tables both sides have) whose values
+/// differ, with both values: `search.nodes: 100000 | 20000`.
+fn difference_at(prefix: &str, a: &toml::Table, b: &toml::Table) -> Option<String> {
     let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
     keys.sort();
     keys.dedup();
     let show = |v: Option<&toml::Value>| v.map_or("(none)".to_string(), |v| v.to_string());
-    keys.into_iter()
-        .find(|k| a.get(*k) != b.get(*k))
-        .map_or_else(
-            || "they differ".to_string(),
-            |k| format!("{k}: {} | {}", show(a.get(k)), show(b.get(k))),
-        )
+    let k = keys.into_iter().find(|k| a.get(*k) != b.get(*k))?;
+    let path = format!("{prefix}{k}");
+    match (a.get(k), b.get(k)) {
+        (Some(toml::Value::Table(x)), Some(toml::Value::Table(y))) => {
+            difference_at(&format!("{path}."), x, y)
+        }
+        (x, y) => Some(format!("{path}: {} | {}", show(x), show(y))),
+    }
 }

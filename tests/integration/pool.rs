@@ -109,7 +109,7 @@ fn same_named_engines_must_be_the_same_engine() {
         e.contains("engine 'd2' is not the same engine in")
             && e.contains(&a)
             && e.contains(&other)
-            && e.contains("depth"),
+            && e.contains("(search.depth: 2 | 3)"),
         "{e}"
     );
     let e = run_bad_input(&["stats", &a, &a]);
@@ -211,4 +211,101 @@ fn rating_list_agrees_with_ordo() {
     );
     let draw = after(&list, "draw rate ");
     assert!((draw - 53.85).abs() < 0.5, "draw rate {draw}, Ordo 53.85");
+}
+
+/// `arena report DIR1 DIR2 ...` writes the rating list `arena stats` prints as a report
+/// of its own (report.html, report.md, ratings.csv, los.csv) into `--out`, reading the
+/// runs' folders only; it refuses a folder that holds anything else.
+#[test]
+fn report_over_two_folders_writes_the_rating_list_stats_prints() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let a = tictactoe_run(dir, "a", "round-robin", &[("d1", 1), ("d2", 2)]);
+    let b = tictactoe_run(dir, "b", "round-robin", &[("d2", 2), ("d4", 4)]);
+    let listing = |d: &str| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let (before_a, before_b) = (listing(&a), listing(&b));
+    let out = dir.join("ratings");
+    let out_s = out.to_str().unwrap();
+    let flags = ["--anchor", "d2", "--anchor-elo", "1500"];
+    let printed = run_ok(
+        &[
+            &["report", a.as_str(), b.as_str(), "--out", out_s][..],
+            &flags,
+        ]
+        .concat(),
+    );
+    assert!(
+        printed.contains("report.html") && printed.contains("ratings.csv"),
+        "{printed}"
+    );
+    assert_eq!(listing(&a), before_a, "the runs' folders are only read");
+    assert_eq!(listing(&b), before_b);
+    assert_eq!(
+        listing(out_s),
+        ["los.csv", "ratings.csv", "report.html", "report.md"]
+    );
+    // ratings.csv holds the Elo stats prints, engine by engine.
+    let stats = run_ok(&[&["stats", a.as_str(), b.as_str()][..], &flags].concat());
+    let csv = std::fs::read_to_string(out.join("ratings.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("rank,engine,elo,error,games,score,draws")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    for row in &rows {
+        let elo: f64 = row[2].parse().unwrap();
+        assert!(
+            (elo - elo_of(&stats, row[1])).abs() < 0.051,
+            "{}: {elo} in ratings.csv, {} printed:\n{stats}",
+            row[1],
+            elo_of(&stats, row[1])
+        );
+    }
+    let d2 = rows.iter().find(|r| r[1] == "d2").unwrap();
+    assert_eq!(d2[2], "1500.00");
+    // The LOS matrix: a row and a column per engine, empty on the diagonal, and the two
+    // halves add up to 1.
+    let los = std::fs::read_to_string(out.join("los.csv")).unwrap();
+    let m: Vec<Vec<&str>> = los.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(m.len(), 4, "{los}");
+    for (i, row) in m.iter().enumerate().skip(1) {
+        for (j, cell) in row.iter().enumerate().skip(1) {
+            if i == j {
+                assert_eq!(*cell, "", "{los}");
+            } else {
+                let (x, y): (f64, f64) = (cell.parse().unwrap(), m[j][i].parse().unwrap());
+                assert!((x + y - 1.0).abs() < 1e-3, "{los}");
+            }
+        }
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for text in [
+        "# arena rating list: 3 engines, 24 games",
+        "| d2 |",
+        "Draw rate",
+        "First move",
+        "Anchor: d2 at 1500.0",
+    ] {
+        assert!(md.contains(text), "{text}: {md}");
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<td class=\"t\">d4</td>"), "{html}");
+    // Again over its own earlier report: replaced. A folder holding something else, or a
+    // run's folder, is refused and left as it was.
+    run_ok(&["report", &a, &b, "--out", out_s, "--quiet"]);
+    let e = run_bad_input(&["report", &a, &b, "--out", &a]);
+    assert!(e.contains("not a rating list's"), "{e}");
+    assert_eq!(listing(&a), before_a);
+    // --live watches one folder only.
+    let e = run_bad_input(&["report", &a, &b, "--live", "5"]);
+    assert!(e.contains("--live"), "{e}");
 }
