@@ -21,7 +21,7 @@
 use std::{
     collections::{BTreeMap, HashSet},
     fs::{self, File, OpenOptions},
-    io::{BufRead, BufReader, Write},
+    io::Write,
     path::{Path, PathBuf},
     sync::{
         Arc, Condvar, Mutex,
@@ -56,6 +56,10 @@ use crate::{
     },
     with_game,
 };
+
+mod log;
+
+use log::{LogLine, scan_log};
 
 /// The data files' name before the extension.
 pub const DATA_STEM: &str = "positions";
@@ -306,103 +310,6 @@ pub fn data_file(out: &Path, format: Format, shard: Option<Shard>) -> PathBuf {
 /// The log of a run or shard.
 pub fn log_file(out: &Path, shard: Option<Shard>) -> PathBuf {
     out.join(format!("datagen{}.log", suffix(shard)))
-}
-
-/// One line of the log: the totals after game `game`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct LogLine {
-    game: u64,
-    positions: u64,
-    bytes: u64,
-}
-
-impl LogLine {
-    fn parse(line: &str) -> Option<LogLine> {
-        let mut w = line.split(' ');
-        let l = LogLine {
-            game: w.next()?.parse().ok()?,
-            positions: w.next()?.parse().ok()?,
-            bytes: w.next()?.parse().ok()?,
-        };
-        w.next().is_none().then_some(l)
-    }
-
-    fn text(&self) -> String {
-        format!("{} {} {}\n", self.game, self.positions, self.bytes)
-    }
-}
-
-/// What the log holds: its valid length, the last line, and the data offset where
-/// game `window_start` begins (found on a second pass).
-struct LogScan {
-    valid_len: u64,
-    last: Option<LogLine>,
-    torn: bool,
-}
-
-/// Reads the log line by line (games must follow each other from `first`); a last line
-/// without its newline, or one that does not parse, is a torn tail.
-fn scan_log(path: &Path, first: u64, mut at: impl FnMut(&LogLine)) -> Result<LogScan, RunError> {
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(LogScan {
-                valid_len: 0,
-                last: None,
-                torn: false,
-            });
-        }
-        Err(e) => return Err(RunError::io(path, e)),
-    };
-    let mut reader = BufReader::new(file);
-    let mut buf = String::new();
-    let mut scan = LogScan {
-        valid_len: 0,
-        last: None,
-        torn: false,
-    };
-    let mut n = 0u64;
-    loop {
-        buf.clear();
-        let read = reader
-            .read_line(&mut buf)
-            .map_err(|e| RunError::io(path, e))?;
-        if read == 0 {
-            break;
-        }
-        n += 1;
-        let line = buf.strip_suffix('\n').and_then(LogLine::parse);
-        let Some(line) = line else {
-            // Only the last line may be torn: anything after it is damage.
-            let mut rest = String::new();
-            let more = std::io::Read::read_to_string(&mut reader, &mut rest)
-                .map_err(|e| RunError::io(path, e))?;
-            if more > 0 {
-                return Err(RunError::Input(format!(
-                    "{}:{n}: not a log line (`game positions bytes`): the log is damaged",
-                    path.display()
-                )));
-            }
-            scan.torn = true;
-            break;
-        };
-        let expected = scan.last.map_or(first, |l| l.game + 1);
-        if line.game != expected
-            || scan
-                .last
-                .is_some_and(|l| line.positions < l.positions || line.bytes < l.bytes)
-        {
-            return Err(RunError::Input(format!(
-                "{}:{n}: game {} where game {expected} was due: the log is damaged",
-                path.display(),
-                line.game
-            )));
-        }
-        at(&line);
-        scan.valid_len += read as u64;
-        scan.last = Some(line);
-    }
-    Ok(scan)
 }
 
 /// Runs (or resumes) datagen.
