@@ -1,8 +1,12 @@
-//! `arena stats DIR1 DIR2 ...` (or `--list`): a rating list of every engine over several
-//! runs' games, with Ordo's options: an anchor, the first player's advantage and the draw
-//! rate fitted with their errors, and a LOS matrix.
+//! `arena stats`: one run's statistics recomputed from its games; or, with several folders
+//! (or `--list`), a rating list of every engine over several runs' games, with Ordo's
+//! options: an anchor, the first player's advantage and the draw rate fitted with their
+//! errors, and a LOS matrix.
 
-use std::io::{self, Write};
+use std::{
+    io::{self, Write},
+    path::PathBuf,
+};
 
 use anyhow::{Result, bail};
 use arena::{
@@ -10,11 +14,90 @@ use arena::{
         Anchor,
         rating_list::{FirstMove, RatingList, fit_rating_list},
     },
-    tournament::pool::{Pool, pool},
+    tournament::{
+        lock,
+        pool::{Pool, pool},
+        summary,
+        validate::{RunShape, read_checked},
+    },
 };
 use clap::Args;
 
-use super::tournament::StatsArgs;
+use super::{
+    report,
+    tournament::{RatingArgs, overrides, print_summary, tournament_folder},
+};
+
+/// Recompute every statistic from a run's games.jsonl and print the standings; or rate
+/// every engine over several runs' games.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Works on a folder a run is still writing (it reads what is there) \
+and on a read-only one; it rewrites summary.json, standings.csv, pairings.csv and the \
+report only when no run writes the folder and it can be written.\n\
+With several folders (or --list) it prints a rating list of every engine over all their \
+games, as Ordo does with -W -D: engines are matched by name (an engine of one name must be \
+the same engine in every run.toml), the first player's advantage and the draw rate are \
+fitted and printed with their errors, and a LOS matrix follows; no file is written.\n\
+Examples:\n  arena stats results/gomoku-tables --anchor seed000\n  \
+arena stats results/run-a results/run-b --anchor seed000 --anchor-elo 1500"
+)]
+pub struct StatsArgs {
+    /// The run's results folder (holding run.toml and games.jsonl); several: a rating
+    /// list over all their games.
+    #[arg(required = true, num_args = 1.., value_name = "DIR")]
+    pub(crate) dirs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub(crate) rating: RatingArgs,
+    #[command(flatten)]
+    pub(crate) list: ListArgs,
+}
+
+/// `arena stats`: one run's statistics (the files rewritten when it may), or a rating
+/// list over several runs.
+pub fn stats(args: StatsArgs) -> Result<()> {
+    if args.dirs.len() > 1 || args.list.wanted() {
+        return rating_list(&args);
+    }
+    let dir = &args.dirs[0];
+    let mut t = tournament_folder(dir)?;
+    overrides(&mut t, &args.rating)?;
+    let shape = RunShape::of(&t, None);
+    let records = read_checked(&dir.join("games.jsonl"), &shape)?;
+    if records.torn_tail {
+        eprintln!("arena: the last line of games.jsonl is torn; it is left out");
+    }
+    let summary = summary::of_records(&t, &records.records);
+    // The statistics are printed in any case; the files are rewritten only when no
+    // other arena is writing this folder (a run in progress writes them at its end),
+    // the folder can be written, and no flag changed what the run's config says. A
+    // reader takes no lock (and opens no lock file): the holder lines say who writes.
+    let overridden = args.rating.sprt.is_some() || args.rating.anchor.is_some();
+    let writable = if overridden {
+        Err("--sprt and --anchor change only what is printed".to_string())
+    } else if lock::writer_at_work(dir) {
+        // Readers never lock a folder in use (nor touch its lock files): the run there
+        // writes these files itself when it ends.
+        Err(format!(
+            "{} is being written by another arena now (its lock file names it); the \
+             figures above are of the games it holds so far",
+            dir.display()
+        ))
+    } else {
+        lock::reader_may_write(dir)
+    };
+    print_summary(&mut io::stdout().lock(), &summary)?;
+    match writable {
+        Ok(()) => {
+            summary::write_files(dir, &summary)?;
+            report::after(dir, None);
+        }
+        Err(why) => {
+            eprintln!("arena: summary.json and the report are left as they are: {why}")
+        }
+    }
+    Ok(())
+}
 
 /// The rating list's options.
 #[derive(Args, Debug)]

@@ -76,7 +76,7 @@ fn live(args: &ReportArgs, every: u64) -> Result<()> {
     if every == 0 {
         anyhow::bail!("--live: the period must be at least 1 second");
     }
-    let stop = super::job::stop_flag("stopping the live report");
+    let stop = super::signals::stop_flag("stopping the live report");
     let mut first = true;
     loop {
         let writing = lock::writer_at_work(&args.dir);

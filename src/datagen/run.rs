@@ -35,7 +35,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::{
-    format::{self, DataReader, Format},
+    format::{self, DATA_STEM, DataReader, Format},
     sample::{DatagenGame, GameSamples, Sample, half_points},
 };
 use crate::{
@@ -61,8 +61,6 @@ mod log;
 
 use log::{LogLine, scan_log};
 
-/// The data files' name before the extension.
-pub const DATA_STEM: &str = "positions";
 /// The options a folder was made with.
 pub const OPTIONS_FILE: &str = "datagen.toml";
 /// The default clip of scores (what the binary formats' `i16` holds, rounded down).

@@ -20,7 +20,7 @@ use super::{
     cells::CellSet,
     clamp_eval,
     patterns::{KEY_WALL, PATTERN_COUNT, Pattern, PatternTable},
-    table::{MnkEvaluation, MnkTable},
+    table::{COMBOS, MnkEvaluation, MnkTable},
 };
 use crate::game::{
     Game, Mnk, MnkConfig, MnkMove, MnkRule, Side,
@@ -32,7 +32,6 @@ mod check;
 mod evaluator;
 mod points;
 
-pub use points::COMBOS;
 use points::{COUNTS, ComboCounts, ComboSets, KeptSets, ThreatSets};
 pub use points::{PointInfo, level};
 

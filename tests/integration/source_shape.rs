@@ -375,21 +375,6 @@ fn circles(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<String> {
     found
 }
 
-/// Circles not broken yet (issue 43): the list may only shrink.
-const KNOWN_CIRCLES: &[&str] = &[
-    "cli/job.rs <-> cli/report.rs",
-    "cli/pool.rs <-> cli/tournament.rs",
-    "config.rs <-> tune/mod.rs",
-    "datagen/format.rs <-> datagen/run.rs",
-    "eval/mnk.rs <-> eval/table.rs",
-    "game/mnk.rs <-> game/renju.rs",
-    "protocol/client/launch.rs <-> protocol/client/process.rs",
-    "tournament/adjudicate.rs <-> tournament/replay.rs",
-    "tournament/live.rs <-> tournament/pgn.rs",
-    "tournament/live.rs <-> tournament/sgf.rs",
-    "tune/config.rs <-> tune/job.rs",
-];
-
 #[test]
 fn no_two_files_of_src_import_each_other() {
     let graph = imports(&root().join("src"));
@@ -399,25 +384,10 @@ fn no_two_files_of_src_import_each_other() {
         }
     }
     let found = circles(&graph);
-    let new: Vec<&str> = found
-        .iter()
-        .map(String::as_str)
-        .filter(|c| !KNOWN_CIRCLES.contains(c))
-        .collect();
     assert!(
-        new.is_empty(),
+        found.is_empty(),
         "files of src/ that import each other (move the shared item to where it belongs):\n{}",
-        new.join("\n")
-    );
-    let broken: Vec<&str> = KNOWN_CIRCLES
-        .iter()
-        .copied()
-        .filter(|c| !found.iter().any(|f| f == c))
-        .collect();
-    assert!(
-        broken.is_empty(),
-        "circles broken: take them off KNOWN_CIRCLES:\n{}",
-        broken.join("\n")
+        found.join("\n")
     );
 }
 
