@@ -317,7 +317,7 @@ pub fn run(
     sink: &mut dyn FnMut(&DatagenEvent),
 ) -> Result<DatagenOutcome, RunError> {
     datagen.check()?;
-    with_game!(datagen.engine.game, |G, game| run_game::<G>(
+    with_game!(datagen.engine.game, |G, game| run_datagen::<G>(
         datagen, &game, options, sink
     ))
 }
@@ -361,7 +361,8 @@ impl Writer {
     }
 }
 
-fn run_game<G: DatagenGame>(
+/// Datagen, for the game type `G` ([`run`] picks it from the engine's game).
+fn run_datagen<G: DatagenGame>(
     d: &Datagen,
     game: &G::Config,
     options: &DatagenRun,

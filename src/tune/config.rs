@@ -731,7 +731,7 @@ pub fn wide_range(param: &Param) -> Option<String> {
     if scale == 0.0 || width <= WIDE_RANGE * scale {
         return None;
     }
-    let (lo, hi) = crate::engine::bounds::range_around(param.start, param.integer);
+    let (lo, hi) = crate::engine::registry::range_around(param.start, param.integer);
     let (lo, hi) = (lo.max(param.min), hi.min(param.max));
     Some(format!(
         "its range {}..={} is {:.0}x its start {} (c_end {}): give `min` and `max` near \
