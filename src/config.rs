@@ -634,34 +634,18 @@ pub(crate) mod tests {
 
     /// A job's resolved text (what a resume must match) changes with `change` and not
     /// with its worker count (`config.jobs`, which changes no result).
-    pub(crate) fn check_resolved<T: Clone + JobsField>(
+    pub(crate) fn check_resolved<T: Clone>(
         job: &T,
         resolved: fn(&T) -> String,
+        jobs: fn(&mut T) -> &mut u32,
         change: fn(&mut T),
     ) {
         let mut other = job.clone();
         change(&mut other);
         assert_ne!(resolved(job), resolved(&other));
         let mut same = job.clone();
-        *same.jobs_mut() = 7;
+        *jobs(&mut same) = 7;
         assert_eq!(resolved(job), resolved(&same));
-    }
-
-    /// A job whose worker count a test can change.
-    pub(crate) trait JobsField {
-        fn jobs_mut(&mut self) -> &mut u32;
-    }
-
-    impl JobsField for crate::tune::Tune {
-        fn jobs_mut(&mut self) -> &mut u32 {
-            &mut self.config.jobs
-        }
-    }
-
-    impl JobsField for crate::tune::fit::Fit {
-        fn jobs_mut(&mut self) -> &mut u32 {
-            &mut self.config.jobs
-        }
     }
 
     /// Each case `(from, to, line, words)` changes `good`, a config of kind `C` at

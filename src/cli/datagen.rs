@@ -22,10 +22,7 @@ use arena::{
 };
 use clap::Args;
 
-use super::{
-    engine::apply_flagged_sets,
-    job::{interrupted, stop_flag},
-};
+use super::{engine::apply_flagged_sets, job::interrupted, signals::stop_flag};
 
 /// Generate training positions from self-play games of a built-in engine.
 #[derive(Args, Debug)]

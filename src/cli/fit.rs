@@ -19,7 +19,7 @@ use clap::Args;
 use super::{
     job::{Job, JobArgs, at_least_one, interrupted, live_values, print_table, set_from, value_row},
     tournament::LiveArgs,
-    tune::{lift, verify_and_finish},
+    tune::verify_and_finish,
 };
 
 /// Fit table weights to game results by logistic regression (Texel's method).
@@ -273,7 +273,7 @@ pub fn fit(args: FitArgs) -> Result<()> {
     let outcome = fit::run(&f, &options, &mut sink);
     games.finish();
     epochs.finish_and_clear();
-    let outcome = outcome.map_err(lift)?;
+    let outcome = outcome?;
     let mut out = io::stdout().lock();
     if let Some(report) = &outcome.report {
         print_fit(&mut out, report)?;

@@ -9,7 +9,7 @@ use std::{
     io::{self, IsTerminal, Write},
     path::{Path, PathBuf},
     sync::{
-        Arc, Mutex, OnceLock,
+        Arc,
         atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::{Duration, Instant},
@@ -22,7 +22,7 @@ use arena::{
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{EXIT_INTERRUPTED, Interrupted, again_with};
+use super::{Interrupted, again_with, signals::stop_flag};
 
 /// The options every long job takes.
 #[derive(clap::Args, Clone, Debug)]
@@ -127,44 +127,6 @@ pub(crate) fn interrupted(out: &mut impl Write) -> anyhow::Result<()> {
         again_with("--resume")
     )?;
     Err(Interrupted.into())
-}
-
-/// What the first Ctrl-C says the job does now.
-static STOPPING: Mutex<&str> = Mutex::new("stopping");
-
-/// The process's stop flag. The first call installs the handler: the first Ctrl-C (or
-/// SIGTERM, or SIGHUP: a scheduler's or a closed terminal's way to stop a job) raises
-/// the flag and says what the job does (`stopping`, as the latest caller put it); the
-/// job finishes what it must and exits 130. A second one exits at once, killing every
-/// outside engine first; the first signal again from the same sender is not a second
-/// one (`timeout` signals arena and then its process group: see [`super::signals`]).
-/// Every later call returns the same flag, so a job of many steps (a sweep's points, a
-/// tune's verification) stops wherever it is.
-pub(crate) fn stop_flag(stopping: &'static str) -> Arc<AtomicBool> {
-    *STOPPING.lock().unwrap_or_else(|p| p.into_inner()) = stopping;
-    static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    Arc::clone(STOP.get_or_init(|| {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let mut first: Option<super::signals::Arrival> = None;
-        let result = super::signals::install(move |arrival| match &first {
-            None => {
-                first = Some(arrival);
-                flag.store(true, Ordering::SeqCst);
-                let what = *STOPPING.lock().unwrap_or_else(|p| p.into_inner());
-                eprintln!("\narena: {what} (Ctrl-C again to quit now)");
-            }
-            Some(request) if arrival.repeats(request) => {}
-            Some(_) => {
-                arena::protocol::client::process::kill_all();
-                std::process::exit(i32::from(EXIT_INTERRUPTED));
-            }
-        });
-        if let Err(e) = result {
-            eprintln!("arena: warning: cannot catch Ctrl-C: {e}");
-        }
-        stop
-    }))
 }
 
 /// The progress of a match played through the tournament runner (a run, a sweep's

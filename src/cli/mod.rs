@@ -11,6 +11,7 @@ mod matchup;
 mod merge;
 mod openings;
 mod pool;
+mod ratings;
 mod report;
 mod rules;
 mod serve;
@@ -70,7 +71,7 @@ enum Command {
     Run(tournament::RunArgs),
     Sweep(sweep::SweepArgs),
     Match(Box<matchup::MatchArgs>),
-    Stats(tournament::StatsArgs),
+    Stats(pool::StatsArgs),
     Export(tournament::ExportArgs),
     Merge(merge::MergeArgs),
     Openings(openings::OpeningsArgs),
@@ -103,7 +104,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => tournament::run(args),
         Command::Sweep(args) => sweep::sweep(args),
         Command::Match(args) => matchup::matchup(*args),
-        Command::Stats(args) => tournament::stats(args),
+        Command::Stats(args) => pool::stats(args),
         Command::Export(args) => tournament::export(args),
         Command::Merge(args) => merge::merge(args),
         Command::Openings(args) => openings::openings(args),

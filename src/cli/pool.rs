@@ -1,6 +1,7 @@
-//! `arena stats DIR1 DIR2 ...` (or `--list`): a rating list of every engine over several
-//! runs' games, with Ordo's options: an anchor, the first player's advantage and the draw
-//! rate fitted with their errors, and a LOS matrix.
+//! `arena stats`: one run's statistics recomputed from its games; or, with several folders
+//! (or `--list`), a rating list of every engine over several runs' games, with Ordo's
+//! options: an anchor, the first player's advantage and the draw rate fitted with their
+//! errors, and a LOS matrix.
 
 use std::{
     io::{self, Write},
@@ -9,48 +10,90 @@ use std::{
 
 use anyhow::{Result, bail};
 use arena::{
-    stats::{
-        Anchor,
-        rating_list::{FirstMove, RatingList, fit_rating_list},
+    stats::{Anchor, rating_list::RatingList},
+    tournament::{
+        lock,
+        pool::Pool,
+        summary,
+        validate::{RunShape, read_checked},
     },
-    tournament::pool::{Pool, pool},
 };
 use clap::Args;
 
-use super::tournament::StatsArgs;
+use super::{
+    report,
+    tournament::{RatingArgs, overrides, print_summary, tournament_folder},
+};
 
-/// The rating list's options.
+/// Recompute every statistic from a run's games.jsonl and print the standings; or rate
+/// every engine over several runs' games.
 #[derive(Args, Debug)]
-pub struct ListArgs {
-    /// Rate the engines of one folder as of several: the rating list (with the first
-    /// move's advantage and the draw rate fitted) instead of the run's own statistics.
-    #[arg(long)]
-    list: bool,
-    /// Rating list: the advantage of moving first (after the opening), fitted (`auto`,
-    /// the default, as Ordo's -W) or held at ELO (0: left out, as plain ratings).
-    #[arg(long, value_name = "auto|ELO", value_parser = parse_first_move, allow_hyphen_values = true)]
-    first_move: Option<FirstMove>,
-    /// Rating list: the rating of the --anchor engine, or of the pool average without
-    /// one (default 0; Ordo's -a).
-    #[arg(long, value_name = "ELO", allow_hyphen_values = true)]
-    anchor_elo: Option<f64>,
+#[command(
+    after_help = "Works on a folder a run is still writing (it reads what is there) \
+and on a read-only one; it rewrites summary.json, standings.csv, pairings.csv and the \
+report only when no run writes the folder and it can be written.\n\
+With several folders (or --list) it prints a rating list of every engine over all their \
+games, as Ordo does with -W -D: engines are matched by name (an engine of one name must be \
+the same engine in every run.toml), the first player's advantage and the draw rate are \
+fitted and printed with their errors, and a LOS matrix follows; no file is written.\n\
+Examples:\n  arena stats results/gomoku-tables --anchor seed000\n  \
+arena stats results/run-a results/run-b --anchor seed000 --anchor-elo 1500"
+)]
+pub struct StatsArgs {
+    /// The run's results folder (holding run.toml and games.jsonl); several: a rating
+    /// list over all their games.
+    #[arg(required = true, num_args = 1.., value_name = "DIR")]
+    pub(crate) dirs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub(crate) rating: RatingArgs,
+    #[command(flatten)]
+    pub(crate) list: super::ratings::ListArgs,
 }
 
-impl ListArgs {
-    /// Whether the rating list is asked for (with one folder).
-    pub fn wanted(&self) -> bool {
-        self.list || self.first_move.is_some() || self.anchor_elo.is_some()
+/// `arena stats`: one run's statistics (the files rewritten when it may), or a rating
+/// list over several runs.
+pub fn stats(args: StatsArgs) -> Result<()> {
+    if args.dirs.len() > 1 || args.list.wanted() {
+        return rating_list(&args);
     }
-}
-
-fn parse_first_move(text: &str) -> Result<FirstMove, String> {
-    if text.trim().eq_ignore_ascii_case("auto") {
-        return Ok(FirstMove::Fit);
+    let dir = &args.dirs[0];
+    let mut t = tournament_folder(dir)?;
+    overrides(&mut t, &args.rating)?;
+    let shape = RunShape::of(&t, None);
+    let records = read_checked(&dir.join("games.jsonl"), &shape)?;
+    if records.torn_tail {
+        eprintln!("arena: the last line of games.jsonl is torn; it is left out");
     }
-    match text.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(FirstMove::Fixed(v)),
-        _ => Err(format!("'{text}' is not auto or a number of Elo")),
+    let summary = summary::of_records(&t, &records.records);
+    // The statistics are printed in any case; the files are rewritten only when no
+    // other arena is writing this folder (a run in progress writes them at its end),
+    // the folder can be written, and no flag changed what the run's config says. A
+    // reader takes no lock (and opens no lock file): the holder lines say who writes.
+    let overridden = args.rating.sprt.is_some() || args.rating.anchor.is_some();
+    let writable = if overridden {
+        Err("--sprt and --anchor change only what is printed".to_string())
+    } else if lock::writer_at_work(dir) {
+        // Readers never lock a folder in use (nor touch its lock files): the run there
+        // writes these files itself when it ends.
+        Err(format!(
+            "{} is being written by another arena now (its lock file names it); the \
+             figures above are of the games it holds so far",
+            dir.display()
+        ))
+    } else {
+        lock::reader_may_write(dir)
+    };
+    print_summary(&mut io::stdout().lock(), &summary)?;
+    match writable {
+        Ok(()) => {
+            summary::write_files(dir, &summary)?;
+            report::after(dir, None);
+        }
+        Err(why) => {
+            eprintln!("arena: summary.json and the report are left as they are: {why}")
+        }
     }
+    Ok(())
 }
 
 /// Rates every engine of the folders' games and prints the list.
@@ -58,46 +101,10 @@ pub fn rating_list(args: &StatsArgs) -> Result<()> {
     if args.rating.sprt.is_some() {
         bail!("--sprt: a rating list of several runs has no SPRT (rate one run's folder)");
     }
-    let (pool, list, anchor) = rate(&args.dirs, args.rating.anchor.as_deref(), &args.list)?;
+    let (pool, list, anchor) =
+        super::ratings::rate(&args.dirs, args.rating.anchor.as_deref(), &args.list)?;
     print_list(&mut io::stdout().lock(), &pool, &list, anchor)?;
     Ok(())
-}
-
-/// The pool of the runs in `dirs` and its rating list, relative to `anchor` (an engine's
-/// name) or the pool average; a torn last line of a run's records is left out, with a
-/// word on standard error.
-pub fn rate(
-    dirs: &[PathBuf],
-    anchor: Option<&str>,
-    options: &ListArgs,
-) -> Result<(Pool, RatingList, Anchor)> {
-    let pool = pool(dirs)?;
-    for run in pool.runs.iter().filter(|r| r.torn_tail) {
-        eprintln!(
-            "arena: the last line of {} is torn; it is left out",
-            run.dir.join("games.jsonl").display()
-        );
-    }
-    let at = options.anchor_elo.unwrap_or(0.0);
-    let anchor = match anchor {
-        Some(name) => match pool.names.iter().position(|n| n == name) {
-            Some(index) => Anchor::Player { index, elo: at },
-            None => bail!(
-                "--anchor: no engine '{name}' in these runs (the engines: {})",
-                pool.names.join(", ")
-            ),
-        },
-        None => Anchor::PoolAverage,
-    };
-    let first_move = options.first_move.unwrap_or(FirstMove::Fit);
-    let mut list = fit_rating_list(pool.names.len(), &pool.results, anchor, first_move)
-        .map_err(|e| anyhow::anyhow!("rating list: {e}"))?;
-    if anchor == Anchor::PoolAverage {
-        for r in &mut list.elo {
-            *r += at;
-        }
-    }
-    Ok((pool, list, anchor))
 }
 
 fn print_list(

@@ -54,7 +54,7 @@ pub struct ReportArgs {
     #[arg(long, value_name = "ENGINE")]
     anchor: Option<String>,
     #[command(flatten)]
-    list: super::pool::ListArgs,
+    list: super::ratings::ListArgs,
     /// Print nothing on success.
     #[arg(long, short)]
     quiet: bool,
@@ -98,7 +98,7 @@ fn live(args: &ReportArgs, every: u64) -> Result<()> {
         anyhow::bail!("--live: the period must be at least 1 second");
     }
     let dir = &args.dirs[0];
-    let stop = super::job::stop_flag("stopping the live report");
+    let stop = super::signals::stop_flag("stopping the live report");
     let mut first = true;
     loop {
         let writing = lock::writer_at_work(dir);
@@ -150,7 +150,8 @@ fn rating_list(args: &ReportArgs) -> Result<()> {
              (run it again for a newer one)"
         );
     }
-    let (pool, list, anchor) = super::pool::rate(&args.dirs, args.anchor.as_deref(), &args.list)?;
+    let (pool, list, anchor) =
+        super::ratings::rate(&args.dirs, args.anchor.as_deref(), &args.list)?;
     let out = args
         .out
         .clone()

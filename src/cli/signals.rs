@@ -10,7 +10,10 @@
 
 use std::{
     io,
-    sync::atomic::{AtomicI32, Ordering},
+    sync::{
+        Arc, Mutex, OnceLock,
+        atomic::{AtomicBool, AtomicI32, Ordering},
+    },
     time::Duration,
 };
 
@@ -153,6 +156,44 @@ pub(crate) fn install(mut handler: impl FnMut(Arrival) + Send + 'static) -> io::
         }
     }
     Ok(())
+}
+
+/// What the first Ctrl-C says the job does now.
+static STOPPING: Mutex<&str> = Mutex::new("stopping");
+
+/// The process's stop flag. The first call installs the handler: the first Ctrl-C (or
+/// SIGTERM, or SIGHUP: a scheduler's or a closed terminal's way to stop a job) raises
+/// the flag and says what the job does (`stopping`, as the latest caller put it); the
+/// job finishes what it must and exits 130. A second one exits at once, killing every
+/// outside engine first; the first signal again from the same sender is not a second
+/// one (`timeout` signals arena and then its process group: see [`install`]).
+/// Every later call returns the same flag, so a job of many steps (a sweep's points, a
+/// tune's verification) stops wherever it is.
+pub(crate) fn stop_flag(stopping: &'static str) -> Arc<AtomicBool> {
+    *STOPPING.lock().unwrap_or_else(|p| p.into_inner()) = stopping;
+    static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    Arc::clone(STOP.get_or_init(|| {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let mut first: Option<Arrival> = None;
+        let result = install(move |arrival| match &first {
+            None => {
+                first = Some(arrival);
+                flag.store(true, Ordering::SeqCst);
+                let what = *STOPPING.lock().unwrap_or_else(|p| p.into_inner());
+                eprintln!("\narena: {what} (Ctrl-C again to quit now)");
+            }
+            Some(request) if arrival.repeats(request) => {}
+            Some(_) => {
+                arena::protocol::client::process::kill_all();
+                std::process::exit(i32::from(super::EXIT_INTERRUPTED));
+            }
+        });
+        if let Err(e) = result {
+            eprintln!("arena: warning: cannot catch Ctrl-C: {e}");
+        }
+        stop
+    }))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 use arena::tournament::{
-    Ending, LiveFiles, RunOptions, Schedule, Shard, Summary, Tournament, lock, pgn, sgf, summary,
+    Ending, LiveFiles, RunOptions, Schedule, Shard, Summary, Tournament, pgn, sgf,
     validate::{RunShape, read_checked},
 };
 use clap::Args;
@@ -85,31 +85,6 @@ impl LiveArgs {
             date: None,
         }
     }
-}
-
-/// Recompute every statistic from a run's games.jsonl and print the standings; or rate
-/// every engine over several runs' games.
-#[derive(Args, Debug)]
-#[command(
-    after_help = "Works on a folder a run is still writing (it reads what is there) \
-and on a read-only one; it rewrites summary.json, standings.csv, pairings.csv and the \
-report only when no run writes the folder and it can be written.\n\
-With several folders (or --list) it prints a rating list of every engine over all their \
-games, as Ordo does with -W -D: engines are matched by name (an engine of one name must be \
-the same engine in every run.toml), the first player's advantage and the draw rate are \
-fitted and printed with their errors, and a LOS matrix follows; no file is written.\n\
-Examples:\n  arena stats results/gomoku-tables --anchor seed000\n  \
-arena stats results/run-a results/run-b --anchor seed000 --anchor-elo 1500"
-)]
-pub struct StatsArgs {
-    /// The run's results folder (holding run.toml and games.jsonl); several: a rating
-    /// list over all their games.
-    #[arg(required = true, num_args = 1.., value_name = "DIR")]
-    pub(crate) dirs: Vec<PathBuf>,
-    #[command(flatten)]
-    pub(crate) rating: RatingArgs,
-    #[command(flatten)]
-    pub(crate) list: super::pool::ListArgs,
 }
 
 /// How the results are judged, in place of the config's `[sprt]` and `anchor` (`arena
@@ -206,7 +181,7 @@ pub fn run(args: RunArgs) -> Result<()> {
 }
 
 /// `--sprt` and `--anchor` in place of the config's, checked as the config's would be.
-fn overrides(t: &mut Tournament, rating: &RatingArgs) -> Result<()> {
+pub(crate) fn overrides(t: &mut Tournament, rating: &RatingArgs) -> Result<()> {
     if let Some(sprt) = rating.sprt {
         if t.engines.len() != 2 {
             bail!(
@@ -359,7 +334,7 @@ fn finish_shard(s: Shard, outcome: &arena::tournament::RunOutcome) -> Result<()>
 
 /// The tournament whose results are in `dir`, with a word on what `dir` is when it is
 /// not a tournament's results folder.
-fn tournament_folder(dir: &Path) -> Result<Tournament> {
+pub(crate) fn tournament_folder(dir: &Path) -> Result<Tournament> {
     Tournament::from_resolved(&dir.join("run.toml")).map_err(|e| {
         if dir.join("tune.json").exists() || dir.join("state.json").exists() {
             let shown = arena::invocation::shell_word(&dir.display().to_string());
@@ -378,50 +353,6 @@ fn tournament_folder(dir: &Path) -> Result<Tournament> {
                 .context(format!("{} is not a run's results folder", dir.display()))
         }
     })
-}
-
-pub fn stats(args: StatsArgs) -> Result<()> {
-    if args.dirs.len() > 1 || args.list.wanted() {
-        return super::pool::rating_list(&args);
-    }
-    let dir = &args.dirs[0];
-    let mut t = tournament_folder(dir)?;
-    overrides(&mut t, &args.rating)?;
-    let shape = RunShape::of(&t, None);
-    let records = read_checked(&dir.join("games.jsonl"), &shape)?;
-    if records.torn_tail {
-        eprintln!("arena: the last line of games.jsonl is torn; it is left out");
-    }
-    let summary = summary::of_records(&t, &records.records);
-    // The statistics are printed in any case; the files are rewritten only when no
-    // other arena is writing this folder (a run in progress writes them at its end),
-    // the folder can be written, and no flag changed what the run's config says. A
-    // reader takes no lock (and opens no lock file): the holder lines say who writes.
-    let overridden = args.rating.sprt.is_some() || args.rating.anchor.is_some();
-    let writable = if overridden {
-        Err("--sprt and --anchor change only what is printed".to_string())
-    } else if lock::writer_at_work(dir) {
-        // Readers never lock a folder in use (nor touch its lock files): the run there
-        // writes these files itself when it ends.
-        Err(format!(
-            "{} is being written by another arena now (its lock file names it); the \
-             figures above are of the games it holds so far",
-            dir.display()
-        ))
-    } else {
-        lock::reader_may_write(dir)
-    };
-    print_summary(&mut io::stdout().lock(), &summary)?;
-    match writable {
-        Ok(()) => {
-            summary::write_files(dir, &summary)?;
-            super::report::after(dir, None);
-        }
-        Err(why) => {
-            eprintln!("arena: summary.json and the report are left as they are: {why}")
-        }
-    }
-    Ok(())
 }
 
 pub fn export(args: ExportArgs) -> Result<()> {

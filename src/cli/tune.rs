@@ -11,7 +11,7 @@ use anyhow::{Result, bail};
 use arena::{
     config::ConfigFile,
     stats::Penta,
-    tournament::{Ending, LiveFiles, RunError},
+    tournament::{Ending, LiveFiles},
     tune::{
         self, Tune, TuneEnding, TuneEvent,
         job::Verifiable,
@@ -88,14 +88,6 @@ pub struct TuneArgs {
     /// they print keeps these).
     #[command(flatten)]
     live: LiveArgs,
-}
-
-/// File-system failures exit 1 like tournaments' do; everything else is bad input.
-pub(super) fn lift(e: tune::TuneError) -> anyhow::Error {
-    match e {
-        tune::TuneError::Io { path, source } => RunError::Io { path, source }.into(),
-        other => other.into(),
-    }
 }
 
 /// Parameter values for the live view: `open_three 7512  defence 1.31`.
@@ -193,7 +185,7 @@ pub fn tune(args: TuneArgs) -> Result<()> {
     };
     let outcome = tune::run(&t, &options, worker.as_ref().map(|(w, _)| w), &mut sink);
     progress.finish_and_clear();
-    let outcome = outcome.map_err(lift)?;
+    let outcome = outcome?;
     let mut out = io::stdout().lock();
     print_tune(&mut out, &t, &outcome.report, &outcome)?;
     if outcome.ending == TuneEnding::Interrupted {
@@ -302,7 +294,7 @@ pub(super) fn verify_and_finish<J: Verifiable>(
         games.event(e)
     });
     games.finish();
-    let verified = verified.map_err(lift)?;
+    let verified = verified?;
     Job::report(&job.out, None);
     match verified {
         None => writeln!(

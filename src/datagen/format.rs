@@ -31,6 +31,9 @@ use std::{
 use super::sample::{Board, MnkShape, Sample};
 use crate::game::Side;
 
+/// The data files' name before the extension.
+pub const DATA_STEM: &str = "positions";
+
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
@@ -554,10 +557,10 @@ pub fn data_files(path: &Path) -> Result<Vec<(PathBuf, Format)>, String> {
             .strip_suffix(format.extension())
             .and_then(|s| s.strip_suffix('.'))
             .unwrap_or("");
-        if stem == super::run::DATA_STEM {
+        if stem == DATA_STEM {
             whole.push((p, format));
         } else if let Some(shard) = stem
-            .strip_prefix(super::run::DATA_STEM)
+            .strip_prefix(DATA_STEM)
             .and_then(|s| s.strip_prefix(".shard-"))
             .and_then(|s| s.split_once("-of-"))
             .and_then(|(i, n)| Some((i.parse::<u32>().ok()?, n.parse::<u32>().ok()?)))

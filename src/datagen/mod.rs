@@ -18,7 +18,6 @@ pub mod config;
 pub mod format;
 pub mod run;
 pub mod sample;
-mod workers;
 
 pub use self::{
     config::{DatagenFile, is_datagen_config},

@@ -22,7 +22,7 @@
 use std::{
     collections::{BTreeMap, HashSet},
     fs::{self, File, OpenOptions},
-    io::{BufRead, BufReader, Write},
+    io::Write,
     path::{Path, PathBuf},
     sync::{
         Arc, Condvar, Mutex,
@@ -36,7 +36,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::{
-    format::{self, DataReader, Format},
+    format::{self, DATA_STEM, DataReader, Format},
     sample::{DatagenGame, GameSamples, Sample, half_points},
 };
 use crate::{
@@ -58,8 +58,13 @@ use crate::{
     with_game,
 };
 
-/// The data files' name before the extension.
-pub const DATA_STEM: &str = "positions";
+mod game;
+mod log;
+mod workers;
+
+use game::one_game;
+pub(super) use log::{LogLine, scan_log};
+
 /// The options a folder was made with.
 pub const OPTIONS_FILE: &str = "datagen.toml";
 /// The default clip of scores (what the binary formats' `i16` holds, rounded down).
@@ -336,107 +341,6 @@ pub(super) fn log_file_named(out: &Path, suffix: &str) -> PathBuf {
     out.join(format!("datagen{suffix}.log"))
 }
 
-/// One line of the log: the totals after game `game`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct LogLine {
-    pub(super) game: u64,
-    pub(super) positions: u64,
-    pub(super) bytes: u64,
-}
-
-impl LogLine {
-    fn parse(line: &str) -> Option<LogLine> {
-        let mut w = line.split(' ');
-        let l = LogLine {
-            game: w.next()?.parse().ok()?,
-            positions: w.next()?.parse().ok()?,
-            bytes: w.next()?.parse().ok()?,
-        };
-        w.next().is_none().then_some(l)
-    }
-
-    pub(super) fn text(&self) -> String {
-        format!("{} {} {}\n", self.game, self.positions, self.bytes)
-    }
-}
-
-/// What the log holds: its valid length, the last line, and the data offset where
-/// game `window_start` begins (found on a second pass).
-pub(super) struct LogScan {
-    pub(super) valid_len: u64,
-    pub(super) last: Option<LogLine>,
-    pub(super) torn: bool,
-}
-
-/// Reads the log line by line (games must follow each other from `first`); a last line
-/// without its newline, or one that does not parse, is a torn tail.
-pub(super) fn scan_log(
-    path: &Path,
-    first: u64,
-    mut at: impl FnMut(&LogLine),
-) -> Result<LogScan, RunError> {
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(LogScan {
-                valid_len: 0,
-                last: None,
-                torn: false,
-            });
-        }
-        Err(e) => return Err(RunError::io(path, e)),
-    };
-    let mut reader = BufReader::new(file);
-    let mut buf = String::new();
-    let mut scan = LogScan {
-        valid_len: 0,
-        last: None,
-        torn: false,
-    };
-    let mut n = 0u64;
-    loop {
-        buf.clear();
-        let read = reader
-            .read_line(&mut buf)
-            .map_err(|e| RunError::io(path, e))?;
-        if read == 0 {
-            break;
-        }
-        n += 1;
-        let line = buf.strip_suffix('\n').and_then(LogLine::parse);
-        let Some(line) = line else {
-            // Only the last line may be torn: anything after it is damage.
-            let mut rest = String::new();
-            let more = std::io::Read::read_to_string(&mut reader, &mut rest)
-                .map_err(|e| RunError::io(path, e))?;
-            if more > 0 {
-                return Err(RunError::Input(format!(
-                    "{}:{n}: not a log line (`game positions bytes`): the log is damaged",
-                    path.display()
-                )));
-            }
-            scan.torn = true;
-            break;
-        };
-        let expected = scan.last.map_or(first, |l| l.game + 1);
-        if line.game != expected
-            || scan
-                .last
-                .is_some_and(|l| line.positions < l.positions || line.bytes < l.bytes)
-        {
-            return Err(RunError::Input(format!(
-                "{}:{n}: game {} where game {expected} was due: the log is damaged",
-                path.display(),
-                line.game
-            )));
-        }
-        at(&line);
-        scan.valid_len += read as u64;
-        scan.last = Some(line);
-    }
-    Ok(scan)
-}
-
 /// Runs (or resumes) datagen.
 pub fn run(
     datagen: &Datagen,
@@ -444,7 +348,7 @@ pub fn run(
     sink: &mut dyn FnMut(&DatagenEvent),
 ) -> Result<DatagenOutcome, RunError> {
     datagen.check()?;
-    with_game!(datagen.engine.game, |G, game| run_game::<G>(
+    with_game!(datagen.engine.game, |G, game| run_datagen::<G>(
         datagen, &game, options, sink
     ))
 }
@@ -488,7 +392,8 @@ impl Writer {
     }
 }
 
-fn run_game<G: DatagenGame>(
+/// Datagen, for the game type `G` ([`run`] picks it from the engine's game).
+fn run_datagen<G: DatagenGame>(
     d: &Datagen,
     game: &G::Config,
     options: &DatagenRun,
@@ -525,7 +430,7 @@ fn run_game<G: DatagenGame>(
             openings: openings.as_deref(),
             started,
         };
-        return super::workers::run_worker(d, &part, options, label, &resolved, sink);
+        return workers::run_worker(d, &part, options, label, &resolved, sink);
     }
 
     let what = match shard {
@@ -1002,149 +907,6 @@ fn write_game(
     session.search_us += game.search_us;
     session.nodes += game.nodes;
     Ok(complete)
-}
-
-/// Plays game `g` and collects its positions; `None` when it was abandoned (stop).
-#[allow(clippy::too_many_arguments)]
-fn one_game<G: DatagenGame>(
-    d: &Datagen,
-    game: &G::Config,
-    g: u64,
-    openings: Option<&[Opening]>,
-    names: &[String],
-    stop: &AtomicBool,
-    players: [&mut Engine<G>; 2],
-    eval: &mut G::Eval,
-    text: bool,
-) -> Result<Option<GameSamples>, String> {
-    let mut start = match openings {
-        Some(list) => {
-            let o = &list[(g % list.len() as u64) as usize];
-            G::from_text(game, &o.position).map_err(|e| format!("opening '{}': {e}", o.position))?
-        }
-        None => G::new(game),
-    };
-    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(d.seed, Stream::Datagen, g));
-    for _ in 0..d.random_plies {
-        match start.random_move(&mut rng) {
-            Some(mv) => {
-                start.play(mv);
-            }
-            // Every move ends the game: a game without positions.
-            None => return Ok(Some(GameSamples::default())),
-        }
-    }
-    if start.outcome().is_some() {
-        return Ok(Some(GameSamples::default()));
-    }
-    let adjudication = Adjudication::default();
-    // Against another engine, it moves first in odd games (engine index 1, `players[1]`).
-    let swapped = d.against.is_some() && g % 2 == 1;
-    let (black, white) = if swapped { (1, 0) } else { (0, 1) };
-    let setup = GameSetup {
-        variant: d.engine.game,
-        scheduled: ScheduledGame {
-            game: g,
-            pair: g / 2,
-            round: g,
-            pairing: 0,
-            black,
-            white,
-        },
-        names,
-        start: &start,
-        seed: derive_seed(d.seed, Stream::Game, g),
-        adjudication: &adjudication,
-        reproducible: true,
-        stop,
-        time_controls: [None, None],
-        move_limits: [None, None],
-    };
-    let [a, b] = players;
-    let players: [&mut dyn Player<G>; 2] = if swapped { [b, a] } else { [a, b] };
-    let record = match play_game(&setup, players) {
-        Ok(r) => r,
-        Err(_abandoned) => return Ok(None),
-    };
-    samples_of(&start, &record, eval, d.score_clip, text).map(Some)
-}
-
-/// Whether a game ended on the board (or by adjudication), so its result says something
-/// about its positions (not a forfeit or a fault).
-fn played_out(reason: &str) -> bool {
-    crate::game::EndReason::ALL
-        .iter()
-        .any(|r| r.as_str() == reason)
-        || matches!(reason, "max-plies" | "resign")
-}
-
-/// The positions of a played game, replayed from `start`.
-pub fn samples_of<G: DatagenGame>(
-    start: &G,
-    record: &GameRecord,
-    eval: &mut G::Eval,
-    clip: i32,
-    text: bool,
-) -> Result<GameSamples, String> {
-    let mut out = GameSamples {
-        mnk: G::mnk_shape(start.config()).and_then(Result::ok),
-        ..GameSamples::default()
-    };
-    for s in &record.stats {
-        out.searched += 1;
-        out.search_us += s.time_us;
-        out.nodes += s.nodes;
-    }
-    if !played_out(&record.reason) {
-        return Ok(out);
-    }
-    if out.mnk.is_some() {
-        out.moves = start.moves_from_empty();
-    }
-    let first = record.result.first_half_points();
-    let mut pos = start.clone();
-    eval.reset(&pos);
-    let mut decided = false;
-    for (i, text_move) in record.moves.iter().enumerate() {
-        let mv = pos
-            .parse_move(text_move)
-            .map_err(|e| format!("game {}: move {}: {e}", record.game, i + 1))?;
-        if !pos.is_legal(mv) {
-            return Err(format!(
-                "game {}: move {} '{text_move}' is illegal",
-                record.game,
-                i + 1
-            ));
-        }
-        let score = record.stats.get(i).and_then(|s| s.score);
-        decided |= score.is_some_and(is_decisive);
-        if decided {
-            out.decided += 1;
-        } else if let Some(score) = score {
-            if pos.forcing(eval) {
-                out.forcing += 1;
-            } else {
-                out.samples.push(Sample {
-                    fen: if text {
-                        pos.board_text()
-                    } else {
-                        String::new()
-                    },
-                    score: score.clamp(-clip, clip),
-                    result: half_points(first, pos.side_to_move()),
-                    key: pos.hash(),
-                    board: pos.board(),
-                    mv: pos.move_code(mv),
-                });
-            }
-        }
-        if out.mnk.is_some() {
-            out.moves.push(pos.move_code(mv));
-        }
-        pos.play(mv);
-        eval.played(&pos, mv);
-    }
-    Ok(out)
 }
 
 /// How the opponents of two option files differ (`None`: they do not).

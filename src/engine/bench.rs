@@ -96,12 +96,13 @@ pub fn run_on(
     depth: Option<u32>,
     positions: Option<&[String]>,
 ) -> Result<BenchReport, String> {
-    with_game!(config.game, |G, game| run_game::<G>(
+    with_game!(config.game, |G, game| run_bench::<G>(
         config, &game, depth, positions
     ))
 }
 
-fn run_game<G: EngineGame>(
+/// The bench, for the game type `G` (picked from the config's game).
+fn run_bench<G: EngineGame>(
     config: &EngineConfig,
     game: &G::Config,
     depth: Option<u32>,

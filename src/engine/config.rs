@@ -14,7 +14,7 @@
 //! `table.<key>` for the weight table's (`table.open_three`, `table.points.five`).
 //! Each key of `[search]` is declared once: the switches and `search.params.*` in
 //! [`crate::search::params`], the others here in `search_config!`; the registry
-//! ([`super::bounds`]) reads those declarations.
+//! ([`super::registry`]) reads those declarations.
 
 use std::{
     path::{Path, PathBuf},

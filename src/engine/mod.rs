@@ -6,10 +6,10 @@
 //! It knows games, evaluation and search; it knows nothing of tournaments.
 
 pub mod bench;
-pub mod bounds;
 pub mod builtin;
 pub mod clock;
 pub mod config;
+pub mod registry;
 
 use std::{
     sync::{Arc, atomic::AtomicBool},

@@ -8,11 +8,12 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    mnk::COMBOS,
-    patterns::{PATTERN_COUNT, Pattern},
-};
+use super::patterns::{PATTERN_COUNT, Pattern};
 use crate::config::{self, ConfigError};
+
+/// Number of combinations a cell can make: the per-cell terms of the `lines` score
+/// ([`MnkTable::CELL_KEYS`]), as the evaluator counts them.
+pub const COMBOS: usize = 6;
 
 /// A weight table for one game family. The file's `family` key (`mnk` or `ataxx`) says
 /// which.

@@ -15,15 +15,12 @@ use super::{
     zobrist,
 };
 
-/// Largest supported board side (Gomocup's 20×20).
-pub const MAX_SIDE: u8 = 20;
-/// Largest number of cells.
-pub const MAX_CELLS: usize = MAX_SIDE as usize * MAX_SIDE as usize;
+pub mod board;
+
+pub use board::{Cell, DIRECTIONS, EMPTY, MAX_CELLS, MAX_SIDE};
+
 /// Smallest and largest supported k.
 pub const K_RANGE: std::ops::RangeInclusive<u8> = 3..=6;
-
-/// The four line directions as (dx, dy): horizontal, vertical, diagonal, anti-diagonal.
-pub const DIRECTIONS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
 
 /// Zobrist keys: one per (cell, side) and one for "second player to move".
 static KEYS: [u64; 2 * MAX_CELLS + 1] = zobrist::keys(0x6D6E_6B5F_6172_656E);
@@ -168,11 +165,6 @@ impl MnkMove {
         usize::from(self.0)
     }
 }
-
-/// What occupies a cell: 0 empty, 1 the first player's stone, 2 the second's.
-pub type Cell = u8;
-/// An empty cell.
-pub const EMPTY: Cell = 0;
 
 /// An m,n,k position.
 #[derive(Clone, Debug, PartialEq, Eq)]

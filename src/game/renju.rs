@@ -16,7 +16,7 @@
 //! renju programs commonly do; real positions never go that deep). This module knows
 //! nothing but the board.
 
-use super::mnk::{Cell, DIRECTIONS, EMPTY, MAX_CELLS};
+use super::mnk::board::{Cell, DIRECTIONS, EMPTY, MAX_CELLS};
 
 /// Black's stone in a cell.
 const BLACK: Cell = 1;

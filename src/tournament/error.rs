@@ -1,12 +1,13 @@
-//! [`RunError`]: why a tournament command (run, resume, shard, merge, stats) could not be
-//! done. Its own module so that the runner, shards, merges and statistics all use it
-//! without importing each other.
+//! [`RunError`]: why a long job (run, resume, shard, merge, stats, tune, fit, datagen)
+//! could not be done. Its own module so that the runner, shards, merges, statistics and
+//! the tuning jobs all use it without importing each other.
 
 use std::path::Path;
 
 use crate::{config::ConfigError, files::WriteError};
 
-/// Why a run could not be done.
+/// Why a run (or any long job: tuning knows it as [`crate::tune::TuneError`]) could not
+/// be done.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// Bad input: config, results that do not match, an opening file, a busy folder.

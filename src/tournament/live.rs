@@ -134,16 +134,6 @@ impl Format {
     }
 }
 
-/// What a live file holds, read back on resume.
-#[derive(Debug, Default)]
-pub(crate) struct ReadBack {
-    /// The game index of each complete game, in file order.
-    pub games: Vec<u64>,
-    /// Bytes up to the end of the last complete game (a torn game may follow: a write
-    /// cut short).
-    pub valid_len: u64,
-}
-
 /// One live file.
 struct Open {
     format: Format,

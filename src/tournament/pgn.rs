@@ -21,11 +21,18 @@
 
 use std::fmt::Write as _;
 
-use super::{
-    live::ReadBack,
-    record::{GameRecord, GameResult, MoveStat, score_text},
-};
+use super::record::{GameRecord, GameResult, MoveStat, score_text};
 use crate::game::{Ataxx, Game, GameSpec, Side};
+
+/// What a live file holds, read back on resume.
+#[derive(Debug, Default)]
+pub(crate) struct ReadBack {
+    /// The game index of each complete game, in file order.
+    pub games: Vec<u64>,
+    /// Bytes up to the end of the last complete game (a torn game may follow: a write
+    /// cut short).
+    pub valid_len: u64,
+}
 
 /// What every exported game shares.
 #[derive(Clone, Copy, Debug)]

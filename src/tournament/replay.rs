@@ -658,3 +658,149 @@ mod tests {
         assert!(e.contains("not over"), "{e}");
     }
 }
+
+/// Records ended by each rule replay, and refuse to once edited.
+#[cfg(test)]
+mod adjudicated_tests {
+    use super::*;
+    use crate::tournament::adjudicate::{DRAW_SCORE, MATERIAL, RESIGN, VCF_WIN};
+
+    fn record(
+        spec: &str,
+        opening: &str,
+        moves: &[(&str, Option<i32>)],
+        result: GameResult,
+        reason: &str,
+    ) -> (GameSpec, GameRecord) {
+        let spec: GameSpec = spec.parse().expect("a game");
+        let texts: Vec<&str> = moves.iter().map(|(m, _)| *m).collect();
+        let mut r = GameRecord::for_tests(Some(spec), opening, &texts, None, result, reason);
+        for (stat, (_, score)) in r.stats.iter_mut().zip(moves) {
+            stat.score = *score;
+        }
+        (spec, r)
+    }
+
+    fn refused(spec: GameSpec, rules: &Adjudication, r: &GameRecord, want: &str) {
+        let e = replay(spec, rules, [TimeLimits::default(); 2], r).expect_err("an edited record");
+        assert!(e.contains(want), "want '{want}' in: {e}");
+    }
+
+    #[test]
+    fn draw_score() {
+        let rules = Adjudication {
+            draw_movenumber: 2,
+            draw_movecount: 2,
+            draw_score: 10,
+            ..Adjudication::default()
+        };
+        let moves = [
+            ("h8", Some(50)),
+            ("a1", Some(-10)),
+            ("h9", Some(0)),
+            ("a2", Some(3)),
+            ("o15", Some(1)),
+        ];
+        let (spec, r) = record("gomoku", "", &moves, GameResult::Draw, DRAW_SCORE);
+        replay(spec, &rules, [TimeLimits::default(); 2], &r).expect("the rule holds");
+        let mut edited = r.clone();
+        edited.stats[2].score = Some(11);
+        refused(spec, &rules, &edited, "the draw rule does not hold");
+        let mut edited = r.clone();
+        edited.result = GameResult::FirstWins;
+        refused(spec, &rules, &edited, "which makes it 1/2-1/2");
+        refused(
+            spec,
+            &Adjudication::default(),
+            &r,
+            "no such rule (draw_movecount)",
+        );
+        // One more level move: the game would have ended a move earlier.
+        let longer = [&moves[..], &[("o14", Some(0))]].concat();
+        let (_, r) = record("gomoku", "", &longer, GameResult::Draw, DRAW_SCORE);
+        refused(spec, &rules, &r, "ends by draw-score after move 5");
+    }
+
+    #[test]
+    fn two_sided_resign() {
+        let rules = Adjudication {
+            resign_score: 500,
+            resign_moves: 2,
+            resign_twosided: true,
+            ..Adjudication::default()
+        };
+        let moves = [
+            ("h8", Some(-600)),
+            ("a1", Some(600)),
+            ("h9", Some(-700)),
+            ("a2", Some(600)),
+            ("h10", Some(-800)),
+        ];
+        let (spec, r) = record("gomoku", "", &moves, GameResult::SecondWins, RESIGN);
+        replay(spec, &rules, [TimeLimits::default(); 2], &r).expect("both sides agree");
+        let mut edited = r.clone();
+        edited.stats[3].score = Some(499);
+        refused(spec, &rules, &edited, "resign_twosided");
+        // The one-sided rule takes the same record.
+        let one = Adjudication {
+            resign_twosided: false,
+            ..rules
+        };
+        replay(spec, &one, [TimeLimits::default(); 2], &edited).expect("one-sided");
+    }
+
+    #[test]
+    fn material() {
+        let rules = Adjudication {
+            material_margin: 3,
+            material_moves: 2,
+            ..Adjudication::default()
+        };
+        let fen = "xoo4/7/7/7/7/7/6x x 0 1";
+        let moves = [("a6", None), ("c7e5", None)];
+        let (spec, r) = record("ataxx", fen, &moves, GameResult::FirstWins, MATERIAL);
+        replay(spec, &rules, [TimeLimits::default(); 2], &r).expect("x led by 3 for 2 plies");
+        let mut edited = r.clone();
+        edited.result = GameResult::SecondWins;
+        refused(spec, &rules, &edited, "result is 0-1");
+        let wider = Adjudication {
+            material_margin: 4,
+            ..rules.clone()
+        };
+        refused(spec, &wider, &r, "no side led by 4 stones");
+        let (_, took_back) = record(
+            "ataxx",
+            fen,
+            &[("a6", None), ("c6", None)],
+            GameResult::FirstWins,
+            MATERIAL,
+        );
+        refused(spec, &rules, &took_back, "no side led by 3 stones");
+    }
+
+    #[test]
+    fn vcf_win() {
+        let rules = Adjudication {
+            vcf_win: true,
+            ..Adjudication::default()
+        };
+        let moves = [
+            ("h8", None),
+            ("a1", None),
+            ("i8", None),
+            ("a3", None),
+            ("j8", None),
+            ("a5", None),
+        ];
+        let (spec, r) = record("gomoku", "", &moves, GameResult::FirstWins, VCF_WIN);
+        replay(spec, &rules, [TimeLimits::default(); 2], &r).expect("black has a VCF");
+        let mut edited = r.clone();
+        edited.result = GameResult::SecondWins;
+        refused(spec, &rules, &edited, "result is 0-1");
+        // White blocks the three instead: no VCF for black.
+        let mut blocked = r.clone();
+        blocked.moves[5] = "g8".into();
+        refused(spec, &rules, &blocked, "VCF solver finds no win for black");
+        refused(spec, &Adjudication::default(), &r, "no such rule (vcf_win)");
+    }
+}

@@ -161,7 +161,7 @@ pub fn run(
     options: &RunOptions,
     sink: &mut dyn FnMut(&Event<'_>),
 ) -> Result<RunOutcome, RunError> {
-    with_game!(tournament.config.game, |G, game| run_game::<G>(
+    with_game!(tournament.config.game, |G, game| run_tournament::<G>(
         tournament, &game, options, sink
     ))
 }
@@ -305,7 +305,8 @@ impl Live {
     }
 }
 
-fn run_game<G: OpeningGame + ExternalGame>(
+/// The tournament, for the game type `G` ([`run`] picks it from the config's game).
+fn run_tournament<G: OpeningGame + ExternalGame>(
     t: &Tournament,
     game: &G::Config,
     options: &RunOptions,

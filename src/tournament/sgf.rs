@@ -13,8 +13,7 @@
 use std::fmt::Write as _;
 
 use super::{
-    live::ReadBack,
-    pgn::{ExportInfo, move_comment},
+    pgn::{ExportInfo, ReadBack, move_comment},
     record::{GameRecord, GameResult},
 };
 use crate::game::{Game, Mnk, MnkConfig, MnkRule};

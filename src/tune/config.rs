@@ -31,6 +31,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
+    job::VerificationConfig,
     job_base::{JobBase, JobRead, apply_set, engine_table, job_file, resolved_job},
     spsa::{Param, Settings},
 };
@@ -39,7 +40,6 @@ use crate::{
     engine::EngineConfig,
     game::GameSpec,
     protocol::{EngineSpec, Protocol, client::uai::UaiOption, external::ExternalEngine},
-    stats::SprtConfig,
     tournament::config::OpeningsConfig,
 };
 
@@ -71,33 +71,6 @@ pub struct ParamEntry {
     /// Learning rate at the end (default 0.002).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub r_end: Option<f64>,
-}
-
-/// The `[verification]` section: a match of the tuned engine against the base engine.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VerificationConfig {
-    /// Game pairs (the most, with an SPRT). 0: no verification.
-    #[serde(default = "default_verification_pairs")]
-    pub pairs: u32,
-    /// Master seed of the match (default: the tune's seed + 1, other games than the
-    /// tune's).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "crate::config::toml_u64::option"
-    )]
-    pub seed: Option<u64>,
-    /// Named parameters set on both engines (verify at another depth, say).
-    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
-    pub set: toml::Table,
-    /// Stop when this SPRT decides.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sprt: Option<SprtConfig>,
-}
-
-fn default_verification_pairs() -> u32 {
-    200
 }
 
 /// Declares a job's config (tune, fit) as written: the keys every job has (the run's
@@ -139,7 +112,7 @@ macro_rules! job_config {
             pub adjudication: crate::tournament::config::Adjudication,
             /// The match of the tuned (fitted) engine against the base engine.
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub verification: Option<crate::tune::config::VerificationConfig>,
+            pub verification: Option<crate::tune::job::VerificationConfig>,
         }
 
         impl $name {
@@ -758,7 +731,7 @@ pub fn wide_range(param: &Param) -> Option<String> {
     if scale == 0.0 || width <= WIDE_RANGE * scale {
         return None;
     }
-    let (lo, hi) = crate::engine::bounds::range_around(param.start, param.integer);
+    let (lo, hi) = crate::engine::registry::range_around(param.start, param.integer);
     let (lo, hi) = (lo.max(param.min), hi.min(param.max));
     Some(format!(
         "its range {}..={} is {:.0}x its start {} (c_end {}): give `min` and `max` near \
@@ -830,7 +803,12 @@ mod tests {
         let t = Tune::parse("t.toml", &in_configs("tune-test.toml"), GOOD).unwrap();
         // The resolved text decides resume: it changes with what changes the tune,
         // not with the worker count.
-        check_resolved(&t, Tune::resolved_toml, |t| t.config.pairs = 200);
+        check_resolved(
+            &t,
+            Tune::resolved_toml,
+            |t| &mut t.config.jobs,
+            |t| t.config.pairs = 200,
+        );
         assert_eq!(t.job.game.to_string(), "gomoku");
         assert_eq!(t.base.builtin().unwrap().search.depth, 2);
         assert_eq!(t.params.len(), 2);

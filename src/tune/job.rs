@@ -15,11 +15,11 @@ use std::{
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
-use super::{TuneError, config::VerificationConfig};
+use super::TuneError;
 use crate::{
     game::GameSpec,
     protocol::EngineSpec,
-    stats::{EloEstimate, Penta, Wdl},
+    stats::{EloEstimate, Penta, SprtConfig, Wdl},
     tournament::{
         self, LiveFiles, Tournament, TournamentConfig,
         config::{Adjudication, Format, OpeningKind, OpeningsConfig},
@@ -29,6 +29,33 @@ use crate::{
     },
     with_game,
 };
+
+/// The `[verification]` section: a match of the tuned engine against the base engine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerificationConfig {
+    /// Game pairs (the most, with an SPRT). 0: no verification.
+    #[serde(default = "default_verification_pairs")]
+    pub pairs: u32,
+    /// Master seed of the match (default: the tune's seed + 1, other games than the
+    /// tune's).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::config::toml_u64::option"
+    )]
+    pub seed: Option<u64>,
+    /// Named parameters set on both engines (verify at another depth, say).
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub set: toml::Table,
+    /// Stop when this SPRT decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtConfig>,
+}
+
+fn default_verification_pairs() -> u32 {
+    200
+}
 
 /// The resolved config of a job, in its results folder.
 pub const CONFIG_FILE: &str = "run.toml";

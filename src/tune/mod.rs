@@ -17,7 +17,7 @@ pub mod output;
 pub mod runner;
 pub mod spsa;
 
-use crate::{config::ConfigError, files::WriteError, tournament::RunError};
+use crate::tournament::RunError;
 
 pub use self::{
     config::{Tune, TuneConfig},
@@ -26,42 +26,6 @@ pub use self::{
     spsa::{Param, Settings, Spsa, State},
 };
 
-/// Why a tune could not be done.
-#[derive(Debug, thiserror::Error)]
-pub enum TuneError {
-    /// Bad input: the config, a checkpoint of another config, an opening file.
-    #[error("{0}")]
-    Input(String),
-    /// The file system failed.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// The error.
-        source: std::io::Error,
-    },
-}
-
-impl From<ConfigError> for TuneError {
-    fn from(e: ConfigError) -> TuneError {
-        TuneError::Input(e.to_string())
-    }
-}
-
-impl From<WriteError> for TuneError {
-    fn from(e: WriteError) -> TuneError {
-        TuneError::Io {
-            path: e.path.display().to_string(),
-            source: e.error,
-        }
-    }
-}
-
-impl From<RunError> for TuneError {
-    fn from(e: RunError) -> TuneError {
-        match e {
-            RunError::Input(m) => TuneError::Input(m),
-            RunError::Io { path, source } => TuneError::Io { path, source },
-        }
-    }
-}
+/// Why a tune or a fit could not be done: the one error of every long job, a run's
+/// ([`RunError`]), under the name the tuning code knows it by.
+pub type TuneError = RunError;

@@ -135,7 +135,7 @@ pub fn run(
     worker: Option<&Worker>,
     sink: &mut dyn FnMut(&TuneEvent<'_>),
 ) -> Result<TuneOutcome, TuneError> {
-    with_game!(tune.job.game, |G, game| run_game::<G>(
+    with_game!(tune.job.game, |G, game| run_tune::<G>(
         tune, &game, options, worker, sink
     ))
 }
@@ -325,7 +325,8 @@ struct Context<'a, G: OpeningGame> {
     label: &'a str,
 }
 
-fn run_game<G: OpeningGame + ExternalGame>(
+/// The tune, for the game type `G` ([`run`] picks it from the config's game).
+fn run_tune<G: OpeningGame + ExternalGame>(
     tune: &Tune,
     game: &G::Config,
     options: &JobOptions,

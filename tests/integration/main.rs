@@ -29,6 +29,7 @@ mod renju;
 mod report;
 mod search_props;
 mod shards;
+mod source_shape;
 mod threats;
 mod tournament;
 mod tune;

@@ -6,7 +6,7 @@
 //! It owns the packing and the sets; it knows nothing of boards, keys or weights (the
 //! evaluator, [`super::MnkEval`], computes the counts and says when they change).
 
-use crate::eval::{cells::CellSet, patterns::Pattern};
+use crate::eval::{cells::CellSet, patterns::Pattern, table::COMBOS};
 
 /// Per pattern, what it adds to a point's counts, packed: fives in bits 0-7, open fours
 /// 8-15, fours 16-23, open threes 24-27, open twos 28-31 (at most 4 lines each).
@@ -46,9 +46,6 @@ fn level_bits(counts: u32) -> u8 {
         | u8::from(counts & 0xFF_0000 != 0) << 2
         | u8::from(counts & 0x0F00_0000 != 0) << 3
 }
-
-/// Number of combinations a cell can make ([`combos_of`]).
-pub const COMBOS: usize = 6;
 
 /// The combinations packed counts make, one bit each ([`combos_of`]).
 #[inline]

@@ -16,7 +16,7 @@ use std::{
     sync::Mutex,
 };
 
-use super::process::{SharedLog, log_flush, log_line};
+use super::engine_log::{SharedLog, log_flush, log_line};
 #[cfg(target_os = "linux")]
 use super::reaper;
 

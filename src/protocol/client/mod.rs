@@ -11,6 +11,7 @@
 //! the tolerance; replies without a time limit (handshakes, depth- or node-limited
 //! moves) may take `reply_timeout_ms`. A wait also ends when the run stops.
 
+pub mod engine_log;
 pub mod gomocup;
 pub mod launch;
 pub mod process;

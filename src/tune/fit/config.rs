@@ -548,7 +548,12 @@ mod tests {
         let f = Fit::parse("f.toml", &in_configs("fit-test.toml"), GOOD).unwrap();
         // The resolved text decides resume: it changes with what changes the fit,
         // not with the worker count.
-        check_resolved(&f, Fit::resolved_toml, |f| f.config.epochs = 6);
+        check_resolved(
+            &f,
+            Fit::resolved_toml,
+            |f| &mut f.config.jobs,
+            |f| f.config.epochs = 6,
+        );
         assert_eq!(f.params.len(), 2);
         let p = &f.params[0];
         assert_eq!(

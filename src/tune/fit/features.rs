@@ -49,7 +49,7 @@ pub mod mnk_slot {
     /// other combination ([`MnkTable::cell_weights`](crate::eval::MnkTable)).
     pub const CELL_DOUBLE_FOUR: usize = CENTRE + 5;
     /// Length of the vector.
-    pub const COUNT: usize = CELL_DOUBLE_FOUR + crate::eval::mnk::COMBOS;
+    pub const COUNT: usize = CELL_DOUBLE_FOUR + crate::eval::table::COMBOS;
 }
 
 /// The Ataxx terms that `params = "all"` fits: the scalar terms of
@@ -77,7 +77,7 @@ pub const ATAXX_SLOTS: usize = 2 * ATAXX_TERM_COUNT;
 pub type LinesFeatures = [[u16; LINES_WIDTH]; 2];
 
 /// Length of a side's row of [`LinesFeatures`].
-pub const LINES_WIDTH: usize = PATTERN_COUNT + 1 + crate::eval::mnk::COMBOS;
+pub const LINES_WIDTH: usize = PATTERN_COUNT + 1 + crate::eval::table::COMBOS;
 
 /// One candidate cell of a `points` position: its four point patterns and its ring.
 pub type PointCell = [u8; 5];
@@ -460,7 +460,7 @@ mod tests {
                             MnkEvaluation::Lines => {
                                 let f = lines_features(&eval, &pos);
                                 if f.iter().any(|row| {
-                                    row[PATTERN_COUNT + 1..] != [0; crate::eval::mnk::COMBOS]
+                                    row[PATTERN_COUNT + 1..] != [0; crate::eval::table::COMBOS]
                                 }) {
                                     with_combos += 1;
                                 }

@@ -22,12 +22,10 @@ use std::{
 };
 
 use super::{
-    run::{
-        Counts, Datagen, DatagenEnding, DatagenEvent, DatagenOutcome, DatagenRun, LogLine, Part,
-        Target, check_options, data_file_named, log_file_named, play_part, scan_log,
-    },
-    sample::DatagenGame,
+    Counts, Datagen, DatagenEnding, DatagenEvent, DatagenOutcome, DatagenRun, LogLine, Part,
+    Target, check_options, data_file_named, log_file_named, play_part, scan_log,
 };
+use crate::datagen::sample::DatagenGame;
 use crate::{
     files,
     tournament::{RunError, lock},
@@ -104,12 +102,8 @@ pub(super) fn run_worker<G: DatagenGame>(
     {
         let _update = lock::lock_update(out)?;
         check_options(out, resolved)?;
-        files::write_atomic(
-            &out.join(super::run::OPTIONS_FILE),
-            resolved.as_bytes(),
-            true,
-        )
-        .map_err(RunError::from)?;
+        files::write_atomic(&out.join(super::OPTIONS_FILE), resolved.as_bytes(), true)
+            .map_err(RunError::from)?;
     }
     let w = d.dedup_window;
     let chunks = n.div_ceil(w);

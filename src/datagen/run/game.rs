@@ -1,0 +1,148 @@
+//! One datagen game: played by the engines from its opening and random plies, and the
+//! positions it gives (the ones a trainer learns from: not the opening, not the random
+//! plies, nothing at or after a forced result).
+
+use super::*;
+
+/// Plays game `g` and collects its positions; `None` when it was abandoned (stop).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn one_game<G: DatagenGame>(
+    d: &Datagen,
+    game: &G::Config,
+    g: u64,
+    openings: Option<&[Opening]>,
+    names: &[String],
+    stop: &AtomicBool,
+    players: [&mut Engine<G>; 2],
+    eval: &mut G::Eval,
+    text: bool,
+) -> Result<Option<GameSamples>, String> {
+    let mut start = match openings {
+        Some(list) => {
+            let o = &list[(g % list.len() as u64) as usize];
+            G::from_text(game, &o.position).map_err(|e| format!("opening '{}': {e}", o.position))?
+        }
+        None => G::new(game),
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(d.seed, Stream::Datagen, g));
+    for _ in 0..d.random_plies {
+        match start.random_move(&mut rng) {
+            Some(mv) => {
+                start.play(mv);
+            }
+            // Every move ends the game: a game without positions.
+            None => return Ok(Some(GameSamples::default())),
+        }
+    }
+    if start.outcome().is_some() {
+        return Ok(Some(GameSamples::default()));
+    }
+    let adjudication = Adjudication::default();
+    // Against another engine, it moves first in odd games (engine index 1, `players[1]`).
+    let swapped = d.against.is_some() && g % 2 == 1;
+    let (black, white) = if swapped { (1, 0) } else { (0, 1) };
+    let setup = GameSetup {
+        variant: d.engine.game,
+        scheduled: ScheduledGame {
+            game: g,
+            pair: g / 2,
+            round: g,
+            pairing: 0,
+            black,
+            white,
+        },
+        names,
+        start: &start,
+        seed: derive_seed(d.seed, Stream::Game, g),
+        adjudication: &adjudication,
+        reproducible: true,
+        stop,
+        time_controls: [None, None],
+        move_limits: [None, None],
+    };
+    let [a, b] = players;
+    let players: [&mut dyn Player<G>; 2] = if swapped { [b, a] } else { [a, b] };
+    let record = match play_game(&setup, players) {
+        Ok(r) => r,
+        Err(_abandoned) => return Ok(None),
+    };
+    samples_of(&start, &record, eval, d.score_clip, text).map(Some)
+}
+
+/// Whether a game ended on the board (or by adjudication), so its result says something
+/// about its positions (not a forfeit or a fault).
+fn played_out(reason: &str) -> bool {
+    crate::game::EndReason::ALL
+        .iter()
+        .any(|r| r.as_str() == reason)
+        || matches!(reason, "max-plies" | "resign")
+}
+
+/// The positions of a played game, replayed from `start`.
+pub fn samples_of<G: DatagenGame>(
+    start: &G,
+    record: &GameRecord,
+    eval: &mut G::Eval,
+    clip: i32,
+    text: bool,
+) -> Result<GameSamples, String> {
+    let mut out = GameSamples {
+        mnk: G::mnk_shape(start.config()).and_then(Result::ok),
+        ..GameSamples::default()
+    };
+    for s in &record.stats {
+        out.searched += 1;
+        out.search_us += s.time_us;
+        out.nodes += s.nodes;
+    }
+    if !played_out(&record.reason) {
+        return Ok(out);
+    }
+    if out.mnk.is_some() {
+        out.moves = start.moves_from_empty();
+    }
+    let first = record.result.first_half_points();
+    let mut pos = start.clone();
+    eval.reset(&pos);
+    let mut decided = false;
+    for (i, text_move) in record.moves.iter().enumerate() {
+        let mv = pos
+            .parse_move(text_move)
+            .map_err(|e| format!("game {}: move {}: {e}", record.game, i + 1))?;
+        if !pos.is_legal(mv) {
+            return Err(format!(
+                "game {}: move {} '{text_move}' is illegal",
+                record.game,
+                i + 1
+            ));
+        }
+        let score = record.stats.get(i).and_then(|s| s.score);
+        decided |= score.is_some_and(is_decisive);
+        if decided {
+            out.decided += 1;
+        } else if let Some(score) = score {
+            if pos.forcing(eval) {
+                out.forcing += 1;
+            } else {
+                out.samples.push(Sample {
+                    fen: if text {
+                        pos.board_text()
+                    } else {
+                        String::new()
+                    },
+                    score: score.clamp(-clip, clip),
+                    result: half_points(first, pos.side_to_move()),
+                    key: pos.hash(),
+                    board: pos.board(),
+                    mv: pos.move_code(mv),
+                });
+            }
+        }
+        if out.mnk.is_some() {
+            out.moves.push(pos.move_code(mv));
+        }
+        pos.play(mv);
+        eval.played(&pos, mv);
+    }
+    Ok(out)
+}
