@@ -11,7 +11,7 @@ use std::{
 
 use arena::{eval::Table, tune::fit::FitReport};
 
-use crate::common::{data, run_bad_input, run_ok};
+use crate::common::{arena, data, run_bad_input, run_ok};
 
 fn config(name: &str) -> String {
     data(&format!("fit/{name}.toml")).display().to_string()
@@ -355,6 +355,7 @@ fn the_shipped_fit_configs_run() {
     assert_eq!(
         names,
         [
+            "fit-ataxx-datagen.toml",
             "fit-ataxx.toml",
             "fit-gomoku-cells.toml",
             "fit-gomoku-modern.toml",
@@ -363,6 +364,10 @@ fn the_shipped_fit_configs_run() {
         ]
     );
     for name in &names {
+        if name == "fit-ataxx-datagen.toml" {
+            shipped_datagen_fit_runs(&root, name, tmp.path());
+            continue;
+        }
         let out = tmp.path().join(name);
         let path = root.join(name);
         let printed = fit(
@@ -400,6 +405,85 @@ fn the_shipped_fit_configs_run() {
             assert_eq!(r.game, "gomoku");
             assert!(r.params.iter().any(|p| p.name == "table.defence"));
         }
+    }
+}
+
+/// A fit config that reads `arena datagen` output runs as its comment says: in a copy of
+/// the repository's configs, after the datagen command it names (with fewer positions).
+fn shipped_datagen_fit_runs(root: &Path, name: &str, tmp: &Path) {
+    let repo = tmp.join("repo");
+    let configs = repo.join("configs");
+    for dir in ["engines", "tables/ataxx", "tables/gomoku"] {
+        std::fs::create_dir_all(configs.join(dir)).unwrap();
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::fs::copy(&path, configs.join(dir).join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    std::fs::copy(root.join(name), configs.join(name)).unwrap();
+    let text = std::fs::read_to_string(root.join(name)).unwrap();
+    let command = text
+        .lines()
+        .skip_while(|l| {
+            !l.trim_start_matches('#')
+                .trim()
+                .starts_with("arena datagen")
+        })
+        .take(2)
+        .map(|l| {
+            l.trim_start_matches('#')
+                .trim()
+                .trim_end_matches('\\')
+                .trim()
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let words: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(words[..2], ["arena", "datagen"], "{command}");
+    let mut args: Vec<String> = words[2..].iter().map(|w| w.to_string()).collect();
+    // The comment's command, with a small count and depth.
+    for (flag, value) in [("--positions", "400"), ("--depth", "1")] {
+        let p = args
+            .iter()
+            .position(|a| a == flag)
+            .unwrap_or_else(|| panic!("{flag}: {command}"));
+        args[p + 1] = value.into();
+    }
+    args.push("--quiet".into());
+    let o = arena()
+        .current_dir(&repo)
+        .args(std::iter::once("datagen".to_string()).chain(args))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = tmp.join(name);
+    let o = arena()
+        .current_dir(&repo)
+        .args([
+            "fit",
+            &format!("configs/{name}"),
+            "--epochs",
+            "1",
+            "--verify-pairs",
+            "0",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = report(&out);
+    assert_eq!(r.game, "ataxx");
+    let fitted: Vec<&str> = r.params.iter().map(|p| p.name.as_str()).collect();
+    for p in [
+        "table.hole_8",
+        "table.endgame.material",
+        "table.endgame.hole_8",
+    ] {
+        assert!(fitted.contains(&p), "{p}: {fitted:?}");
     }
 }
 

@@ -329,7 +329,15 @@ impl Fit {
             .iter()
             .find_map(|d| crate::datagen::format::data_files(d).err())
         {
-            return Err(read.at(read.key_line("data"), format!("key `data`: {e}")));
+            let missing = data
+                .iter()
+                .find(|d| !d.exists())
+                .map_or(String::new(), |_| {
+                    "; make the data first with `arena datagen ENGINE.toml --out DIR` (a \
+                 shipped config's comment gives the command)"
+                        .to_string()
+                });
+            return Err(read.at(read.key_line("data"), format!("key `data`: {e}{missing}")));
         }
         Ok(Fit {
             config,
