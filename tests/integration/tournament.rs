@@ -882,15 +882,15 @@ fn the_strong_engines_search_the_nodes_the_docs_quote() {
             "ataxx-strong.toml",
             "ataxx-middlegame.txt",
             7,
-            32_038,
-            "ebf 2.36",
+            21_641,
+            "ebf 2.22",
         ),
         (
             "ataxx-strong.toml",
             "ataxx-games.txt",
             7,
-            792_859,
-            "ebf 2.31",
+            588_904,
+            "ebf 2.20",
         ),
     ] {
         let out = bench_output(engine, positions, depth, &[]);
