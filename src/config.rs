@@ -2,9 +2,11 @@
 //! one-line errors that name the file, the line and the key, and named parameters
 //! (`search.depth`, `table.open_three`) that can be read, listed and set on any config.
 //!
-//! Named parameters work on the config's TOML tree with every default filled in (the
-//! typed config is serialised back to TOML), so a parameter that a file leaves out can
-//! still be set, and a typo is an error that lists what exists.
+//! Named parameters are listed and read on the config's TOML tree with every default
+//! filled in (the typed config serialised), so a parameter that a file leaves out still
+//! has a name, and a typo is an error that lists what exists ([`unknown_parameter`]).
+//! An engine sets one on its typed config, with the checks of [`set_path`]
+//! ([`coerce_param`]).
 
 use std::{
     fmt,
@@ -218,13 +220,25 @@ pub fn set_path(table: &mut toml::Table, path: &str, value: toml::Value) -> Resu
             .expect("get_path walked these tables");
     }
     let slot = current.get_mut(last).expect("get_path found the leaf");
-    *slot = coerce(slot, value, path).map_err(|why| format!("parameter `{path}`: {why}"))?;
+    *slot = coerce_param(slot, value, path)?;
     Ok(())
 }
 
+/// `value` made the type of `existing`, the value the parameter `path` has now, as
+/// [`set_path`] takes it: an integral float may set an integer and an integer a float;
+/// another type is an error that names the parameter and shows how to write one.
+pub fn coerce_param(
+    existing: &toml::Value,
+    value: toml::Value,
+    path: &str,
+) -> Result<toml::Value, String> {
+    coerce(existing, value, path).map_err(|why| format!("parameter `{path}`: {why}"))
+}
+
 /// `unknown parameter `search.dpth`: did you mean `search.depth`? (numeric parameters:
-/// ...)`: the nearest names first, then the list.
-fn unknown_parameter(table: &toml::Table, path: &str) -> String {
+/// ...)`: the nearest names first, then the list; `table` is the config's parameters as
+/// a TOML tree.
+pub fn unknown_parameter(table: &toml::Table, path: &str) -> String {
     let names = numeric_names(table);
     let guess = match closest(path, &leaf_names(table)) {
         close if close.is_empty() => String::new(),

@@ -22,7 +22,11 @@ use arena::{
 };
 use clap::Args;
 
-use super::{engine::apply_flagged_sets, job::interrupted, signals::stop_flag};
+use super::{
+    engine::{Flagged, apply_parsed},
+    job::interrupted,
+    signals::stop_flag,
+};
 
 /// Generate training positions from self-play games of a built-in engine.
 #[derive(Args, Debug)]
@@ -156,22 +160,31 @@ pub fn datagen(args: DatagenArgs) -> Result<()> {
         (f.and_then(|f| f.depth), f.and_then(|f| f.nodes))
     };
     // The limit flags replace the configs' limits (after the --sets), of both engines.
-    let mut limits: Vec<(&str, String)> = Vec::new();
+    let mut limits = Vec::new();
     if depth.is_some() || nodes.is_some() {
-        limits.push(("--depth", format!("search.depth={}", depth.unwrap_or(0))));
-        limits.push(("--nodes", format!("search.nodes={}", nodes.unwrap_or(0))));
-        limits.push(("--depth", "search.movetime_ms=0".into()));
-        limits.push(("--depth", "search.tc=\"\"".into()));
+        limits.push(Flagged::number(
+            "--depth",
+            "search.depth",
+            depth.map_or(0, u64::from),
+        ));
+        limits.push(Flagged::number(
+            "--nodes",
+            "search.nodes",
+            nodes.unwrap_or(0),
+        ));
+        limits.push(Flagged::number("--depth", "search.movetime_ms", 0));
+        limits.push(Flagged::string("--depth", "search.tc", String::new()));
     }
-    let mut given: Vec<(&str, String)> = args.set.iter().map(|a| ("--set", a.clone())).collect();
+    let mut given = Vec::new();
+    for a in &args.set {
+        given.push(Flagged::parse("--set", a)?);
+    }
     given.extend(limits.iter().cloned());
-    let given: Vec<(&str, &str)> = given.iter().map(|(f, a)| (*f, a.as_str())).collect();
-    apply_flagged_sets(&mut engine, &given)?;
+    apply_parsed(&given, |a| engine.set_all(a))?;
     let against = match &against_path {
         Some(path) => {
             let mut b = EngineConfig::load(path)?;
-            let given: Vec<(&str, &str)> = limits.iter().map(|(f, a)| (*f, a.as_str())).collect();
-            apply_flagged_sets(&mut b, &given)?;
+            apply_parsed(&limits, |a| b.set_all(a))?;
             Some(b)
         }
         None => None,

@@ -114,24 +114,83 @@ pub fn apply_flagged(
     given: &[(&str, &str)],
     set_all: impl FnOnce(Vec<(String, toml::Value)>) -> Result<(), arena::engine::SetError>,
 ) -> Result<()> {
-    let mut assignments = Vec::new();
-    for (flag, assignment) in given {
+    let mut parsed = Vec::new();
+    for &(flag, assignment) in given {
+        parsed.push(Flagged::parse(flag, assignment)?);
+    }
+    apply_parsed(&parsed, set_all)
+}
+
+/// One assignment and the flag that gave it.
+#[derive(Clone)]
+pub struct Flagged<'a> {
+    /// The flag (`--set`, `--depth`).
+    pub flag: &'a str,
+    /// The assignment as errors show it (`search.depth=5`).
+    pub text: String,
+    /// The parameter's name.
+    pub name: String,
+    /// Its value.
+    pub value: toml::Value,
+}
+
+impl<'a> Flagged<'a> {
+    /// `NAME=VALUE` as the command line gave it.
+    pub fn parse(flag: &'a str, assignment: &str) -> Result<Flagged<'a>> {
         let (name, value) = config::parse_assignment(assignment)
             .map_err(anyhow::Error::msg)
             .with_context(|| format!("{flag} {assignment}"))?;
-        assignments.push((name, value));
+        Ok(Flagged {
+            flag,
+            text: assignment.to_string(),
+            name,
+            value,
+        })
     }
+
+    /// `NAME=N` for a flag's number (a string of digits past TOML's integers, as
+    /// [`config::parse_assignment`] reads one).
+    pub fn number(flag: &'a str, name: &str, n: u64) -> Flagged<'a> {
+        Flagged {
+            flag,
+            text: format!("{name}={n}"),
+            name: name.to_string(),
+            value: config::u64_value(n),
+        }
+    }
+
+    /// `NAME="TEXT"` for a flag's string.
+    pub fn string(flag: &'a str, name: &str, text: String) -> Flagged<'a> {
+        Flagged {
+            flag,
+            text: format!("{name}=\"{text}\""),
+            name: name.to_string(),
+            value: toml::Value::String(text),
+        }
+    }
+}
+
+/// [`apply_flagged`] for assignments already parsed; an error names the flag and the
+/// assignment at fault.
+pub fn apply_parsed(
+    given: &[Flagged<'_>],
+    set_all: impl FnOnce(Vec<(String, toml::Value)>) -> Result<(), arena::engine::SetError>,
+) -> Result<()> {
+    let assignments = given
+        .iter()
+        .map(|g| (g.name.clone(), g.value.clone()))
+        .collect();
     set_all(assignments).map_err(|e| {
         // The last assignment of the key is the one that counts.
         let at = match &e.key {
             Some(key) => given
                 .iter()
                 .rev()
-                .find(|(_, a)| a.split('=').next().is_some_and(|n| n.trim() == key))
-                .map_or_else(|| key.clone(), |(flag, a)| format!("{flag} {a}")),
+                .find(|g| g.name == *key)
+                .map_or_else(|| key.clone(), |g| format!("{} {}", g.flag, g.text)),
             None => given
                 .first()
-                .map_or_else(String::new, |(flag, _)| flag.to_string()),
+                .map_or_else(String::new, |g| g.flag.to_string()),
         };
         anyhow::anyhow!("{at}: {}", e.message)
     })
@@ -158,16 +217,18 @@ pub fn analyse(args: AnalyseArgs) -> Result<()> {
     // The limit flags replace the config's limits: they are set after the `--set`s, so
     // `--set search.depth=0 --movetime 200` is a search of 200 ms, not a config without
     // a limit.
-    let mut given: Vec<(&str, String)> = args.set.iter().map(|a| ("--set", a.clone())).collect();
+    let mut engine = EngineConfig::load(&args.engine)?;
+    let mut given = Vec::new();
+    for a in &args.set {
+        given.push(Flagged::parse("--set", a)?);
+    }
     if flagged {
         for (flag, key, v) in limits {
-            given.push((flag, format!("{key}={}", v.unwrap_or(0))));
+            given.push(Flagged::number(flag, key, v.unwrap_or(0)));
         }
-        given.push(("--movetime", "search.tc=\"\"".to_string()));
+        given.push(Flagged::string("--movetime", "search.tc", String::new()));
     }
-    let given: Vec<(&str, &str)> = given.iter().map(|(f, a)| (*f, a.as_str())).collect();
-    let mut engine = EngineConfig::load(&args.engine)?;
-    apply_flagged_sets(&mut engine, &given)?;
+    apply_parsed(&given, |a| engine.set_all(a))?;
     with_game!(engine.game, |G, game| analyse_game::<G>(
         &args, &engine, &game
     ))

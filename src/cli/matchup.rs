@@ -23,7 +23,7 @@ use clap::Args;
 use super::{
     adjudication::AdjudicationArgs,
     elo::parse_sprt,
-    engine::apply_flagged,
+    engine::{Flagged, apply_parsed},
     job::JobArgs,
     tournament::{LiveArgs, Play, play},
 };
@@ -250,22 +250,19 @@ impl Limits {
         Ok(true)
     }
 
-    /// As parameter assignments for an engine file: these limits replace the engine's
-    /// own (the others are cleared).
-    fn assignments(&self) -> Vec<String> {
+    /// As parameter assignments for an engine file (given by `flag`): these limits
+    /// replace the engine's own (the others are cleared).
+    fn assignments<'a>(&self, flag: &'a str) -> Vec<Flagged<'a>> {
         if self.is_empty() {
             return Vec::new();
         }
-        let number = |v: Option<u64>| v.unwrap_or(0).to_string();
+        let number = |name: &str, v: Option<u64>| Flagged::number(flag, name, v.unwrap_or(0));
+        let tc = self.tc.map_or_else(String::new, |tc| tc.to_string());
         vec![
-            format!("search.depth={}", number(self.depth.map(u64::from))),
-            format!("search.nodes={}", number(self.nodes)),
-            format!("search.movetime_ms={}", number(self.movetime)),
-            format!(
-                "search.tc={}",
-                self.tc
-                    .map_or_else(|| "\"\"".to_string(), |tc| format!("\"{tc}\""))
-            ),
+            number("search.depth", self.depth.map(u64::from)),
+            number("search.nodes", self.nodes),
+            number("search.movetime_ms", self.movetime),
+            Flagged::string(flag, "search.tc", tc),
         ]
     }
 
@@ -561,13 +558,6 @@ fn side(
             params.push(format!("{key}={value}"));
         }
     }
-    let limit = flags.assignments();
-    let spec_limit = limits.assignments();
-    let mut assignments: Vec<String> = limit.clone();
-    assignments.extend(args.set.iter().cloned());
-    assignments.extend(own.iter().cloned());
-    assignments.extend(spec_limit.iter().cloned());
-    assignments.extend(params.iter().cloned());
     // Each assignment with the flag that gave it, for the error.
     let limit_flag = if args.depth.is_some() {
         "--depth"
@@ -578,28 +568,33 @@ fn side(
     } else {
         "--tc"
     };
-    let flags = std::iter::repeat_n(limit_flag, limit.len())
-        .chain(std::iter::repeat_n("--set", args.set.len()))
-        .chain(std::iter::repeat_n(flag, own.len()))
-        .chain(std::iter::repeat_n(
-            "its spec",
-            spec_limit.len() + params.len(),
-        ));
-    let given: Vec<(&str, &str)> = flags.zip(assignments.iter().map(String::as_str)).collect();
-    apply_flagged(&given, |a| engine.set_all(a))?;
+    let mut given = flags.assignments(limit_flag);
+    for a in &args.set {
+        given.push(Flagged::parse("--set", a)?);
+    }
+    for a in own {
+        given.push(Flagged::parse(flag, a)?);
+    }
+    given.extend(limits.assignments("its spec"));
+    for a in &params {
+        given.push(Flagged::parse("its spec", a)?);
+    }
+    apply_parsed(&given, |a| engine.set_all(a))?;
     // Later assignments win, as they did on the engine.
     let mut set = toml::Table::new();
-    for (flag, a) in &given {
-        let (key, value) = arena::config::parse_assignment(a).map_err(anyhow::Error::msg)?;
+    for Flagged {
+        flag, name, value, ..
+    } in given
+    {
         if let EngineSpec::Builtin(e) = &engine
-            && let Some(why) = e.inert_reason(&key)
+            && let Some(why) = e.inert_reason(&name)
         {
             eprintln!(
-                "arena: warning: {flag} {key}: changes no move of '{}': {why}",
+                "arena: warning: {flag} {name}: changes no move of '{}': {why}",
                 e.name
             );
         }
-        set.insert(key, value);
+        set.insert(name, value);
     }
     Ok(Side::File {
         path,

@@ -133,6 +133,36 @@ macro_rules! search_config {
                 }
             }
 
+            /// The key `key` of `[search]` (`depth`, `lmr`, `params`) as a TOML value
+            /// (`None`: no such key).
+            fn value_of(&self, key: &str) -> Option<toml::Value> {
+                let value = match key {
+                    $( stringify!($key) => toml::Value::try_from(&self.$key)
+                        .expect("every [search] value has a TOML form"), )+
+                    $( stringify!($switch) => toml::Value::Boolean(self.$switch), )+
+                    "params" => toml::Value::Table(config::to_table(&self.params)),
+                    _ => return None,
+                };
+                Some(value)
+            }
+
+            /// Sets the key `key` of `[search]` from a TOML value (of its type: see
+            /// [`config::coerce_param`]); `None` when there is no such key.
+            fn set_value(
+                &mut self,
+                key: &str,
+                value: toml::Value,
+            ) -> Option<Result<(), toml::de::Error>> {
+                Some(match key {
+                    $( stringify!($key) => {
+                        <$ty as Deserialize>::deserialize(value).map(|v| self.$key = v)
+                    } )+
+                    $( stringify!($switch) => bool::deserialize(value).map(|v| self.$switch = v), )+
+                    "params" => SearchParams::deserialize(value).map(|v| self.params = v),
+                    _ => return None,
+                })
+            }
+
             /// The settings the switches give; the rest as by default.
             fn switch_settings(&self) -> SearchSettings {
                 SearchSettings {
@@ -638,7 +668,11 @@ impl EngineConfig {
     }
 
     /// This config with one parameter changed, its name and type checked but the whole
-    /// not yet validated.
+    /// not yet validated. The field is set directly: a key of `[search]` or
+    /// `[search.params]` as its declaration gives its type, a weight of the table through
+    /// the table; the table's other keys (`family`, `name`, `evaluation`, a whole
+    /// section) through its TOML form ([`EngineConfig::with_param_through_toml`]). The
+    /// messages are [`config::set_path`]'s.
     fn with_param(&self, name: &str, value: toml::Value) -> Result<EngineConfig, String> {
         if name == "name" {
             let name = value
@@ -650,6 +684,68 @@ impl EngineConfig {
                 ..self.clone()
             });
         }
+        let serde_error = |e: toml::de::Error| e.message().replace('\n', " ");
+        let mut updated = self.clone();
+        if name == "search" {
+            let current = toml::Value::Table(config::to_table(&self.search));
+            let value = config::coerce_param(&current, value, name)?;
+            updated.search = SearchConfig::deserialize(value).map_err(serde_error)?;
+            return Ok(updated);
+        }
+        if let Some(key) = name.strip_prefix("search.") {
+            let number = key.strip_prefix("params.");
+            let current = match number {
+                // Every number of `[search.params]` is a whole number (its `Spec`).
+                Some(number) => self
+                    .search
+                    .params
+                    .get(number)
+                    .map(|v| toml::Value::Integer(v as i64)),
+                None => self.search.value_of(key),
+            };
+            let Some(current) = current else {
+                return Err(self.unknown_param(name));
+            };
+            let value = config::coerce_param(&current, value, name)?;
+            let set = match number {
+                Some(number) => updated.search.params.set(number, value),
+                None => updated.search.set_value(key, value),
+            };
+            set.expect("a key that has a value can be set")
+                .map_err(serde_error)?;
+            return Ok(updated);
+        }
+        if name == "table" || name.starts_with("table.") {
+            let Some(table) = &self.table else {
+                return Err(self.unknown_param(name));
+            };
+            let key = name.strip_prefix("table.").unwrap_or("");
+            let Some(current) = table.weight(key) else {
+                return self.with_param_through_toml(name, value);
+            };
+            let value = config::coerce_param(&current, value, name)?;
+            updated
+                .table
+                .as_mut()
+                .expect("a clone of a config with a table")
+                .set_weight(key, &value)?;
+            return Ok(updated);
+        }
+        Err(self.unknown_param(name))
+    }
+
+    /// `unknown parameter `NAME`...`, with the names it has.
+    fn unknown_param(&self, name: &str) -> String {
+        config::unknown_parameter(&self.params(), name)
+    }
+
+    /// [`EngineConfig::with_param`] through the config's TOML form: the tree of
+    /// [`EngineConfig::params`] with the value set at its dotted path, read back.
+    fn with_param_through_toml(
+        &self,
+        name: &str,
+        value: toml::Value,
+    ) -> Result<EngineConfig, String> {
         let mut tree = self.params();
         config::set_path(&mut tree, name, value)?;
         let search: SearchConfig = match tree.remove("search") {
@@ -684,5 +780,112 @@ impl EngineConfig {
             .map(|o| o.as_str().to_string())
             .collect();
         format!("table {table}, ordering [{}]", ordering.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every dotted name of `tree`, tables included (`search.params`, `table.points`),
+    /// in file order.
+    fn every_path(prefix: &str, tree: &toml::Table, out: &mut Vec<String>) {
+        for (k, v) in tree {
+            let name = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            out.push(name.clone());
+            if let toml::Value::Table(t) = v {
+                every_path(&name, t, out);
+            }
+        }
+    }
+
+    /// The typed setter sets what the config's TOML form set before it (the tree of every
+    /// parameter with one value changed, read back): the same config, or the same
+    /// message, for every parameter of every shipped engine (and one without a table),
+    /// whatever the value's type or range.
+    #[test]
+    fn parameters_set_typed_as_through_the_toml_form() {
+        use toml::Value::{Array, Boolean, Float, Integer, String as Text};
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/engines");
+        let mut engines: Vec<EngineConfig> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| EngineConfig::load(&e.unwrap().path()).unwrap())
+            .collect();
+        let mut bare = engines[0].clone();
+        bare.table = None;
+        engines.push(bare);
+        let mut tables = toml::Table::new();
+        tables.insert("lmr_base".into(), Integer(7));
+        let values = [
+            Integer(0),
+            Integer(1),
+            Integer(-1),
+            Integer(3),
+            Integer(150),
+            Integer(5_000_000_000),
+            Integer(i64::MAX),
+            Float(2.0),
+            Float(1.5),
+            Float(-0.0),
+            Float(1e300),
+            Float(f64::NAN),
+            Text("x".into()),
+            Text("10+0.1".into()),
+            Text("lines".into()),
+            Text("points".into()),
+            Text("lines".into()),
+            Text("ataxx".into()),
+            Text(String::new()),
+            Boolean(true),
+            Boolean(false),
+            Array(vec![Text("tt_move".into()), Text("history".into())]),
+            Array(vec![Text("none".into())]),
+            Array(vec![Integer(1)]),
+            toml::Value::Table(toml::Table::new()),
+            toml::Value::Table(tables),
+        ];
+        let mut checked = 0;
+        for engine in &engines {
+            let tree = engine.params();
+            let mut names = Vec::new();
+            every_path("", &tree, &mut names);
+            names.extend(
+                [
+                    "search",
+                    "table",
+                    "search.dpth",
+                    "search.depth.x",
+                    "search.params.nope",
+                    "table.points.five",
+                    "table.endgame.material",
+                    "table.open_tree",
+                    "foo",
+                ]
+                .map(String::from),
+            );
+            if let Some(table) = &engine.table {
+                // Every number of the table is a weight it sets itself.
+                for (name, value, _) in config::numeric_params(&config::to_table(table)) {
+                    let weight = table.weight(&name).unwrap_or_else(|| panic!("{name}"));
+                    assert_eq!(
+                        weight.as_float().or(weight.as_integer().map(|i| i as f64)),
+                        Some(value)
+                    );
+                }
+            }
+            for name in &names {
+                for value in &values {
+                    let typed = engine.with_param(name, value.clone());
+                    let through = engine.with_param_through_toml(name, value.clone());
+                    assert_eq!(typed, through, "{} {name} = {value}", engine.name);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 }

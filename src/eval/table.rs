@@ -86,7 +86,178 @@ impl Table {
             Table::Ataxx(_) => Ok(()),
         }
     }
+
+    /// The number `key` of the table as its named parameter `table.KEY` calls it
+    /// (`open_three`, `points.five`, `defence`, `endgame.material`, `hole_3`): an integer,
+    /// or a float for `defence`; `None` for another key (`family`, `name`, `evaluation`,
+    /// a whole section) or a section the table leaves out.
+    pub fn weight(&self, key: &str) -> Option<toml::Value> {
+        let weight = match self {
+            Table::Mnk(t) if key == "defence" => return Some(toml::Value::Float(t.defence)),
+            Table::Mnk(t) => match key.strip_prefix("points.") {
+                Some(k) => t.points.as_ref()?.weight_ref(k),
+                None => t.weight_ref(key),
+            },
+            Table::Ataxx(t) => match key.strip_prefix("endgame.") {
+                Some(k) => t.endgame.weight_ref(k),
+                None => t.weight_ref(key),
+            },
+        };
+        weight.map(|w| toml::Value::Integer(*w))
+    }
+
+    /// Sets the number `key` (see [`Table::weight`]) to `value`, of the type
+    /// [`Table::weight`] gives, and checks the table as reading it does (the message
+    /// names the key: `key `defence`: ...`).
+    pub fn set_weight(&mut self, key: &str, value: &toml::Value) -> Result<(), String> {
+        let slot = match (&mut *self, value) {
+            (Table::Mnk(t), toml::Value::Float(f)) if key == "defence" => {
+                t.defence = *f;
+                return self.validate();
+            }
+            (Table::Mnk(t), toml::Value::Integer(i)) => match key.strip_prefix("points.") {
+                Some(k) => t.points.as_mut().and_then(|p| p.weight_mut(k)),
+                None => t.weight_mut(key),
+            }
+            .map(|w| (w, *i)),
+            (Table::Ataxx(t), toml::Value::Integer(i)) => match key.strip_prefix("endgame.") {
+                Some(k) => t.endgame.weight_mut(k),
+                None => t.weight_mut(key),
+            }
+            .map(|w| (w, *i)),
+            _ => None,
+        };
+        let Some((slot, v)) = slot else {
+            return Err(format!(
+                "the table has no number `{key}` that takes {value}"
+            ));
+        };
+        *slot = v;
+        self.validate()
+    }
 }
+
+/// The whole-number weights of a table's struct by name: `weight_ref` and `weight_mut`
+/// (`None` for another name).
+macro_rules! weights_by_name {
+    ($ty:ty { $($field:ident),+ $(,)? }) => {
+        impl $ty {
+            fn weight_ref(&self, key: &str) -> Option<&i64> {
+                match key {
+                    $( stringify!($field) => Some(&self.$field), )+
+                    _ => None,
+                }
+            }
+
+            fn weight_mut(&mut self, key: &str) -> Option<&mut i64> {
+                match key {
+                    $( stringify!($field) => Some(&mut self.$field), )+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+weights_by_name!(PatternWeights {
+    five,
+    open_four,
+    rush_four,
+    dead_four,
+    open_three,
+    sleep_three,
+    dead_three,
+    open_two,
+    sleep_two,
+    dead_two,
+    open_one,
+    sleep_one,
+    dead_one,
+});
+
+weights_by_name!(MnkTable {
+    centre,
+    double_four,
+    four_three,
+    double_three,
+    cell_double_four,
+    cell_four_three,
+    cell_double_three,
+    cell_four_two,
+    cell_three_two,
+    cell_double_two,
+    five,
+    open_four,
+    rush_four,
+    dead_four,
+    open_three,
+    sleep_three,
+    dead_three,
+    open_two,
+    sleep_two,
+    dead_two,
+    open_one,
+    sleep_one,
+    dead_one,
+});
+
+weights_by_name!(AtaxxTable {
+    material,
+    rectangle,
+    mobility,
+    frontier,
+    corner,
+    edge,
+    tempo,
+    tempo_filled,
+    square_a1,
+    square_b1,
+    square_c1,
+    square_d1,
+    square_b2,
+    square_c2,
+    square_d2,
+    square_c3,
+    square_d3,
+    square_d4,
+    hole_1,
+    hole_2,
+    hole_3,
+    hole_4,
+    hole_5,
+    hole_6,
+    hole_7,
+    hole_8,
+});
+
+weights_by_name!(AtaxxEndgame {
+    material,
+    rectangle,
+    mobility,
+    frontier,
+    corner,
+    edge,
+    tempo,
+    tempo_filled,
+    square_a1,
+    square_b1,
+    square_c1,
+    square_d1,
+    square_b2,
+    square_c2,
+    square_d2,
+    square_c3,
+    square_d3,
+    square_d4,
+    hole_1,
+    hole_2,
+    hole_3,
+    hole_4,
+    hole_5,
+    hole_6,
+    hole_7,
+    hole_8,
+});
 
 /// How an m,n,k table turns patterns into a position score.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -257,6 +257,22 @@ macro_rules! search_params {
                     _ => None,
                 }
             }
+
+            /// Sets the number `key` (`lmr_divisor`) from `value`, any serde form of its
+            /// type (a config's value); `None` when there is no such number. Its range is
+            /// the engine's to check.
+            pub fn set<'de, D: serde::Deserializer<'de>>(
+                &mut self,
+                key: &str,
+                value: D,
+            ) -> Option<Result<(), D::Error>> {
+                match key {
+                    $( stringify!($name) => {
+                        Some(<$ty as Deserialize>::deserialize(value).map(|v| self.$name = v))
+                    } )+
+                    _ => None,
+                }
+            }
         }
     };
 }

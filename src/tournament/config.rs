@@ -414,6 +414,64 @@ pub struct EngineEntry {
     pub restart: Option<bool>,
 }
 
+impl EngineEntry {
+    /// The keys of an outside engine's entry besides `name` and `command`, in the order
+    /// messages list them.
+    pub const EXTERNAL_KEYS: [&'static str; 11] = [
+        "args",
+        "protocol",
+        "working_dir",
+        "options",
+        "depth",
+        "nodes",
+        "movetime_ms",
+        "tc",
+        "tolerance_ms",
+        "reply_timeout_ms",
+        "restart",
+    ];
+
+    /// The keys of a built-in engine's entry besides `name`, in the order messages
+    /// list them.
+    pub const BUILTIN_KEYS: [&'static str; 5] = ["file", "game", "table", "search", "set"];
+
+    /// The keys of [`EngineEntry::EXTERNAL_KEYS`] this entry gives, in that order.
+    fn external_keys_given(&self) -> impl Iterator<Item = &'static str> {
+        let given = [
+            !self.args.is_empty(),
+            self.protocol.is_some(),
+            self.working_dir.is_some(),
+            !self.options.is_empty(),
+            self.depth.is_some(),
+            self.nodes.is_some(),
+            self.movetime_ms.is_some(),
+            self.tc.is_some(),
+            self.tolerance_ms.is_some(),
+            self.reply_timeout_ms.is_some(),
+            self.restart.is_some(),
+        ];
+        Self::EXTERNAL_KEYS
+            .into_iter()
+            .zip(given)
+            .filter_map(|(key, given)| given.then_some(key))
+    }
+
+    /// The keys of [`EngineEntry::BUILTIN_KEYS`] this entry gives, in that order.
+    fn builtin_keys_given(&self) -> impl Iterator<Item = &'static str> {
+        let given = [
+            self.file.is_some(),
+            self.game.is_some(),
+            self.table.is_some(),
+            self.search.is_some(),
+            !self.set.is_empty(),
+        ];
+        Self::BUILTIN_KEYS
+            .into_iter()
+            .zip(given)
+            .filter_map(|(key, given)| given.then_some(key))
+    }
+}
+
 /// A tournament config as written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -764,20 +822,7 @@ fn resolve_engine(
     if let Some(command) = &entry.command {
         return resolve_external(base, config, entry, command).map(EngineSpec::External);
     }
-    let external_keys = [
-        ("args", !entry.args.is_empty()),
-        ("protocol", entry.protocol.is_some()),
-        ("working_dir", entry.working_dir.is_some()),
-        ("options", !entry.options.is_empty()),
-        ("depth", entry.depth.is_some()),
-        ("nodes", entry.nodes.is_some()),
-        ("movetime_ms", entry.movetime_ms.is_some()),
-        ("tc", entry.tc.is_some()),
-        ("tolerance_ms", entry.tolerance_ms.is_some()),
-        ("reply_timeout_ms", entry.reply_timeout_ms.is_some()),
-        ("restart", entry.restart.is_some()),
-    ];
-    if let Some((key, _)) = external_keys.iter().find(|(_, given)| *given) {
+    if let Some(key) = entry.external_keys_given().next() {
         return Err(format!(
             "key `{key}` is for external engines (give `command`, or put it in the engine \
              file); with `file`, set limits with `set` (`search.depth`, `search.nodes`, \
@@ -796,18 +841,14 @@ fn resolve_external(
     entry: &EngineEntry,
     command: &str,
 ) -> Result<ExternalEngine, String> {
-    let builtin_keys = [
-        ("file", entry.file.is_some()),
-        ("game", entry.game.is_some()),
-        ("table", entry.table.is_some()),
-        ("search", entry.search.is_some()),
-        ("set", !entry.set.is_empty()),
-    ];
-    if let Some((key, _)) = builtin_keys.iter().find(|(_, given)| *given) {
+    if let Some(key) = entry.builtin_keys_given().next() {
+        let (last, rest) = EngineEntry::EXTERNAL_KEYS
+            .split_last()
+            .expect("an outside engine has keys");
         return Err(format!(
             "key `{key}` is for built-in engines; an external engine (`command`) takes \
-             name, args, protocol, working_dir, options, depth, nodes, movetime_ms, tc, \
-             tolerance_ms, reply_timeout_ms and restart"
+             name, {} and {last}",
+            rest.join(", ")
         ));
     }
     ExternalFields {
