@@ -2,8 +2,9 @@
 //! folder, then a rename; and sweeping up the temporary files a killed writer left.
 //! Opening and creating what arena keeps in its folders without following a symbolic
 //! link someone else put there ([`open_regular`], [`own_folder`]), and reading lines
-//! within a size limit ([`read_line_capped`]). Shared by every layer that writes
-//! results (tournaments, tuning, reports); knows nothing about what the files hold.
+//! within a size limit ([`read_line_capped`]). The durable line log of long jobs, with
+//! its torn-tail repair, is [`jsonl`]. Shared by every layer that writes results
+//! (tournaments, tuning, reports); knows nothing about what the files hold.
 
 use std::{
     fs::{self, File, OpenOptions},
@@ -12,6 +13,8 @@ use std::{
     path::{Path, PathBuf},
     sync::atomic::{AtomicUsize, Ordering},
 };
+
+pub mod jsonl;
 
 /// A file that could not be written: the file meant (never the temporary one) and why.
 #[derive(Debug, thiserror::Error)]

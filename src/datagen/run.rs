@@ -43,6 +43,7 @@ use crate::{
     config,
     engine::{Engine, EngineConfig, Player},
     eval::Evaluator,
+    files::jsonl,
     search::score::is_decisive,
     tournament::{
         RunError,
@@ -50,7 +51,7 @@ use crate::{
         game::{GameSetup, play_game},
         lock,
         openings::{Opening, read_file},
-        record::{GameRecord, truncate_to},
+        record::GameRecord,
         schedule::ScheduledGame,
         seeds::{Stream, derive_seed},
         shard::Shard,
@@ -549,10 +550,10 @@ pub(super) fn play_part<G: DatagenGame>(
     }
     let repaired = scan.torn || data_len > logged_bytes;
     if scan.torn {
-        truncate_to(&log_path, scan.valid_len).map_err(|e| RunError::io(&log_path, e))?;
+        jsonl::truncate_to(&log_path, scan.valid_len).map_err(|e| RunError::io(&log_path, e))?;
     }
     if data_len > logged_bytes {
-        truncate_to(&data_path, logged_bytes).map_err(|e| RunError::io(&data_path, e))?;
+        jsonl::truncate_to(&data_path, logged_bytes).map_err(|e| RunError::io(&data_path, e))?;
     }
     let next_game = scan.last.map_or(first, |l| l.game + 1);
     let (games_before, positions_before) = scan

@@ -13,16 +13,14 @@
 //! a complete last line included, is an error, because silently skipping a finished
 //! game would lose it.
 
-use std::{
-    fs::{File, OpenOptions},
-    io::{BufReader, Write},
-    os::unix::fs::OpenOptionsExt as _,
-    path::{Path, PathBuf},
-};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::GameSpec;
+use crate::{
+    files::jsonl::{self, Appender},
+    game::GameSpec,
+};
 
 /// What one move cost and what the mover said about it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -292,21 +290,19 @@ impl GameRecord {
     }
 }
 
-/// Appends records to `games.jsonl`, one line each, flushed to the OS before returning.
+/// Appends records to `games.jsonl`, one line each, flushed to the disk before returning
+/// (the durable log of [`crate::files::jsonl`]).
 #[derive(Debug)]
 pub struct RecordWriter {
-    file: File,
-    path: PathBuf,
+    log: Appender,
 }
 
 impl RecordWriter {
     /// Opens (creating if needed) the results file for appending; never through a
     /// symbolic link, and only a regular file (see [`crate::files::open_regular`]).
     pub fn open(path: &Path) -> std::io::Result<RecordWriter> {
-        let file = crate::files::open_regular(path, OpenOptions::new().create(true).append(true))?;
         Ok(RecordWriter {
-            file,
-            path: path.to_path_buf(),
+            log: Appender::open(path)?,
         })
     }
 
@@ -314,15 +310,12 @@ impl RecordWriter {
     pub fn append(&mut self, record: &GameRecord) -> std::io::Result<()> {
         let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
         line.push('\n');
-        // One write call per line, so a crash tears at most the last line.
-        self.file.write_all(line.as_bytes())?;
-        self.file.flush()?;
-        self.file.sync_data()
+        self.log.append_line(&line)
     }
 
     /// The file written to.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.log.path()
     }
 }
 
@@ -436,53 +429,10 @@ pub fn scan_records<E>(
     path: &Path,
     mut each: impl FnMut(usize, GameRecord) -> Result<(), E>,
 ) -> Result<Scan, ScanError<E>> {
-    let io = |source| {
-        ScanError::Read(ReadError::Io {
-            path: path.display().to_string(),
-            source,
-        })
-    };
-    // Without blocking: a FIFO in its place would wait for a writer before the check.
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-    {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Scan::default()),
-        Err(e) => return Err(io(e)),
-    };
-    let kind = file.metadata().map_err(io)?.file_type();
-    if !kind.is_file() {
-        return Err(ScanError::Read(ReadError::NotAFile {
-            path: path.display().to_string(),
-            what: crate::files::kind_name(&kind).to_string(),
-        }));
-    }
-    let mut reader = BufReader::new(file);
-    let mut out = Scan::default();
-    let mut line = Vec::new();
-    let mut number = 0;
-    loop {
-        let n =
-            crate::files::read_line_capped(&mut reader, MAX_RECORD_LINE, &mut line).map_err(io)?;
-        if n == 0 {
-            break;
-        }
-        number += 1;
-        if n > MAX_RECORD_LINE {
-            return Err(ScanError::Read(ReadError::TooLong {
-                path: path.display().to_string(),
-                line: number,
-            }));
-        }
-        // Only the last line can lack its newline: without one, the write was cut.
-        let complete = line.last() == Some(&b'\n');
-        if !complete {
-            out.torn_tail = true;
-            break;
-        }
-        let parsed = std::str::from_utf8(&line)
+    let shown = || path.display().to_string();
+    let mut records = 0;
+    let lines = jsonl::scan(path, MAX_RECORD_LINE, |number, line| {
+        let parsed = std::str::from_utf8(line)
             .map_err(|e| e.to_string())
             .and_then(|text| {
                 serde_json::from_str::<GameRecord>(text.trim_end()).map_err(|e| e.to_string())
@@ -490,25 +440,40 @@ pub fn scan_records<E>(
         match parsed {
             Ok(record) => {
                 each(number, record).map_err(ScanError::Record)?;
-                out.records += 1;
-                out.valid_len += n as u64;
+                records += 1;
+                Ok(())
             }
-            Err(_) if line.iter().all(u8::is_ascii_whitespace) => {
-                out.valid_len += n as u64;
-            }
+            Err(_) if line.iter().all(u8::is_ascii_whitespace) => Ok(()),
             // A complete line that is not a record: damage, not a torn write, even when
             // it is the last line.
-            Err(why) => {
-                return Err(ScanError::Read(ReadError::Corrupt {
-                    path: path.display().to_string(),
-                    line: number,
-                    why,
-                }));
-            }
+            Err(why) => Err(ScanError::Read(ReadError::Corrupt {
+                path: shown(),
+                line: number,
+                why,
+            })),
         }
-    }
-    out.lines = number;
-    Ok(out)
+    })
+    .map_err(|e| match e {
+        jsonl::ScanError::Io(source) => ScanError::Read(ReadError::Io {
+            path: shown(),
+            source,
+        }),
+        jsonl::ScanError::NotAFile(what) => ScanError::Read(ReadError::NotAFile {
+            path: shown(),
+            what: what.to_string(),
+        }),
+        jsonl::ScanError::TooLong(line) => ScanError::Read(ReadError::TooLong {
+            path: shown(),
+            line,
+        }),
+        jsonl::ScanError::Line(e) => e,
+    })?;
+    Ok(Scan {
+        records,
+        valid_len: lines.valid_len,
+        torn_tail: lines.torn_tail,
+        lines: lines.lines,
+    })
 }
 
 /// Rewrites a complete results file in game order (through a temporary file, flushed,
@@ -534,13 +499,6 @@ pub fn rewrite_records(path: &Path, records: &[GameRecord]) -> std::io::Result<(
     }
     crate::files::write_atomic(path, text.as_bytes(), true).map_err(|e| e.error)?;
     Ok(())
-}
-
-/// Cuts a torn tail off the results file so appending continues on a clean line.
-pub fn truncate_to(path: &Path, len: u64) -> std::io::Result<()> {
-    let file = crate::files::open_regular(path, OpenOptions::new().write(true))?;
-    file.set_len(len)?;
-    file.sync_all()
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use super::{
     live::{LiveFiles, LiveWriter},
     lock,
     openings::{OpeningBook, OpeningGame},
-    record::{self, GameRecord, RecordWriter, truncate_to},
+    record::{self, GameRecord, RecordWriter},
     schedule::Schedule,
     seeds::{Stream, derive_seed},
     shard::{self, Shard},
@@ -39,6 +39,7 @@ use super::{
 };
 use crate::{
     engine::Player,
+    files::jsonl,
     protocol::{EngineSpec, ExternalGame, PlayerContext},
     stats::{GameScore, Penta, SprtDecision, Wdl},
     with_game,
@@ -442,7 +443,7 @@ fn run_tournament<G: OpeningGame + ExternalGame>(
         )?;
     }
     if scan.torn_tail {
-        truncate_to(&results, scan.valid_len).map_err(io_err(&results))?;
+        jsonl::truncate_to(&results, scan.valid_len).map_err(io_err(&results))?;
     }
 
     // The games the results hold and a live file lacks (a run killed between the two

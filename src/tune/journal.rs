@@ -15,15 +15,15 @@
 
 use std::{
     collections::{BTreeMap, HashMap},
-    fs::{self, File, OpenOptions},
-    io::{Read, Seek, SeekFrom, Write},
+    fs::{self, File},
+    io::{Read, Seek, SeekFrom},
     path::{Path, PathBuf},
 };
 
 use serde::{Deserialize, Serialize};
 
 use super::{TuneError, job::write_atomic, spsa::PairOutcome};
-use crate::stats::GameScore;
+use crate::{files::jsonl::Appender, stats::GameScore};
 
 /// The folder of the journals and the claims, in a tune's folder.
 pub const PAIRS_DIR: &str = "pairs";
@@ -113,12 +113,11 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TuneError + '_ {
     }
 }
 
-/// A worker's own journal, open for appending. Only the worker holding that worker's
-/// lock writes it.
+/// A worker's own journal, open for appending (the durable log of
+/// [`crate::files::jsonl`]). Only the worker holding that worker's lock writes it.
 #[derive(Debug)]
 pub struct JournalWriter {
-    file: File,
-    path: PathBuf,
+    log: Appender,
 }
 
 impl JournalWriter {
@@ -128,31 +127,16 @@ impl JournalWriter {
         let folder = dir.join(PAIRS_DIR);
         crate::files::own_folder(&folder).map_err(io_err(&folder))?;
         let path = folder.join(format!("{label}.jsonl"));
-        let mut file = crate::files::open_regular(
-            &path,
-            OpenOptions::new().read(true).append(true).create(true),
-        )
-        .map_err(io_err(&path))?;
-        let mut text = Vec::new();
-        file.read_to_end(&mut text).map_err(io_err(&path))?;
-        let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if keep < text.len() {
-            file.set_len(keep as u64).map_err(io_err(&path))?;
-        }
-        file.seek(SeekFrom::End(0)).map_err(io_err(&path))?;
-        Ok(JournalWriter { file, path })
+        let log = Appender::open_cutting_torn_tail(&path).map_err(io_err(&path))?;
+        Ok(JournalWriter { log })
     }
 
     /// Appends a pair and waits for the disk: the pair counts only after this.
     pub fn append(&mut self, line: &PairLine) -> Result<(), TuneError> {
         let mut text = serde_json::to_string(line).expect("a pair line serialises");
         text.push('\n');
-        let path = self.path.clone();
-        self.file
-            .write_all(text.as_bytes())
-            .and_then(|()| self.file.flush())
-            .and_then(|()| self.file.sync_data())
-            .map_err(io_err(&path))
+        let path = self.log.path().to_path_buf();
+        self.log.append_line(&text).map_err(io_err(&path))
     }
 }
 

@@ -2,6 +2,8 @@
 //! every output file, the same table on one and two threads, killed with SIGKILL during
 //! the self-play games and again during the epochs and resumed to exactly the table of
 //! an uninterrupted fit, bad input rejected with file and line, the shipped config.
+//!
+//! `arena fit` reads games given besides a config.
 
 use std::{
     path::{Path, PathBuf},
@@ -824,4 +826,43 @@ fn datagen_data_is_streamed_with_a_blend_of_result_and_score() {
         at("bad").to_str().unwrap(),
     ]);
     assert!(e.contains("either datagen output"), "{e}");
+}
+
+fn fit_config() -> String {
+    data("fit/small.toml").display().to_string()
+}
+
+/// Issue 20, item 21: `arena fit CONFIG --games DIR` was refused ("the config names its
+/// games") for a config without `games`: the folders are read besides the config's own.
+#[test]
+fn fit_reads_games_given_besides_a_config() {
+    let tmp = tempfile::tempdir().unwrap();
+    let games = tmp.path().join("games");
+    let small = data("tournaments/small.toml");
+    run_ok(&[
+        "run",
+        small.to_str().unwrap(),
+        "--quiet",
+        "--no-report",
+        "--out",
+        games.to_str().unwrap(),
+    ]);
+    let out = tmp.path().join("fit");
+    let stdout = run_ok(&[
+        "fit",
+        &fit_config(),
+        "--games",
+        games.to_str().unwrap(),
+        "--selfplay-pairs",
+        "4",
+        "--epochs",
+        "2",
+        "--verify-pairs",
+        "0",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // 8 self-play games and the 36 of the tournament.
+    assert!(stdout.contains("from 44 games"), "{stdout}");
 }

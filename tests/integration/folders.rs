@@ -3,11 +3,22 @@
 //! them, and readers take no lock; a sweep's points stay inside its folder whatever the
 //! values; a folder that is not an arena results folder, a file given as `--out`, and a
 //! link where arena keeps `plots/` or `logs/` are refused (exit 2) with nothing written.
+//!
+//! One writer per results folder: a second is refused at once and the first run is
+//! undisturbed.
 
-use std::{os::unix::fs::symlink, path::Path};
+use std::{
+    os::unix::fs::symlink,
+    path::Path,
+    process::Stdio,
+    time::{Duration, Instant},
+};
+
+use arena::tournament::{GameRecord, read_records};
 
 use crate::common::{
-    arena_bin, data, run_bad_input, run_ok, run_to, shipped_engine, tictactoe_config, write,
+    arena_bin, arena_process, data, run_bad_input, run_ok, run_to, shipped_engine, table,
+    tictactoe_config, write,
 };
 
 const PRECIOUS: &str = "a file that is not arena's\n";
@@ -269,4 +280,87 @@ fn folders_that_are_not_arenas_are_refused() {
     symlink(&real, tmp.path().join("via-link")).unwrap();
     run_to(&config, &tmp.path().join("via-link"));
     assert!(real.join("games.jsonl").is_file());
+}
+
+fn records(file: &Path) -> Vec<GameRecord> {
+    let mut v = read_records(file).unwrap().records;
+    v.sort_by_key(|r| r.game);
+    v
+}
+
+/// Regression: two `arena run --out DIR` at once wrote 120 lines for 60 games and both
+/// exited 0.
+#[test]
+fn a_second_writer_is_refused_at_once_and_the_first_run_is_undisturbed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write(
+        tmp.path(),
+        "pair.toml",
+        &format!(
+            "name = \"pair\"\ngame = \"mnk:9,9,5\"\nrounds = 12\nseed = 9\n\n[openings]\n\
+             kind = \"random\"\nplies = 2\nradius = 1\n\n[[engines]]\nname = \"a\"\n\
+             table = \"{t}\"\nsearch = {{ depth = 2, ordering = [\"tt_move\", \"threat\"] }}\n\n\
+             [[engines]]\nname = \"b\"\ntable = \"{t}\"\nsearch = {{ depth = 1 }}\n",
+            t = table("gomoku/seed003.toml")
+        ),
+    );
+    let busy = tmp.path().join("busy");
+    let mut first = arena_process()
+        .args([
+            "run",
+            &config,
+            "--quiet",
+            "--jobs",
+            "1",
+            "--no-report",
+            "--out",
+        ])
+        .arg(&busy)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = busy.join(".arena.lock");
+    let until = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid")) {
+        assert!(Instant::now() < until, "the first run never took the lock");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let e = run_bad_input(&["run", &config, "--quiet", "--out", busy.to_str().unwrap()]);
+    assert!(
+        e.contains(&format!("pid {}", first.id())) && e.contains("in use"),
+        "{e}"
+    );
+    // A resume and a merge are writers too.
+    let e = run_bad_input(&["run", &config, "--resume", "--out", busy.to_str().unwrap()]);
+    assert!(e.contains(&format!("pid {}", first.id())), "{e}");
+    assert!(first.wait().unwrap().success());
+    let alone = tmp.path().join("alone");
+    run_ok(&[
+        "run",
+        &config,
+        "--quiet",
+        "--no-report",
+        "--out",
+        alone.to_str().unwrap(),
+    ]);
+    let strip = |v: Vec<GameRecord>| -> Vec<GameRecord> {
+        v.into_iter().map(|r| r.without_times()).collect()
+    };
+    let (a, b) = (
+        strip(records(&busy.join("games.jsonl"))),
+        strip(records(&alone.join("games.jsonl"))),
+    );
+    assert_eq!(a.len(), 24);
+    assert_eq!(a, b, "the first run's games are an undisturbed run's");
+    // Released: the folder is writable again.
+    run_ok(&[
+        "run",
+        &config,
+        "--quiet",
+        "--no-report",
+        "--resume",
+        "--out",
+        busy.to_str().unwrap(),
+    ]);
 }

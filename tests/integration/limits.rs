@@ -2,6 +2,8 @@
 //! records file that is a device, a FIFO or ends in an endless line is refused with the
 //! file (and line) named; engine names have a length limit, and a name at the limit
 //! renders; seeds take the whole `u64` range in every command.
+//!
+//! Memory stays flat in the number of games, and the search radius is bounded.
 
 use std::{
     os::unix::{fs::symlink, process::CommandExt as _},
@@ -13,8 +15,8 @@ use std::{
 use arena::tournament::read_records;
 
 use crate::common::{
-    arena_process, copy_folder, root, run_bad_input, run_ok, run_to, shipped_engine,
-    tictactoe_config, wait_or_kill, write,
+    arena_process, copy_folder, data, root, run_bad_input, run_ok, run_to, shipped_engine,
+    tictactoe_config, wait_or_kill, wait_with_peak, write,
 };
 
 /// Runs `arena stats DIR` with at most 1 GiB of address space (a reader that tried to
@@ -321,4 +323,62 @@ fn seeds_take_the_whole_u64_range() {
         run_toml.contains(&format!("seed = \"{TOP}\"")),
         "{run_toml}"
     );
+}
+
+/// Regressions: `rounds = 4294967295` aborted on a 103 GB allocation and `rounds =
+/// 10000000` with `[sprt]` took 1.36 GB before the first game (the schedule and the
+/// openings were made up front); `search.radius = 65536` hung a depth-1 search.
+#[test]
+fn memory_is_flat_in_the_number_of_games_and_radius_is_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("huge");
+    let child = arena_process()
+        .args(["run"])
+        .arg(data("tournaments/sprt.toml"))
+        .args([
+            "--rounds",
+            "4294967295",
+            "--quiet",
+            "--no-report",
+            "--jobs",
+            "2",
+            "--out",
+        ])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (status, peak_kib) = wait_with_peak(child);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "status {status}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["scheduled_games"], 2 * 4_294_967_295u64);
+    assert_ne!(
+        summary["sprt"]["decision"], "continue",
+        "{}",
+        summary["sprt"]
+    );
+    assert!(
+        peak_kib < 300 * 1024,
+        "peak memory {peak_kib} KiB for 8.6e9 scheduled games"
+    );
+
+    for set in ["search.radius=65536", "search.radius=16"] {
+        let e = run_bad_input(&[
+            "analyse",
+            root()
+                .join("configs/engines/gomoku-seed003-threat.toml")
+                .to_str()
+                .unwrap(),
+            "--depth",
+            "1",
+            "--set",
+            set,
+        ]);
+        assert!(e.contains("search.radius") && e.contains("15x15"), "{e}");
+    }
 }

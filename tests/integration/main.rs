@@ -1,26 +1,27 @@
 //! Integration tests: one test binary (links once), one module per area.
 
 mod browser;
+mod cli;
 mod cli_elo;
 mod cli_rules;
 mod common;
-mod daily;
+mod config_errors;
 mod datagen;
 mod docs;
+mod engine_habits;
 mod engines;
-mod engines_faults;
 mod eval_props;
 mod export;
 mod fit;
 mod folders;
 mod game_props;
-mod hardening;
-mod jobs;
+mod help;
 mod limits;
+mod long_jobs;
 mod match_runner;
-mod messages;
 mod openings;
 mod openings_play;
+mod outside_engines;
 mod perft;
 mod pool;
 mod protocol;

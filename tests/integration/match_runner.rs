@@ -2,6 +2,11 @@
 //! (a round robin, or a gauntlet of the first against the others), limits carried by one
 //! engine's spec, and live PGN/SGF files that a kill and `--resume` keep whole, with the
 //! content `arena export` writes.
+//!
+//! `arena match` without a config: a results folder that `stats` reads, an engine
+//! against itself with other settings, bad arguments refused in one line, an outside
+//! engine given as `cmd=`, the limits set on one engine named, and no interval for a
+//! one-pair match.
 
 use std::{collections::BTreeSet, path::Path, process::Stdio};
 
@@ -11,7 +16,7 @@ use arena::{
 };
 
 use crate::common::{
-    arena_bin, arena_process, fixture, run_bad_input, run_ok, shipped_engine, wait_for, write,
+    arena_bin, arena_process, data, fixture, run_bad_input, run_ok, shipped_engine, wait_for, write,
 };
 
 /// The game indices of a live PGN file, in file order.
@@ -413,4 +418,394 @@ fn a_run_config_and_a_tune_verification_write_live_files() {
     ]);
     assert_eq!(pgn_games(&pgn).len(), 4);
     assert_eq!(read(&pgn), export(&tuned.join("verification"), "--pgn"));
+}
+
+fn engine(name: &str) -> String {
+    data(&format!("../../configs/engines/{name}.toml"))
+        .display()
+        .to_string()
+}
+
+/// A quick 9x9 match of two shipped gomoku engines into `out`; returns stdout.
+fn quick_match(out: &Path, extra: &[&str]) -> String {
+    let (a, b) = (
+        engine("gomoku-seed003-threat"),
+        engine("gomoku-seed000-threat"),
+    );
+    let mut args = vec![
+        "match",
+        &a,
+        &b,
+        "--game",
+        "mnk:9,9,5",
+        "--depth",
+        "1",
+        "--rounds",
+        "3",
+        "--max-plies",
+        "40",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run_ok(&args)
+}
+
+#[test]
+fn match_writes_a_results_folder_that_stats_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m");
+    let printed = quick_match(&out, &[]);
+    assert!(
+        printed.contains("seed003-threat vs seed000-threat: 6 games"),
+        "{printed}"
+    );
+    for file in [
+        "run.toml",
+        "games.jsonl",
+        "summary.json",
+        "standings.csv",
+        "pairings.csv",
+        "report.html",
+    ] {
+        assert!(out.join(file).exists(), "{file} is written");
+    }
+    // run.toml is the exact config: both engines at depth 1 on 9x9.
+    let t = arena::tournament::Tournament::from_resolved(&out.join("run.toml")).unwrap();
+    assert_eq!(t.config.game.to_string(), "mnk:9,9,5");
+    assert_eq!(t.config.rounds, 3);
+    for spec in &t.engines {
+        let arena::protocol::EngineSpec::Builtin(e) = spec else {
+            panic!("built-in engines")
+        };
+        assert_eq!(
+            (e.search.depth, e.search.nodes, e.search.movetime_ms),
+            (1, 0, 0)
+        );
+    }
+    // `arena stats` reads the folder like any run's and prints the same standings.
+    let stats = run_ok(&["stats", out.to_str().unwrap()]);
+    assert_eq!(
+        stats.lines().take(8).collect::<Vec<_>>(),
+        printed.lines().take(8).collect::<Vec<_>>()
+    );
+    // The same match again needs --resume, which then has nothing left to play.
+    let e = run_bad_input(&[
+        "match",
+        &engine("gomoku-seed003-threat"),
+        &engine("gomoku-seed000-threat"),
+        "--game",
+        "mnk:9,9,5",
+        "--depth",
+        "1",
+        "--rounds",
+        "3",
+        "--max-plies",
+        "40",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(e.contains("--resume"), "{e}");
+    let again = quick_match(&out, &["--resume"]);
+    assert!(again.contains("0 games this run"), "{again}");
+}
+
+#[test]
+fn match_of_an_engine_against_itself_with_other_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("self");
+    let a = engine("tictactoe-perfect");
+    let printed = run_ok(&[
+        "match",
+        &a,
+        &a,
+        "--set-b",
+        "search.depth=1",
+        "--rounds",
+        "2",
+        "--quiet",
+        "--no-report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = arena::tournament::Tournament::from_resolved(&out.join("run.toml")).unwrap();
+    let names: Vec<&str> = t.engines.iter().map(|e| e.name()).collect();
+    assert_eq!(names.len(), 2);
+    assert!(
+        names[0].ends_with("-a") && names[1].ends_with("-b"),
+        "{names:?}"
+    );
+    let depths: Vec<u32> = t
+        .engines
+        .iter()
+        .map(|e| match e {
+            arena::protocol::EngineSpec::Builtin(e) => e.search.depth,
+            _ => panic!("built-in"),
+        })
+        .collect();
+    assert_eq!(depths[1], 1, "--set-b reached the second engine only");
+    assert_ne!(depths[0], 1);
+    assert!(printed.contains("4 of 4 games"), "{printed}");
+}
+
+#[test]
+fn match_refuses_bad_arguments_in_one_line() {
+    let a = engine("gomoku-seed003-threat");
+    let atx = engine("ataxx-seed004");
+    for (args, needle) in [
+        (vec!["match", &a, &atx], "plays ataxx"),
+        (
+            vec!["match", &a, &a, "--set-a", "search.nope=3"],
+            "--set-a search.nope=3",
+        ),
+        (vec!["match", &a, &a, "--tc", "fast"], "--tc"),
+        (vec!["match", &a, "cmd="], "cmd="),
+        (vec!["match", &a, "cmd=x,colour=red"], "colour"),
+        (
+            vec!["match", &a, "cmd=x,restart=maybe"],
+            "restart=maybe: on or off",
+        ),
+        (vec!["match", "missing.toml", &a], "missing.toml"),
+    ] {
+        let e = run_bad_input(&args);
+        assert!(e.contains(needle), "{args:?}: {e}");
+    }
+}
+
+/// An outside program as `cmd=...`: here arena itself, served over Gomocup (the
+/// protocol tests check that a served engine plays the in-process engine's games).
+#[test]
+fn match_plays_an_outside_engine_given_as_cmd() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("outside");
+    let bin = assert_cmd::cargo::cargo_bin("arena");
+    let a = engine("gomoku-seed003-threat");
+    let cmd = format!("cmd={},arg=serve,arg={a},name=served", bin.display());
+    let printed = run_ok(&[
+        "match",
+        &a,
+        &cmd,
+        "--game",
+        "mnk:9,9,5",
+        "--depth",
+        "1",
+        "--rounds",
+        "1",
+        "--max-plies",
+        "30",
+        "--quiet",
+        "--no-report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        printed.contains("seed003-threat vs served: 2 games"),
+        "{printed}"
+    );
+    let t = arena::tournament::Tournament::from_resolved(&out.join("run.toml")).unwrap();
+    let arena::protocol::EngineSpec::External(e) = &t.engines[1] else {
+        panic!("the second engine is an outside program")
+    };
+    assert_eq!(e.name, "served");
+    assert_eq!(e.args, ["serve", a.as_str()]);
+    assert_eq!(e.depth, Some(1), "--depth reached the outside engine");
+    let records = read_records(&out.join("games.jsonl")).unwrap().records;
+    assert_eq!(records.len(), 2);
+    assert!(
+        records.iter().all(|r| !r.reason.starts_with("fault")),
+        "{records:?}"
+    );
+}
+
+/// The lines of the "what differs" block a run prints.
+fn what_differs(printed: &str) -> Vec<&str> {
+    printed
+        .lines()
+        .skip_while(|l| !l.starts_with("what differs"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(str::trim)
+        .collect()
+}
+
+/// Regression: `--set-a`/`--set-b` limits are named in what differs. Between built-in
+/// engines they always were; with an outside engine (here arena served over Gomocup, from
+/// an engine file) the list said only "built-in | outside program" and left out the
+/// depths the flags gave, and two outside engines differing only by a flag showed no
+/// difference at all. Equal limits (`--depth` for both) stay out of the list.
+#[test]
+fn match_names_the_limits_set_on_one_engine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = engine("gomoku-seed003-threat");
+    let bin = assert_cmd::cargo::cargo_bin("arena");
+    let outside = crate::common::write(
+        tmp.path(),
+        "served.toml",
+        &format!(
+            "name = \"served\"\ncommand = \"{}\"\nargs = [\"serve\", \"{a}\"]\n\
+             protocol = \"gomocup\"\ndepth = 1\n",
+            bin.display()
+        ),
+    );
+    let play = |out: &str, a: &str, b: &str, flags: &[&str]| {
+        let out = tmp.path().join(out);
+        let mut args = vec![
+            "match",
+            a,
+            b,
+            "--game",
+            "mnk:9,9,5",
+            "--rounds",
+            "1",
+            "--max-plies",
+            "8",
+            "--quiet",
+            "--no-report",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(flags);
+        let printed = run_ok(&args);
+        let summary: serde_json::Value =
+            serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+        (printed, summary["differences"].clone())
+    };
+
+    // Built-in against outside: the depths differ, and are named.
+    let (printed, json) = play(
+        "mixed",
+        &a,
+        &outside,
+        &["--set-a", "search.depth=1", "--set-b", "search.depth=2"],
+    );
+    let block = what_differs(&printed);
+    assert_eq!(
+        block,
+        [
+            "engine: built-in | outside program (gomocup) (an outside engine is compared as a whole)",
+            "search.depth: 1 | 2",
+        ],
+        "{printed}"
+    );
+    assert_eq!(json[1]["key"], "search.depth", "{json}");
+    assert_eq!(json[1]["values"], serde_json::json!(["1", "2"]), "{json}");
+
+    // The same outside engine twice, one with a node limit.
+    let (printed, _) = play(
+        "outside",
+        &outside,
+        &outside,
+        &["--set-b", "search.nodes=5000"],
+    );
+    let block = what_differs(&printed);
+    assert_eq!(block.len(), 2, "{printed}");
+    assert_eq!(block[1], "search.nodes: 0 | 5000", "{printed}");
+
+    // --depth for both and --set-b on a built-in parameter: only the parameter.
+    let (printed, _) = play(
+        "builtin",
+        &a,
+        &a,
+        &["--depth", "1", "--set-b", "search.params.lmr_divisor=150"],
+    );
+    assert_eq!(
+        what_differs(&printed),
+        ["search.params.lmr_divisor: 200 | 150"],
+        "{printed}"
+    );
+}
+
+/// Regression: a 1-pair match (2 games) printed a narrow finite Elo interval (a 1-1 gave
+/// `+0.0 [-34, +34]`, from fishtest's 0.001 stand-ins alone). With fewer than five pairs
+/// it has none: unbounded on the console, `null` in summary.json (with `too_few`),
+/// `-inf`/`+inf` in pairings.csv, no rating error in standings.csv, and one warning says
+/// why.
+#[test]
+fn a_one_pair_match_has_no_interval() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("one");
+    let a = engine("tictactoe-perfect");
+    // The same engine twice: each pair's two games mirror each other, a 50 % score.
+    let printed = run_ok(&[
+        "match",
+        &a,
+        &a,
+        "--rounds",
+        "1",
+        "--quiet",
+        "--no-report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let head = printed
+        .lines()
+        .find(|l| l.starts_with("head-to-head:"))
+        .unwrap_or_else(|| panic!("a head-to-head line: {printed}"));
+    assert!(head.contains("Elo +0.0 [-inf, +inf] (95 %)"), "{head}");
+    assert!(head.contains("nElo +0.0 ± inf"), "{head}");
+    let warnings: Vec<&str> = printed
+        .lines()
+        .filter(|l| l.contains("too few for an interval"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "said once: {printed}");
+    assert!(
+        warnings[0].contains("1 pair is too few for an interval (at least 5 pairs"),
+        "{}",
+        warnings[0]
+    );
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+    let e = &summary["pairings"][0]["estimate"];
+    assert_eq!(e["too_few"], true, "{e}");
+    assert_eq!(e["elo"], 0.0, "{e}");
+    for key in ["elo_low", "elo_high", "elo_error", "nelo_error"] {
+        assert!(e[key].is_null(), "{key}: {e}");
+    }
+    for engine in summary["engines"].as_array().unwrap() {
+        assert!(engine["elo_error"].is_null(), "{engine}");
+    }
+
+    let pairings = read(&out.join("pairings.csv"));
+    let mut rows = pairings.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = rows.next().unwrap();
+    let row = rows.next().unwrap();
+    let cell = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(
+        (
+            cell("elo"),
+            cell("elo_low"),
+            cell("elo_high"),
+            cell("elo_error")
+        ),
+        ("0.00", "-inf", "+inf", "+inf"),
+        "{pairings}"
+    );
+    let standings = read(&out.join("standings.csv"));
+    let mut rows = standings.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = rows.next().unwrap();
+    let error = header.iter().position(|h| *h == "elo_error").unwrap();
+    for row in rows {
+        assert_eq!(row[error], "", "no rating error: {standings}");
+    }
+
+    // Five pairs: an interval again, and no such warning.
+    let five = run_ok(&[
+        "match",
+        &a,
+        &a,
+        "--rounds",
+        "5",
+        "--quiet",
+        "--no-report",
+        "--out",
+        tmp.path().join("five").to_str().unwrap(),
+    ]);
+    assert!(!five.contains("too few for an interval"), "{five}");
+    let head = five
+        .lines()
+        .find(|l| l.starts_with("head-to-head:"))
+        .unwrap();
+    assert!(!head.contains("inf"), "{head}");
 }

@@ -2,6 +2,8 @@
 //! the in-process one (Gomocup and UAI), every fault of an outside engine is a recorded
 //! loss and the run goes on, `arena serve` transcripts, time controls kept by the
 //! harness, and config errors about external engines.
+//!
+//! `arena serve` survives what real managers send.
 
 use std::{
     collections::BTreeMap,
@@ -14,8 +16,8 @@ use arena::{
 };
 
 use crate::common::{
-    arena_bin, assert_refused, fixture, root, run_bad_input, run_ok, serve_answered, serve_script,
-    write,
+    arena_bin, assert_refused, fixture, root, run_bad_input, run_ok, serve_answered, serve_ok,
+    serve_script, write,
 };
 
 /// Writes an engine config into `dir` with the table `table` (under configs/tables).
@@ -900,4 +902,43 @@ fn a_served_engine_needs_no_limit_of_its_own() {
     let out = serve(&g, "START 15\nINFO max_depth 2\nTURN 7,7\n", 1);
     assert!(out.contains("MESSAGE depth 2 "), "{out}");
     assert!(!out.contains("MESSAGE depth 3 "), "{out}");
+}
+
+/// Regressions in `arena serve`: a byte that is not UTF-8 (`INFO folder C:\Jürgen` in
+/// Latin-1) ended the protocol loop with exit 2; after `go infinite` a `position` blocked
+/// the loop so `stop` and `quit` were never read; a `YXBOARD` block got one `UNKNOWN`
+/// per line; `INFO rule 8` (caro) was played as freestyle. The search is deep enough
+/// that `END` always arrives before it ends (at depth 1 the move could be printed first).
+#[test]
+fn serve_survives_what_real_managers_send() {
+    let gomoku = root().join("configs/engines/gomoku-seed003-threat.toml");
+    let g = gomoku.to_str().unwrap();
+    let mut input = b"START 15\nINFO folder C:\\J".to_vec();
+    input.push(0xFC);
+    input.extend_from_slice(b"rgen\nYXBOARD\n7,7,1\n8,8,2\nDONE\nINFO rule 8\nBEGIN\nEND\n");
+    let out = serve_ok(&[g, "--set", "search.depth=60"], &input);
+    let replies: Vec<&str> = out.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
+    assert_eq!(replies[0], "OK", "{out}");
+    assert_eq!(
+        replies[1], "UNKNOWN command 'YXBOARD'",
+        "one answer for the block: {out}"
+    );
+    assert!(
+        replies[2].starts_with("ERROR rule 8: caro is not supported"),
+        "{out}"
+    );
+    assert_eq!(replies.len(), 3, "END stops BEGIN's search silently: {out}");
+
+    let ataxx = root().join("configs/engines/ataxx-seed004.toml");
+    let out = serve_ok(
+        &[ataxx.to_str().unwrap(), "--protocol", "uai"],
+        b"uai\nposition startpos\ngo infinite\nposition startpos moves g2\nisready\nstop\n\
+          go depth 1\nstop\nquit\n",
+    );
+    assert!(out.contains("readyok"), "{out}");
+    assert_eq!(
+        out.matches("bestmove").count(),
+        2,
+        "stop, then the queued position's go: {out}"
+    );
 }

@@ -1,6 +1,7 @@
 //! Reports through the real binary: every file written, plots titled and labelled, the
 //! HTML well-formed and self-contained, user strings escaped, tuning folders, bad
-//! folders, and a screenshot of the page taken by headless Chromium.
+//! folders, a screenshot of the page taken by headless Chromium, and live reports of a
+//! tune or a tournament being played (with `stats`, without taking their lock).
 //!
 //! The tests that drive a browser need `chromium`: they are ignored in a plain `cargo
 //! test` (a fresh machine with only Rust passes it, and the summary counts them as
@@ -16,7 +17,7 @@ use std::{
 
 use crate::{
     browser::{HEADLESS, Page, chromium, no_browser, page},
-    common::{data, run_bad_input, run_ok},
+    common::{arena_process, data, finish, lines, run_bad_input, run_ok, signal, wait_for},
 };
 
 /// The plots every tournament report has (an SPRT run adds `sprt`).
@@ -1102,4 +1103,180 @@ fn headless_chromium_tables_fit_a_1400_px_window() {
             "a table wider than its box: {b} (all: {seen})"
         );
     }
+}
+
+/// Issue 18, item 5: a tune in progress has a report (θ so far, how far, pairs an hour)
+/// made without its lock; `arena report --live` keeps it up to date (the page reloads
+/// itself) while the tune runs, and writes it once more, final, when the tune stops.
+#[test]
+fn a_live_report_follows_a_tune_until_it_stops() {
+    use crate::common::{wait_for_file, wait_or_kill};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let mut tune = arena_process()
+        .args(["tune"])
+        .arg(data("tune/small.toml"))
+        .args(["--pairs", "400000", "--jobs", "1", "--quiet", "--out"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let trajectory = out.join("trajectory.csv");
+    wait_for(&mut tune, "a batch applied", || {
+        std::fs::read_to_string(&trajectory).is_ok_and(|t| t.lines().count() >= 5)
+    });
+    // A plain report while the tune writes: no lock needed, θ so far.
+    let o = arena_process()
+        .args(["report", "--quiet"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("In progress: "), "{md}");
+    assert!(md.contains(" of 400000 pairs ("), "{md}");
+    assert!(md.contains("pairs an hour"), "{md}");
+    assert!(md.contains("the tuned values below are θ so far"), "{md}");
+    // --live: the page reloads itself while the tune runs.
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    let live = arena_process()
+        .args(["report", "--live", "1"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let html = out.join("report.html");
+    wait_for_file(&html, std::time::Duration::from_secs(300), |t| {
+        t.contains("<meta http-equiv=\"refresh\" content=\"1\"/>")
+    });
+    // The tune stops cleanly (SIGTERM): the live report sees no writer and ends.
+    signal(tune.id(), libc::SIGTERM);
+    let (code, _, stderr) = finish(tune);
+    assert_eq!(code, Some(130), "{stderr}");
+    let mut live = live;
+    let status = wait_or_kill(&mut live, std::time::Duration::from_secs(300))
+        .expect("the live report ends when the tune does");
+    assert!(status.success());
+    let (_, stdout, _) = finish(live);
+    assert!(
+        stdout.contains("no arena writes here; the report is final"),
+        "{stdout}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !page.contains("http-equiv=\"refresh\""),
+        "the final page does not reload"
+    );
+}
+
+/// A 9×9 gomoku tournament of two depth-2 engines that takes far longer than any test
+/// waits for it: `rounds` pairs.
+fn long_run(dir: &Path, rounds: u32) -> PathBuf {
+    let table = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/tables/gomoku/seed003.toml");
+    let path = dir.join("long.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"long\"\ngame = \"mnk:9,9,5\"\nrounds = {rounds}\nseed = 5\n\n\
+             [openings]\nkind = \"random\"\nplies = 2\nradius = 2\n\n\
+             [adjudication]\nmax_plies = 50\n\n\
+             [[engines]]\nname = \"a\"\ntable = \"{t}\"\n\
+             search = {{ depth = 2, tt_mb = 1, ordering = [\"tt_move\", \"threat\"] }}\n\n\
+             [[engines]]\nname = \"b\"\ntable = \"{t}\"\n\
+             search = {{ depth = 2, tt_mb = 1, ordering = [\"tt_move\", \"static\"] }}\n",
+            t = table.display()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// Issue 44, item 11: `arena report` failed on a tournament still being played
+/// ("summary.json: missing: not a run's results folder"), and `arena stats` took the
+/// folder's lock to do its work. Both read the folder as it is now, without the lock
+/// (the run's holder line is left as it was), and `--live` follows the run to its end.
+#[test]
+fn a_tournament_being_played_has_a_report_and_stats_without_its_lock() {
+    use crate::common::{wait_for_file, wait_or_kill};
+    let tmp = tempfile::tempdir().unwrap();
+    let config = long_run(tmp.path(), 5000);
+    let out = tmp.path().join("run");
+    let mut run = arena_process()
+        .arg("run")
+        .arg(&config)
+        .args(["--jobs", "1", "--quiet", "--no-report", "--out"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let games = out.join("games.jsonl");
+    wait_for(&mut run, "played two games", || lines(&games) >= 2);
+    let lock = out.join(".arena.lock");
+    let holder = std::fs::read_to_string(&lock).unwrap();
+    assert!(holder.contains(&format!("pid {}", run.id())), "{holder}");
+
+    let o = arena_process()
+        .args(["report", "--quiet"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("In progress: "), "{md}");
+    assert!(md.contains(" of 10000 games"), "{md}");
+    assert!(
+        !out.join("summary.json").exists(),
+        "a reader writes no results"
+    );
+
+    let o = arena_process().arg("stats").arg(&out).output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains(" of 10000 games"), "{stdout}");
+    assert!(stderr.contains("being written"), "{stderr}");
+    assert!(!out.join("summary.json").exists(), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&lock).unwrap(),
+        holder,
+        "readers leave the run's lock as it was"
+    );
+
+    // --live: the page reloads itself while the run plays, and is final when it stops.
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    let mut live = arena_process()
+        .args(["report", "--live", "1"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let html = out.join("report.html");
+    wait_for_file(&html, std::time::Duration::from_secs(300), |t| {
+        t.contains("<meta http-equiv=\"refresh\" content=\"1\"/>")
+    });
+    signal(run.id(), libc::SIGTERM);
+    let (code, _, stderr) = finish(run);
+    assert_eq!(code, Some(130), "{stderr}");
+    let status = wait_or_kill(&mut live, std::time::Duration::from_secs(300))
+        .expect("the live report ends when the run does");
+    assert!(status.success());
+    let (_, stdout, _) = finish(live);
+    assert!(
+        stdout.contains("no arena writes here; the report is final"),
+        "{stdout}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !page.contains("http-equiv=\"refresh\""),
+        "final: {page:.300}"
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        !md.contains("In progress: "),
+        "the run wrote its summary: {md:.600}"
+    );
 }

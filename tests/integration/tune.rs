@@ -1,6 +1,8 @@
 //! SPSA tuning through the real binary: a small tune end to end with every output file,
 //! the same θ on one and two threads, killed with SIGKILL and resumed to exactly the θ
 //! of an uninterrupted run, bad configs rejected, and the shipped tune config.
+//!
+//! An interrupted tune says how to continue with every override.
 
 use std::{
     path::{Path, PathBuf},
@@ -10,7 +12,7 @@ use std::{
 
 use arena::{eval::Table, tune::output::TuneReport};
 
-use crate::common::{assert_refused, data, run_bad_input, run_ok};
+use crate::common::{arena_process, assert_refused, data, run_bad_input, run_ok};
 
 fn config(name: &str) -> String {
     data(&format!("tune/{name}.toml")).display().to_string()
@@ -761,4 +763,60 @@ fn a_verification_over_repeated_openings_says_so() {
         &out,
     );
     assert_eq!(report(&out).verification.unwrap().warning, None);
+}
+
+/// Regression: the resume hint of an interrupted tune dropped `--verify-pairs` (and
+/// any other override), so following it played the config's 4000 verification games
+/// instead of the 200 asked for. The hint repeats the command as typed.
+#[test]
+fn an_interrupted_tune_says_how_to_continue_with_every_override() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("tune");
+    let config = data("tune/long.toml");
+    let mut child = arena_process()
+        .args([
+            "tune",
+            config.to_str().unwrap(),
+            "--verify-pairs",
+            "3",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Not a timed assertion: a guard against a tune that never checkpoints.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !out.join("state.json").exists() {
+        assert!(Instant::now() < deadline, "no checkpoint");
+        assert!(child.try_wait().unwrap().is_none(), "finished too soon");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = child.id().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let hint = stdout
+        .lines()
+        .find(|l| l.starts_with("interrupted: continue with"))
+        .unwrap_or_else(|| panic!("a hint: {stdout}"));
+    let bin = assert_cmd::cargo::cargo_bin("arena");
+    let expected = format!(
+        "interrupted: continue with  {} tune {} --verify-pairs 3 --jobs 1 --quiet --out {} --resume",
+        bin.display(),
+        config.display(),
+        out.display()
+    );
+    assert_eq!(hint, expected);
 }

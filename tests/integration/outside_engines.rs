@@ -6,14 +6,18 @@
 //! and opening files are capped, `go infinite` keeps the commands behind it, outside
 //! engines are compared as a whole, and served engines take every parameter by name.
 //! Each test says which bug it pins; on the code before the fix each one fails.
+//!
+//! An outside engine starts afresh when asked, or before a game whose opening repeats
+//! its last game's.
 
 use std::{io::Write, path::Path, time::Duration};
 
 use arena::tournament::{GameRecord, read_records};
 
 use crate::common::{
-    arena_bin, assert_no_survivors, fixture, root, run_bad_input, run_ok, run_to, serve_script,
-    signal, spawn_run, survivors, table, wait_for_file, wait_or_kill, wait_with_own_peak, write,
+    arena_bin, assert_no_survivors, data, fixture, root, run_bad_input, run_ok, run_to,
+    serve_script, signal, spawn_run, survivors, table, wait_for_file, wait_or_kill,
+    wait_with_own_peak, write,
 };
 
 /// How long a test waits for a run that should end on its own (a hang fails it).
@@ -686,5 +690,96 @@ fn scores_say_their_unit_options_have_real_ranges_and_names_are_plain() {
         ]);
         assert!(e.contains("key `name`"), "{e:?}");
         assert!(!e.contains(c), "{e:?}");
+    }
+}
+
+fn engine(name: &str) -> String {
+    data(&format!("../../configs/engines/{name}.toml"))
+        .display()
+        .to_string()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `restart=on|off` in a `cmd=...` spec, and without it, over both protocols (arena
+/// itself served over Gomocup and over UAI), one worker, two pairs: `on` starts a fresh
+/// process every game (no RESTART sent); `off` lets one process play every game
+/// (Gomocup hears RESTART between games); unset, a process is started afresh only for a
+/// game that begins from the position its last game began from (each pair's second
+/// game, the same opening with colours swapped): 3 processes, one RESTART.
+#[test]
+fn restart_starts_an_outside_engine_afresh_when_asked_or_on_a_repeated_opening() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("arena");
+    let count = |log: &str, needle: &str| log.lines().filter(|l| l.contains(needle)).count();
+    for (engine_name, game, restart_line) in [
+        ("gomoku-seed003-threat", "mnk:9,9,5", Some("> RESTART")),
+        ("ataxx-seed004", "ataxx", None),
+    ] {
+        let a = engine(engine_name);
+        for (restart, started_expected, restarts_expected, notes_expected) in [
+            (Some("off"), 1, 3, 0),
+            (Some("on"), 4, 0, 0),
+            (None, 3, 1, 2),
+        ] {
+            let label = restart.unwrap_or("unset");
+            let out = tmp.path().join(format!("{engine_name}-{label}"));
+            let mut cmd = format!("cmd={},arg=serve,arg={a},name=served", bin.display());
+            if let Some(r) = restart {
+                cmd.push_str(&format!(",restart={r}"));
+            }
+            run_ok(&[
+                "match",
+                &a,
+                &cmd,
+                "--game",
+                game,
+                "--depth",
+                "1",
+                "--rounds",
+                "2",
+                "--max-plies",
+                "20",
+                "--jobs",
+                "1",
+                "--quiet",
+                "--no-report",
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            let records = read_records(&out.join("games.jsonl")).unwrap().records;
+            assert_eq!(records.len(), 4);
+            assert!(
+                records.iter().all(|r| !r.reason.starts_with("fault")),
+                "{records:?}"
+            );
+            assert_ne!(
+                records[0].opening, records[2].opening,
+                "the two pairs need two openings"
+            );
+            let log = read(&out.join("logs/served-w0.log"));
+            assert_eq!(
+                count(&log, "# started pid"),
+                started_expected,
+                "{engine_name}, restart {label}: processes started\n{log}"
+            );
+            assert_eq!(
+                count(
+                    &log,
+                    "the next game begins from the position the last one began from"
+                ),
+                notes_expected,
+                "{engine_name}, restart {label}: the log says why\n{log}"
+            );
+            if let Some(line) = restart_line {
+                assert_eq!(
+                    count(&log, line),
+                    restarts_expected,
+                    "{engine_name}, restart {label}: RESTART between games\n{log}"
+                );
+            }
+        }
     }
 }

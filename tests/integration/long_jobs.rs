@@ -1,6 +1,8 @@
 //! Long jobs (run, sweep, tune, fit) as the command line runs them: signals at any
-//! step, one writer per folder, readers that need no write access, the other tools'
-//! spellings of options, and checkpoints that are checked before they are trusted.
+//! step (a sweep stopped anywhere and resumed, a signal to the process and its group
+//! counted once), one sweep per folder, readers that need no write access, SPRT and
+//! anchor options of `run` and `stats`, and checkpoints that are checked before they are
+//! trusted.
 
 use std::{
     path::{Path, PathBuf},
@@ -170,7 +172,7 @@ fn stats_reads_a_read_only_folder() {
         .args(["-rm", "true"])
         .output();
     if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("SKIPPED jobs::stats_reads_a_read_only_folder: no `unshare -rm` here");
+        eprintln!("SKIPPED long_jobs::stats_reads_a_read_only_folder: no `unshare -rm` here");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -207,26 +209,6 @@ fn stats_reads_a_read_only_folder() {
     assert!(stdout.contains("pairings (first engine's view"), "{stdout}");
     assert!(stderr.contains("left as they are"), "{stderr}");
     assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), summary);
-}
-
-/// Issue 20, item 22: cutechess-cli, fastchess and c-gomoku-cli write options with one
-/// dash; clap's "use '-- -c'" misled. `--concurrency` is taken everywhere `--jobs` is.
-#[test]
-fn other_tools_spellings_get_arenas_names() {
-    let e = run_bad_input(&["match", "a.toml", "b.toml", "-concurrency", "2"]);
-    assert!(
-        e.contains("`-concurrency`") && e.contains("--concurrency"),
-        "{e}"
-    );
-    assert!(!e.contains("-- -c"), "{e}");
-    let e = run_bad_input(&["run", "x.toml", "-rounds", "10"]);
-    assert!(e.contains("--rounds"), "{e}");
-    let e = run_bad_input(&["match", "a.toml", "b.toml", "-games", "10"]);
-    assert!(e.contains("--rounds (game pairs"), "{e}");
-    for command in ["run", "match", "sweep", "tune", "fit"] {
-        let help = run_ok(&[command, "--help"]);
-        assert!(help.contains("--concurrency"), "arena {command}: {help}");
-    }
 }
 
 /// Issue 20, item 22: `arena run` and `arena stats` take `--sprt` and `--anchor`, as
@@ -276,41 +258,6 @@ fn run_and_stats_take_sprt_and_anchor() {
 
 fn fit_config() -> String {
     data("fit/small.toml").display().to_string()
-}
-
-/// Issue 20, item 21: `arena fit CONFIG --games DIR` was refused ("the config names its
-/// games") for a config without `games`: the folders are read besides the config's own.
-#[test]
-fn fit_reads_games_given_besides_a_config() {
-    let tmp = tempfile::tempdir().unwrap();
-    let games = tmp.path().join("games");
-    let small = data("tournaments/small.toml");
-    run_ok(&[
-        "run",
-        small.to_str().unwrap(),
-        "--quiet",
-        "--no-report",
-        "--out",
-        games.to_str().unwrap(),
-    ]);
-    let out = tmp.path().join("fit");
-    let stdout = run_ok(&[
-        "fit",
-        &fit_config(),
-        "--games",
-        games.to_str().unwrap(),
-        "--selfplay-pairs",
-        "4",
-        "--epochs",
-        "2",
-        "--verify-pairs",
-        "0",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    // 8 self-play games and the 36 of the tournament.
-    assert!(stdout.contains("from 44 games"), "{stdout}");
 }
 
 /// Regression (issue 20, items 10 and 11): `fit --resume` trusted state.json (NaN or inf
@@ -413,182 +360,6 @@ fn damaged_checkpoints_are_refused_with_their_line() {
     resumed.push("--resume");
     let e = run_bad_input(&resumed);
     assert!(e.contains("state.json:") && e.contains("key `dd`"), "{e}");
-}
-
-/// Issue 18, item 5: a tune in progress has a report (θ so far, how far, pairs an hour)
-/// made without its lock; `arena report --live` keeps it up to date (the page reloads
-/// itself) while the tune runs, and writes it once more, final, when the tune stops.
-#[test]
-fn a_live_report_follows_a_tune_until_it_stops() {
-    use crate::common::{wait_for_file, wait_or_kill};
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("t");
-    let mut tune = arena_process()
-        .args(["tune"])
-        .arg(data("tune/small.toml"))
-        .args(["--pairs", "400000", "--jobs", "1", "--quiet", "--out"])
-        .arg(&out)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let trajectory = out.join("trajectory.csv");
-    wait_for(&mut tune, "a batch applied", || {
-        std::fs::read_to_string(&trajectory).is_ok_and(|t| t.lines().count() >= 5)
-    });
-    // A plain report while the tune writes: no lock needed, θ so far.
-    let o = arena_process()
-        .args(["report", "--quiet"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(md.contains("In progress: "), "{md}");
-    assert!(md.contains(" of 400000 pairs ("), "{md}");
-    assert!(md.contains("pairs an hour"), "{md}");
-    assert!(md.contains("the tuned values below are θ so far"), "{md}");
-    // --live: the page reloads itself while the tune runs.
-    std::fs::remove_file(out.join("report.html")).unwrap();
-    let live = arena_process()
-        .args(["report", "--live", "1"])
-        .arg(&out)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let html = out.join("report.html");
-    wait_for_file(&html, std::time::Duration::from_secs(300), |t| {
-        t.contains("<meta http-equiv=\"refresh\" content=\"1\"/>")
-    });
-    // The tune stops cleanly (SIGTERM): the live report sees no writer and ends.
-    signal(tune.id(), libc::SIGTERM);
-    let (code, _, stderr) = finish(tune);
-    assert_eq!(code, Some(130), "{stderr}");
-    let mut live = live;
-    let status = wait_or_kill(&mut live, std::time::Duration::from_secs(300))
-        .expect("the live report ends when the tune does");
-    assert!(status.success());
-    let (_, stdout, _) = finish(live);
-    assert!(
-        stdout.contains("no arena writes here; the report is final"),
-        "{stdout}"
-    );
-    let page = std::fs::read_to_string(&html).unwrap();
-    assert!(
-        !page.contains("http-equiv=\"refresh\""),
-        "the final page does not reload"
-    );
-}
-
-/// A 9×9 gomoku tournament of two depth-2 engines that takes far longer than any test
-/// waits for it: `rounds` pairs.
-fn long_run(dir: &Path, rounds: u32) -> PathBuf {
-    let table = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/tables/gomoku/seed003.toml");
-    let path = dir.join("long.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "name = \"long\"\ngame = \"mnk:9,9,5\"\nrounds = {rounds}\nseed = 5\n\n\
-             [openings]\nkind = \"random\"\nplies = 2\nradius = 2\n\n\
-             [adjudication]\nmax_plies = 50\n\n\
-             [[engines]]\nname = \"a\"\ntable = \"{t}\"\n\
-             search = {{ depth = 2, tt_mb = 1, ordering = [\"tt_move\", \"threat\"] }}\n\n\
-             [[engines]]\nname = \"b\"\ntable = \"{t}\"\n\
-             search = {{ depth = 2, tt_mb = 1, ordering = [\"tt_move\", \"static\"] }}\n",
-            t = table.display()
-        ),
-    )
-    .unwrap();
-    path
-}
-
-/// Issue 44, item 11: `arena report` failed on a tournament still being played
-/// ("summary.json: missing: not a run's results folder"), and `arena stats` took the
-/// folder's lock to do its work. Both read the folder as it is now, without the lock
-/// (the run's holder line is left as it was), and `--live` follows the run to its end.
-#[test]
-fn a_tournament_being_played_has_a_report_and_stats_without_its_lock() {
-    use crate::common::{wait_for_file, wait_or_kill};
-    let tmp = tempfile::tempdir().unwrap();
-    let config = long_run(tmp.path(), 5000);
-    let out = tmp.path().join("run");
-    let mut run = arena_process()
-        .arg("run")
-        .arg(&config)
-        .args(["--jobs", "1", "--quiet", "--no-report", "--out"])
-        .arg(&out)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let games = out.join("games.jsonl");
-    wait_for(&mut run, "played two games", || lines(&games) >= 2);
-    let lock = out.join(".arena.lock");
-    let holder = std::fs::read_to_string(&lock).unwrap();
-    assert!(holder.contains(&format!("pid {}", run.id())), "{holder}");
-
-    let o = arena_process()
-        .args(["report", "--quiet"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(md.contains("In progress: "), "{md}");
-    assert!(md.contains(" of 10000 games"), "{md}");
-    assert!(
-        !out.join("summary.json").exists(),
-        "a reader writes no results"
-    );
-
-    let o = arena_process().arg("stats").arg(&out).output().unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stderr}");
-    assert!(stdout.contains(" of 10000 games"), "{stdout}");
-    assert!(stderr.contains("being written"), "{stderr}");
-    assert!(!out.join("summary.json").exists(), "{stderr}");
-    assert_eq!(
-        std::fs::read_to_string(&lock).unwrap(),
-        holder,
-        "readers leave the run's lock as it was"
-    );
-
-    // --live: the page reloads itself while the run plays, and is final when it stops.
-    std::fs::remove_file(out.join("report.html")).unwrap();
-    let mut live = arena_process()
-        .args(["report", "--live", "1"])
-        .arg(&out)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let html = out.join("report.html");
-    wait_for_file(&html, std::time::Duration::from_secs(300), |t| {
-        t.contains("<meta http-equiv=\"refresh\" content=\"1\"/>")
-    });
-    signal(run.id(), libc::SIGTERM);
-    let (code, _, stderr) = finish(run);
-    assert_eq!(code, Some(130), "{stderr}");
-    let status = wait_or_kill(&mut live, std::time::Duration::from_secs(300))
-        .expect("the live report ends when the run does");
-    assert!(status.success());
-    let (_, stdout, _) = finish(live);
-    assert!(
-        stdout.contains("no arena writes here; the report is final"),
-        "{stdout}"
-    );
-    let page = std::fs::read_to_string(&html).unwrap();
-    assert!(
-        !page.contains("http-equiv=\"refresh\""),
-        "final: {page:.300}"
-    );
-    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(
-        !md.contains("In progress: "),
-        "the run wrote its summary: {md:.600}"
-    );
 }
 
 /// Issue 44, item 12: `timeout 10 arena match ...` stopped arena as a second Ctrl-C
