@@ -165,10 +165,25 @@ pub fn confound_warning(differences: &[Difference]) -> Option<String> {
         return None;
     }
     // The built-in engines' search settings; an outside engine is no part of a table
-    // comparison.
+    // comparison: a limit that only it has otherwise (its own depth against the
+    // built-in engines' nodes) confounds nothing.
+    let builtin: Option<Vec<bool>> = differences
+        .iter()
+        .find(|d| d.key == OUTSIDE_KEY)
+        .map(|d| d.values.iter().map(|v| v == "built-in").collect());
+    let differs_among_builtin = |d: &Difference| {
+        let values: Vec<&String> = d
+            .values
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| builtin.as_ref().is_none_or(|b| b[*i]))
+            .map(|(_, v)| v)
+            .collect();
+        values.windows(2).any(|w| w[0] != w[1])
+    };
     let others: Vec<&str> = differences
         .iter()
-        .filter(|d| d.key != "table" && d.key != OUTSIDE_KEY)
+        .filter(|d| d.key != "table" && d.key != OUTSIDE_KEY && differs_among_builtin(d))
         .map(|d| d.key.as_str())
         .collect();
     if others.is_empty() {
@@ -338,6 +353,20 @@ mod tests {
         let w = confound_warning(&d).unwrap();
         assert!(w.contains("also in search.depth:"), "{w}");
         assert!(!w.contains("also in engine"), "{w}");
+        // Built-in engines that differ only in their tables, against an outside engine
+        // with a limit of its own: a table comparison, no warning.
+        let mut b3 = b.clone();
+        b3.set_all([("search.depth", toml::Value::Integer(4))])
+            .unwrap();
+        let mut x5 = x.clone();
+        let EngineSpec::External(e) = &mut x5 else {
+            unreachable!("x is outside")
+        };
+        e.depth = Some(5);
+        let d = differences(&[a.clone(), b3, x5]);
+        let keys: Vec<&str> = d.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(keys, ["engine", "table", "search.depth"], "{d:?}");
+        assert_eq!(confound_warning(&d), None, "{d:?}");
         // Equal limits are no difference; two outside engines differ in what arena
         // gives them (here an option and a node limit), never in their own settings.
         let mut a3 = a.clone();
