@@ -445,6 +445,15 @@ fn run_datagen<G: DatagenGame>(
     if folder_lock.is_exclusive() {
         crate::files::remove_stale_temporaries(out);
     }
+    if workers::in_play(out) {
+        return Err(RunError::Input(format!(
+            "{}: datagen workers are at work on this folder, or left it half done \
+             ({} is there): continue it with --workers (or --worker ID) and the same \
+             arguments; a plain run or a shard would play their games again beside them",
+            out.display(),
+            workers::CLAIMS_FILE
+        )));
+    }
     check_options(out, &resolved)?;
     let part: Part<'_, G> = Part {
         game,

@@ -877,6 +877,15 @@ fn datagen_workers_join_into_what_one_process_writes_after_a_killed_worker() {
             break;
         }
     }
+    // A plain run (or a shard) on the half-done workers' folder is refused: it would
+    // play the games again beside the chunks and leave them behind.
+    let mut plain = args(&out, None);
+    plain.push("--resume".into());
+    let e = run_bad_input(&plain.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        e.contains("--workers") && e.contains("datagen.claims"),
+        "{e}"
+    );
     // Two workers at once take the dead worker's chunk over and share the rest (a
     // worker that never took it over would wait for it forever: a safety deadline).
     let mut workers: Vec<_> = ["2", "3"]

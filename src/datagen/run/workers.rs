@@ -32,7 +32,13 @@ use crate::{
 };
 
 /// The claims of the chunks in play.
-const CLAIMS_FILE: &str = "datagen.claims";
+pub(super) const CLAIMS_FILE: &str = "datagen.claims";
+
+/// Whether workers play (or played and did not finish) in `out`: their claims file is
+/// there until the last worker joins the chunks.
+pub(super) fn in_play(out: &Path) -> bool {
+    fs::symlink_metadata(out.join(CLAIMS_FILE)).is_ok()
+}
 
 /// How long a worker with nothing to claim waits before it looks again (a live worker
 /// is playing the last chunks; if it dies, this one takes them over).
