@@ -30,16 +30,13 @@ use serde::{Deserialize, Serialize};
 use super::{
     elo::{Wdl, Z95, normal_cdf},
     ratings::{
-        Anchor, RatingsError, cholesky, cholesky_solve, components, expected, inverse, ln_expected,
-        strongly_connected,
+        Anchor, RatingsError, check_players, components, expected, inverse, ln_expected,
+        newton_maximize, strongly_connected,
     },
 };
 
 /// Elo per natural-logarithm unit of the odds: 400 / ln 10.
 const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
-
-/// Most Newton iterations before giving up.
-const MAX_ITERATIONS: usize = 500;
 
 /// Games of player `first` (who moved first, after the opening) against `second`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,21 +114,7 @@ pub fn fit_rating_list(
     first_move: FirstMove,
 ) -> Result<RatingList, RatingsError> {
     let n = players;
-    if n < 2 {
-        return Err(RatingsError::TooFewPlayers { players });
-    }
-    if let Anchor::Player { index, elo } = anchor {
-        if index >= n {
-            return Err(RatingsError::BadAnchor(format!(
-                "player {index} does not exist: there are only {n} players"
-            )));
-        }
-        if !elo.is_finite() {
-            return Err(RatingsError::BadAnchor(format!(
-                "rating {elo} is not a finite number"
-            )));
-        }
-    }
+    check_players(n, anchor, results.iter().map(|r| (r.first, r.second)))?;
     if let FirstMove::Fixed(v) = first_move
         && !v.is_finite()
     {
@@ -141,22 +124,7 @@ pub fn fit_rating_list(
     }
     // wdl[i][j]: i moving first against j, from i's side.
     let mut wdl = vec![vec![Wdl::default(); n]; n];
-    for (k, r) in results.iter().enumerate() {
-        for player in [r.first, r.second] {
-            if player >= n {
-                return Err(RatingsError::PlayerOutOfRange {
-                    result: k,
-                    player,
-                    players: n,
-                });
-            }
-        }
-        if r.first == r.second {
-            return Err(RatingsError::SelfPairing {
-                result: k,
-                player: r.first,
-            });
-        }
+    for r in results {
         wdl[r.first][r.second].add(r.wdl);
     }
     let met = |i: usize, j: usize| wdl[i][j].games() + wdl[j][i].games() > 0;
@@ -397,43 +365,14 @@ impl Model<'_> {
 
     /// Newton's method with a backtracking line search (the likelihood is concave).
     fn maximize(&self) -> Result<Vec<f64>, RatingsError> {
-        let mut theta = vec![0.0; self.kept().len()];
-        let mut current = self.log_likelihood(&theta);
-        for iteration in 0..MAX_ITERATIONS {
-            let (beta, eta) = self.unpack(&theta);
-            let gradient = self.gradient(&beta, eta);
-            let h = self.information(&beta, eta);
-            let Some(step) = cholesky(&h).map(|l| cholesky_solve(&l, &gradient)) else {
-                return Err(RatingsError::NotConverged {
-                    iterations: iteration,
-                });
-            };
-            let size = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
-            let moved =
-                |t: f64| -> Vec<f64> { theta.iter().zip(&step).map(|(x, s)| x + t * s).collect() };
-            if size < 1e-11 {
-                return Ok(moved(1.0));
-            }
-            let mut t = 1.0;
-            let mut accepted = None;
-            for _ in 0..60 {
-                let next = moved(t);
-                let value = self.log_likelihood(&next);
-                if value >= current - 1e-12 * current.abs() {
-                    accepted = Some((next, value));
-                    break;
-                }
-                t *= 0.5;
-            }
-            let Some((next, value)) = accepted else {
-                return Ok(theta);
-            };
-            theta = next;
-            current = value;
-        }
-        Err(RatingsError::NotConverged {
-            iterations: MAX_ITERATIONS,
-        })
+        newton_maximize(
+            self.kept().len(),
+            |theta| self.log_likelihood(theta),
+            |theta| {
+                let (beta, eta) = self.unpack(theta);
+                (self.gradient(&beta, eta), self.information(&beta, eta))
+            },
+        )
     }
 }
 

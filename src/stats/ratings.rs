@@ -163,40 +163,11 @@ pub fn fit_ratings(
     anchor: Anchor,
 ) -> Result<Ratings, RatingsError> {
     let n = players;
-    if n < 2 {
-        return Err(RatingsError::TooFewPlayers { players });
-    }
-    if let Anchor::Player { index, elo } = anchor {
-        if index >= n {
-            return Err(RatingsError::BadAnchor(format!(
-                "player {index} does not exist: there are only {n} players"
-            )));
-        }
-        if !elo.is_finite() {
-            return Err(RatingsError::BadAnchor(format!(
-                "rating {elo} is not a finite number"
-            )));
-        }
-    }
+    check_players(n, anchor, results.iter().map(|r| (r.a, r.b)))?;
 
     // wdl[i][j]: i's results against j.
     let mut wdl = vec![vec![Wdl::default(); n]; n];
-    for (k, r) in results.iter().enumerate() {
-        for player in [r.a, r.b] {
-            if player >= n {
-                return Err(RatingsError::PlayerOutOfRange {
-                    result: k,
-                    player,
-                    players: n,
-                });
-            }
-        }
-        if r.a == r.b {
-            return Err(RatingsError::SelfPairing {
-                result: k,
-                player: r.a,
-            });
-        }
+    for r in results {
         wdl[r.a][r.b].add(r.wdl);
         wdl[r.b][r.a].add(r.wdl.reversed());
     }
@@ -367,33 +338,50 @@ fn dispersion(wdl: &[Vec<Wdl>], beta: &[f64]) -> f64 {
 /// sees differences). Needs a connected pool whose maximum is finite.
 fn maximize_likelihood(games: &[Vec<f64>], points: &[Vec<f64>]) -> Result<Vec<f64>, RatingsError> {
     let n = games.len();
-    let mut beta = vec![0.0; n];
-    let mut current = log_likelihood(games, points, &beta);
+    let full =
+        |theta: &[f64]| -> Vec<f64> { std::iter::once(0.0).chain(theta.iter().copied()).collect() };
+    let theta = newton_maximize(
+        n - 1,
+        |theta| log_likelihood(games, points, &full(theta)),
+        |theta| {
+            let beta = full(theta);
+            let gradient: Vec<f64> = (1..n)
+                .map(|i| {
+                    (0..n)
+                        .filter(|&j| j != i && games[i][j] > 0.0)
+                        .map(|j| points[i][j] - games[i][j] * expected(beta[i] - beta[j]))
+                        .sum()
+                })
+                .collect();
+            let h = information(games, &beta);
+            let reduced: Vec<Vec<f64>> = h[1..].iter().map(|row| row[1..].to_vec()).collect();
+            (gradient, reduced)
+        },
+    )?;
+    Ok(full(&theta))
+}
+
+/// Newton's method with a backtracking line search on a concave log-likelihood of the
+/// free parameters θ, from θ = 0: `value(θ)` is the likelihood and `system(θ)` its
+/// gradient and information matrix at θ. The one maximiser of both rating fits.
+pub(super) fn newton_maximize(
+    dim: usize,
+    value: impl Fn(&[f64]) -> f64,
+    system: impl Fn(&[f64]) -> (Vec<f64>, Vec<Vec<f64>>),
+) -> Result<Vec<f64>, RatingsError> {
+    let mut theta = vec![0.0; dim];
+    let mut current = value(&theta);
     for iteration in 0..MAX_ITERATIONS {
-        let gradient: Vec<f64> = (1..n)
-            .map(|i| {
-                (0..n)
-                    .filter(|&j| j != i && games[i][j] > 0.0)
-                    .map(|j| points[i][j] - games[i][j] * expected(beta[i] - beta[j]))
-                    .sum()
-            })
-            .collect();
-        let h = information(games, &beta);
-        let reduced: Vec<Vec<f64>> = h[1..].iter().map(|row| row[1..].to_vec()).collect();
-        let Some(step) = cholesky(&reduced).map(|l| cholesky_solve(&l, &gradient)) else {
+        let (gradient, h) = system(&theta);
+        let Some(step) = cholesky(&h).map(|l| cholesky_solve(&l, &gradient)) else {
             // Only rounding on a near-infinite rating gets here.
             return Err(RatingsError::NotConverged {
                 iterations: iteration,
             });
         };
         let size = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
-        let moved = |t: f64| -> Vec<f64> {
-            let mut next = beta.clone();
-            for (b, s) in next[1..].iter_mut().zip(&step) {
-                *b += t * s;
-            }
-            next
-        };
+        let moved =
+            |t: f64| -> Vec<f64> { theta.iter().zip(&step).map(|(x, s)| x + t * s).collect() };
         if size < 1e-11 {
             // Within rounding of the maximum: the last step is pure refinement.
             return Ok(moved(1.0));
@@ -404,7 +392,7 @@ fn maximize_likelihood(games: &[Vec<f64>], points: &[Vec<f64>]) -> Result<Vec<f6
         let mut accepted = None;
         for _ in 0..60 {
             let next = moved(t);
-            let value = log_likelihood(games, points, &next);
+            let value = value(&next);
             if value >= current - 1e-12 * current.abs() {
                 accepted = Some((next, value));
                 break;
@@ -412,9 +400,9 @@ fn maximize_likelihood(games: &[Vec<f64>], points: &[Vec<f64>]) -> Result<Vec<f6
             t *= 0.5;
         }
         let Some((next, value)) = accepted else {
-            return Ok(beta);
+            return Ok(theta);
         };
-        beta = next;
+        theta = next;
         current = value;
     }
     Err(RatingsError::NotConverged {
@@ -455,6 +443,49 @@ pub(super) fn components(n: usize, edge: impl Fn(usize, usize) -> bool) -> Vec<V
         groups.push(group);
     }
     groups
+}
+
+/// What every fit of ratings checks first: at least two players, an anchor player that
+/// exists with a finite rating, and each result (in order, by its two players) between
+/// two different players that exist.
+pub(super) fn check_players(
+    n: usize,
+    anchor: Anchor,
+    pairs: impl Iterator<Item = (usize, usize)>,
+) -> Result<(), RatingsError> {
+    if n < 2 {
+        return Err(RatingsError::TooFewPlayers { players: n });
+    }
+    if let Anchor::Player { index, elo } = anchor {
+        if index >= n {
+            return Err(RatingsError::BadAnchor(format!(
+                "player {index} does not exist: there are only {n} players"
+            )));
+        }
+        if !elo.is_finite() {
+            return Err(RatingsError::BadAnchor(format!(
+                "rating {elo} is not a finite number"
+            )));
+        }
+    }
+    for (k, (a, b)) in pairs.enumerate() {
+        for player in [a, b] {
+            if player >= n {
+                return Err(RatingsError::PlayerOutOfRange {
+                    result: k,
+                    player,
+                    players: n,
+                });
+            }
+        }
+        if a == b {
+            return Err(RatingsError::SelfPairing {
+                result: k,
+                player: a,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Whether every player reaches every other along directed edges `edge(i, j)`: 0 reaches
