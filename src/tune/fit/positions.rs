@@ -174,13 +174,77 @@ enum Verdict {
     NotQuiet,
 }
 
+/// Why the positions of a game record cannot be read: every variant names the game.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SampleError {
+    /// The opening is not a position of the game.
+    #[error("game {game}: opening '{opening}': {error}")]
+    Opening {
+        /// The record's game.
+        game: u64,
+        /// Its opening.
+        opening: String,
+        /// Why the game refuses it.
+        error: String,
+    },
+    /// Move `n` (1-based) cannot be read.
+    #[error("game {game}: move {n} '{text}': {error}")]
+    Move {
+        /// The record's game.
+        game: u64,
+        /// The move number.
+        n: usize,
+        /// The move.
+        text: String,
+        /// Why the game cannot read it.
+        error: String,
+    },
+    /// Move `n` (1-based) is illegal.
+    #[error("game {game}: move {n} '{text}' is illegal: {why}")]
+    Illegal {
+        /// The record's game.
+        game: u64,
+        /// The move number.
+        n: usize,
+        /// The move.
+        text: String,
+        /// Why it is illegal.
+        why: String,
+    },
+}
+
+/// Why the positions of a fit cannot be read: every variant names the file.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PositionsError {
+    /// A folder without game records.
+    #[error("{}: no game records (expected a results folder with games.jsonl)", path.display())]
+    NoRecords {
+        /// The records file looked for.
+        path: PathBuf,
+    },
+    /// A record whose positions cannot be read.
+    #[error("{}:{line}: {error}", path.display())]
+    Game {
+        /// The records file.
+        path: PathBuf,
+        /// The record's line.
+        line: usize,
+        /// What is wrong.
+        error: SampleError,
+    },
+    /// Records that are not a run's as it wrote them (the message names the file and
+    /// the line).
+    #[error("{0}")]
+    Records(String),
+}
+
 /// Replays `record` and collects its samples; an error names what is wrong with it.
 fn game_samples<G: Game>(
     record: &GameRecord,
     config: &G::Config,
     mut judge: impl FnMut(&G, Option<G::Move>) -> Verdict,
     mut features: impl FnMut(&G, &mut Dataset),
-) -> Result<GameSamples, String> {
+) -> Result<GameSamples, SampleError> {
     let mut counts = Counts {
         games: 1,
         ..Counts::default()
@@ -190,8 +254,11 @@ fn game_samples<G: Game>(
         counts.games_forfeited = 1;
         return Ok(GameSamples { data, counts });
     }
-    let mut pos = G::from_text(config, &record.opening)
-        .map_err(|e| format!("game {}: opening '{}': {e}", record.game, record.opening))?;
+    let mut pos = G::from_text(config, &record.opening).map_err(|e| SampleError::Opening {
+        game: record.game,
+        opening: record.opening.clone(),
+        error: e.to_string(),
+    })?;
     judge(&pos, None);
     let mut decided = false;
     for (i, text) in record.moves.iter().enumerate() {
@@ -210,16 +277,19 @@ fn game_samples<G: Game>(
                 }
             }
         }
-        let mv = pos
-            .parse_move(text)
-            .map_err(|e| format!("game {}: move {} '{text}': {e}", record.game, i + 1))?;
+        let mv = pos.parse_move(text).map_err(|e| SampleError::Move {
+            game: record.game,
+            n: i + 1,
+            text: text.clone(),
+            error: e.to_string(),
+        })?;
         if !pos.is_legal(mv) {
-            return Err(format!(
-                "game {}: move {} '{text}' is illegal: {}",
-                record.game,
-                i + 1,
-                pos.why_illegal(mv)
-            ));
+            return Err(SampleError::Illegal {
+                game: record.game,
+                n: i + 1,
+                text: text.clone(),
+                why: pos.why_illegal(mv).to_string(),
+            });
         }
         pos.play(mv);
         judge(&pos, Some(mv));
@@ -290,7 +360,7 @@ fn one_game(
     record: &GameRecord,
     source: &FeatureSource,
     sel: &Selection,
-) -> Result<GameSamples, String> {
+) -> Result<GameSamples, SampleError> {
     match source {
         FeatureSource::Mnk {
             config,
@@ -354,21 +424,22 @@ pub fn read_positions(
     game: GameSpec,
     source: &FeatureSource,
     sel: &Selection,
-) -> Result<Positions, String> {
+) -> Result<Positions, PositionsError> {
     let mut out = Positions::default();
     for (f, folder) in folders.iter().enumerate() {
         let path = records_file(folder);
         if !path.is_file() {
-            return Err(format!(
-                "{}: no game records (expected a results folder with games.jsonl)",
-                path.display()
-            ));
+            return Err(PositionsError::NoRecords { path });
         }
-        let records = checked_records(&path, game)?;
-        let samples: Vec<Result<GameSamples, String>> = records
+        let records = checked_records(&path, game).map_err(PositionsError::Records)?;
+        let samples: Vec<Result<GameSamples, PositionsError>> = records
             .par_iter()
             .map(|(line, record)| {
-                one_game(record, source, sel).map_err(|e| format!("{}:{line}: {e}", path.display()))
+                one_game(record, source, sel).map_err(|error| PositionsError::Game {
+                    path: path.clone(),
+                    line: *line,
+                    error,
+                })
             })
             .collect();
         for ((_, record), s) in records.iter().zip(samples) {
@@ -570,7 +641,8 @@ mod tests {
         // A move that is not legal is an error naming the game and move.
         let bad = record("", &["h8", "h8"], GameResult::Draw, "max-plies");
         let e = one_game(&bad, &source(), &SEL).err().unwrap();
-        assert!(e.contains("move 2 'h8'"), "{e}");
+        assert!(matches!(&e, SampleError::Illegal { n: 2, .. }), "{e}");
+        assert!(e.to_string().contains("move 2 'h8'"), "{e}");
     }
 
     #[test]
