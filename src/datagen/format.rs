@@ -85,7 +85,9 @@ impl Format {
         use crate::game::GameSpec;
         match (self, game) {
             (Format::Text, _) => None,
-            (Format::Bin | Format::Binpack, GameSpec::Mnk(config)) => MnkShape::of(config).err(),
+            (Format::Bin | Format::Binpack, GameSpec::Mnk(config)) => {
+                MnkShape::of(config).err().map(|e| e.to_string())
+            }
             (Format::Bin | Format::Binpack, GameSpec::Ataxx) => Some(format!(
                 "--format {}: c-gomoku-cli's format is for gomoku and renju; for Ataxx use \
                  bullet or text",
@@ -101,14 +103,19 @@ impl Format {
     }
 }
 
-impl std::str::FromStr for Format {
-    type Err = String;
+/// A data format arena does not write.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format '{0}': text, bin, binpack or bullet")]
+pub struct UnknownFormat(pub String);
 
-    fn from_str(s: &str) -> Result<Format, String> {
+impl std::str::FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(s: &str) -> Result<Format, UnknownFormat> {
         Format::ALL
             .into_iter()
             .find(|f| f.as_str() == s)
-            .ok_or_else(|| format!("unknown format '{s}': text, bin, binpack or bullet"))
+            .ok_or_else(|| UnknownFormat(s.to_string()))
     }
 }
 
@@ -418,7 +425,9 @@ impl DataReader {
                 if line.is_empty() {
                     continue;
                 }
-                return parse_text_line(line).map(Some).map_err(|why| self.err(why));
+                return parse_text_line(line)
+                    .map(Some)
+                    .map_err(|why| self.err(why.to_string()));
             },
             Format::Bin => {
                 let mut head = [0u8; 4];
@@ -505,23 +514,34 @@ impl DataReader {
     }
 }
 
+/// Why a line of a text data file is not `FEN | score | result`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TextLineError {
+    /// Not three fields.
+    #[error("expected `FEN | score | result`, found {0} field(s)")]
+    Fields(usize),
+    /// A score that is not a whole number.
+    #[error("score '{0}' is not a whole number")]
+    Score(String),
+    /// A result that is not 1.0, 0.5 or 0.0.
+    #[error("result '{0}' is not 1.0, 0.5 or 0.0")]
+    Result(String),
+}
+
 /// Reads `FEN | score | result`.
-pub fn parse_text_line(line: &str) -> Result<Record, String> {
+pub fn parse_text_line(line: &str) -> Result<Record, TextLineError> {
     let fields: Vec<&str> = line.split('|').map(str::trim).collect();
     let [fen, score, result] = fields[..] else {
-        return Err(format!(
-            "expected `FEN | score | result`, found {} field(s)",
-            fields.len()
-        ));
+        return Err(TextLineError::Fields(fields.len()));
     };
     let score: i32 = score
         .parse()
-        .map_err(|_| format!("score '{score}' is not a whole number"))?;
+        .map_err(|_| TextLineError::Score(score.to_string()))?;
     let result = match result {
         "1.0" | "1" => 2,
         "0.5" => 1,
         "0.0" | "0" => 0,
-        other => return Err(format!("result '{other}' is not 1.0, 0.5 or 0.0")),
+        other => return Err(TextLineError::Result(other.to_string())),
     };
     Ok(Record {
         position: fen.to_string(),
