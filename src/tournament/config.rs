@@ -917,10 +917,19 @@ fn resolve_file(
     entry: &EngineEntry,
     file: &str,
 ) -> Result<EngineSpec, EntryError> {
-    if entry.game.is_some() || entry.table.is_some() || entry.search.is_some() {
-        return Err(EntryError::passed_on(format!(
-            "with `file = \"{file}\"` only `name` and `set` may be given (put the rest in `set`)"
-        )));
+    let inline = [
+        ("game", entry.game.is_some()),
+        ("table", entry.table.is_some()),
+        ("search", entry.search.is_some()),
+    ];
+    if let Some(&(key, _)) = inline.iter().find(|(_, given)| *given) {
+        return Err(EntryError::at_key(
+            key,
+            format!(
+                "key `{key}`: with `file = \"{file}\"` only `name` and `set` may be given (put \
+                 the rest in `set`)"
+            ),
+        ));
     }
     let path = config::resolve(base, file);
     let (mut engine, _) = EngineSpec::load(&path)
