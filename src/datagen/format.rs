@@ -550,19 +550,67 @@ pub fn parse_text_line(line: &str) -> Result<Record, TextLineError> {
     })
 }
 
+/// Why the data files of a path cannot be listed: every variant names the path.
+#[derive(Debug, thiserror::Error)]
+pub enum DataFilesError {
+    /// A file that is no datagen data.
+    #[error("{}: not a datagen file (.txt, .bin, .binpack or .data)", path.display())]
+    NotData {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A folder that cannot be listed.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The folder.
+        path: PathBuf,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// A folder with the data of more than one run.
+    #[error(
+        "{}: holds the data of more than one run (positions.* and shard files, or several \
+         formats): name the file to read",
+        path.display()
+    )]
+    MoreThanOneRun {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// Shard files that are not every shard of one split.
+    #[error(
+        "{}: the shard files are not shards 0 to {} of one split of {count}: join the \
+         complete ones with cat, or name the files to read",
+        path.display(),
+        count - 1
+    )]
+    Shards {
+        /// The folder.
+        path: PathBuf,
+        /// The split the first shard file names.
+        count: u32,
+    },
+    /// A folder without datagen data.
+    #[error("{}: no datagen data (positions.txt, .bin, .binpack or .data)", path.display())]
+    NoData {
+        /// The folder.
+        path: PathBuf,
+    },
+}
+
 /// The data files of a datagen folder, in game order: `positions.EXT`, or the shards'
 /// `positions.shard-I-of-N.EXT` by shard index. A file is taken as it is.
-pub fn data_files(path: &Path) -> Result<Vec<(PathBuf, Format)>, String> {
+pub fn data_files(path: &Path) -> Result<Vec<(PathBuf, Format)>, DataFilesError> {
+    let path_buf = || path.to_path_buf();
     if path.is_file() {
-        let format = Format::of_path(path).ok_or_else(|| {
-            format!(
-                "{}: not a datagen file (.txt, .bin, .binpack or .data)",
-                path.display()
-            )
-        })?;
+        let format =
+            Format::of_path(path).ok_or_else(|| DataFilesError::NotData { path: path_buf() })?;
         return Ok(vec![(path.to_path_buf(), format)]);
     }
-    let entries = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let entries = std::fs::read_dir(path).map_err(|error| DataFilesError::Io {
+        path: path_buf(),
+        error,
+    })?;
     let mut whole = Vec::new();
     let mut shards = Vec::new();
     for entry in entries.flatten() {
@@ -591,30 +639,21 @@ pub fn data_files(path: &Path) -> Result<Vec<(PathBuf, Format)>, String> {
     shards.sort_by_key(|s| s.0);
     // One run's data: the whole run's file, or every shard of one split.
     if !whole.is_empty() && !shards.is_empty() || whole.len() > 1 {
-        return Err(format!(
-            "{}: holds the data of more than one run (positions.* and shard files, or several \
-             formats): name the file to read",
-            path.display()
-        ));
+        return Err(DataFilesError::MoreThanOneRun { path: path_buf() });
     }
     if let Some(&((_, count), _, _)) = shards.first() {
         let indices: Vec<(u32, u32)> = shards.iter().map(|s| s.0).collect();
         if indices != (0..count).map(|i| (i, count)).collect::<Vec<_>>() {
-            return Err(format!(
-                "{}: the shard files are not shards 0 to {} of one split of {count}: join the \
-                 complete ones with cat, or name the files to read",
-                path.display(),
-                count - 1
-            ));
+            return Err(DataFilesError::Shards {
+                path: path_buf(),
+                count,
+            });
         }
     }
     let mut files = whole;
     files.extend(shards.into_iter().map(|(_, p, f)| (p, f)));
     if files.is_empty() {
-        return Err(format!(
-            "{}: no datagen data (positions.txt, .bin, .binpack or .data)",
-            path.display()
-        ));
+        return Err(DataFilesError::NoData { path: path_buf() });
     }
     Ok(files)
 }
@@ -645,7 +684,8 @@ mod tests {
         };
         touch("positions.shard-1-of-2.data");
         let e = data_files(dir.path()).unwrap_err();
-        assert!(e.contains("not shards 0 to 1"), "{e}");
+        assert!(matches!(e, DataFilesError::Shards { count: 2, .. }), "{e}");
+        assert!(e.to_string().contains("not shards 0 to 1"), "{e}");
         touch("positions.shard-0-of-2.data");
         touch("datagen.shard-0-of-2.log");
         assert_eq!(
@@ -661,6 +701,7 @@ mod tests {
         assert!(
             data_files(whole.path())
                 .unwrap_err()
+                .to_string()
                 .contains("more than one run")
         );
         assert!(data_files(&whole.path().join("nothing")).is_err());

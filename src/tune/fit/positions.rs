@@ -44,7 +44,7 @@ use crate::{
         Tournament,
         record::{GameRecord, GameResult, ScanError, scan_records},
         seeds::{Stream, derive_seed},
-        validate::{Checker, RunShape},
+        validate::{Checker, RecordError, RunShape},
     },
 };
 
@@ -232,10 +232,42 @@ pub enum PositionsError {
         /// What is wrong.
         error: SampleError,
     },
-    /// Records that are not a run's as it wrote them (the message names the file and
-    /// the line).
+    /// A records file without the run.toml it was played from.
+    #[error(
+        "{}: no run.toml beside it: a fit reads a run's results folder (games.jsonl and the \
+         run.toml it was played from), whose records it checks as `arena stats` does",
+        path.display()
+    )]
+    NoRunToml {
+        /// The records file.
+        path: PathBuf,
+    },
+    /// A run.toml that cannot be read.
     #[error("{0}")]
-    Records(String),
+    Run(String),
+    /// A run of another game than the fit's.
+    #[error("{}: the run plays {run}, the fit's engine plays {fit}", path.display())]
+    OtherGame {
+        /// The records file.
+        path: PathBuf,
+        /// The run's game.
+        run: GameSpec,
+        /// The fit's.
+        fit: GameSpec,
+    },
+    /// A record that is not the run's as it wrote it.
+    #[error("{}:{line}: {error}", path.display())]
+    Record {
+        /// The records file.
+        path: PathBuf,
+        /// The record's line.
+        line: usize,
+        /// What is wrong.
+        error: RecordError,
+    },
+    /// A records file that cannot be read (the message names the file and the line).
+    #[error("{0}")]
+    Scan(String),
 }
 
 /// Replays `record` and collects its samples; an error names what is wrong with it.
@@ -431,7 +463,7 @@ pub fn read_positions(
         if !path.is_file() {
             return Err(PositionsError::NoRecords { path });
         }
-        let records = checked_records(&path, game).map_err(PositionsError::Records)?;
+        let records = checked_records(&path, game)?;
         let samples: Vec<Result<GameSamples, PositionsError>> = records
             .par_iter()
             .map(|(line, record)| {
@@ -462,24 +494,25 @@ pub fn read_positions(
 /// [`validate`](crate::tournament::validate)) against the run's `run.toml` beside the
 /// file: a hand-edited result, a line twice or another run's record is an error naming
 /// the file and line, never a sample. The run must play `game`, the fit's game.
-fn checked_records(path: &Path, game: GameSpec) -> Result<Vec<(usize, GameRecord)>, String> {
+fn checked_records(
+    path: &Path,
+    game: GameSpec,
+) -> Result<Vec<(usize, GameRecord)>, PositionsError> {
     let folder = path.parent().unwrap_or(Path::new("."));
     let run_toml = folder.join("run.toml");
     if !run_toml.is_file() {
-        return Err(format!(
-            "{}: no run.toml beside it: a fit reads a run's results folder (games.jsonl \
-             and the run.toml it was played from), whose records it checks as `arena stats` \
-             does",
-            path.display()
-        ));
+        return Err(PositionsError::NoRunToml {
+            path: path.to_path_buf(),
+        });
     }
-    let run = Tournament::from_resolved(&run_toml).map_err(|e| e.to_string())?;
+    let run =
+        Tournament::from_resolved(&run_toml).map_err(|e| PositionsError::Run(e.to_string()))?;
     if run.config.game != game {
-        return Err(format!(
-            "{}: the run plays {}, the fit's engine plays {game}",
-            path.display(),
-            run.config.game
-        ));
+        return Err(PositionsError::OtherGame {
+            path: path.to_path_buf(),
+            run: run.config.game,
+            fit: game,
+        });
     }
     let shape = RunShape::of(&run, None);
     let mut checker = Checker::new(&shape);
@@ -487,13 +520,17 @@ fn checked_records(path: &Path, game: GameSpec) -> Result<Vec<(usize, GameRecord
     scan_records(path, |line, record| {
         checker
             .check(&record)
-            .map_err(|why| format!("{}:{line}: {why}", path.display()))?;
+            .map_err(|error| PositionsError::Record {
+                path: path.to_path_buf(),
+                line,
+                error,
+            })?;
         records.push((line, record));
         Ok(())
     })
     .map_err(|e| match e {
-        ScanError::Read(e) => e.to_string(),
-        ScanError::Record(message) => message,
+        ScanError::Read(e) => PositionsError::Scan(e.to_string()),
+        ScanError::Record(e) => e,
     })?;
     Ok(records)
 }

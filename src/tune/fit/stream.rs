@@ -31,7 +31,7 @@ use super::{
 use crate::{
     datagen::{
         DataReader, Record,
-        format::{ReadError, data_files},
+        format::{DataFilesError, ReadError, data_files},
     },
     eval::{
         Evaluator,
@@ -214,8 +214,8 @@ pub enum StreamError {
     )]
     PointsTable,
     /// The data files of a path cannot be listed.
-    #[error("{0}")]
-    Files(String),
+    #[error(transparent)]
+    Files(#[from] DataFilesError),
     /// A data file that cannot be read (the file and the line or byte).
     #[error(transparent)]
     Read(#[from] ReadError),
@@ -277,7 +277,7 @@ impl Streamed {
         let mut index = 0u64;
         let mut bytes = Vec::new();
         for path in spec.paths {
-            for (file, format) in data_files(path).map_err(StreamError::Files)? {
+            for (file, format) in data_files(path)? {
                 let mut reader = DataReader::open(&file, format)?;
                 loop {
                     let mut chunk = Vec::with_capacity(CHUNK);
