@@ -85,21 +85,71 @@ impl AdjudicationArgs {
     }
 }
 
+/// Why an adjudication flag's value cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FlagError {
+    /// A part that is not `KEY=VALUE`.
+    #[error("'{part}' is not KEY=VALUE ({})", known.join(", "))]
+    NotKeyValue {
+        /// The part.
+        part: String,
+        /// The flag's keys.
+        known: &'static [&'static str],
+    },
+    /// A key the flag does not have.
+    #[error("unknown key '{key}' (known: {})", known.join(", "))]
+    UnknownKey {
+        /// The key.
+        key: String,
+        /// The flag's keys.
+        known: &'static [&'static str],
+    },
+    /// A key given twice.
+    #[error("'{0}' is given twice")]
+    Twice(String),
+    /// A key whose value is not a number.
+    #[error("{key}={value}: not a valid number")]
+    NotANumber {
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+    },
+    /// `twosided=` with a value that is not a boolean.
+    #[error("twosided={0}: expected true or false")]
+    NotABool(String),
+    /// A needed key is missing (or 0).
+    #[error("{0} is needed")]
+    Missing(&'static str),
+    /// A value out of its range.
+    #[error("{0}")]
+    Invalid(&'static str),
+}
+
 /// `KEY=VALUE,...` with every key among `known`, each at most once.
-fn pairs<'a>(text: &'a str, known: &[&str]) -> Result<Vec<(&'a str, &'a str)>, String> {
+fn pairs<'a>(
+    text: &'a str,
+    known: &'static [&'static str],
+) -> Result<Vec<(&'a str, &'a str)>, FlagError> {
     let mut seen: Vec<&str> = Vec::new();
     text.split(',')
         .map(|part| {
-            let (key, value) = part
-                .trim()
-                .split_once('=')
-                .ok_or_else(|| format!("'{part}' is not KEY=VALUE ({})", known.join(", ")))?;
+            let (key, value) =
+                part.trim()
+                    .split_once('=')
+                    .ok_or_else(|| FlagError::NotKeyValue {
+                        part: part.to_string(),
+                        known,
+                    })?;
             let key = key.trim();
             if !known.contains(&key) {
-                return Err(format!("unknown key '{key}' (known: {})", known.join(", ")));
+                return Err(FlagError::UnknownKey {
+                    key: key.to_string(),
+                    known,
+                });
             }
             if seen.contains(&key) {
-                return Err(format!("'{key}' is given twice"));
+                return Err(FlagError::Twice(key.to_string()));
             }
             seen.push(key);
             Ok((key, value.trim()))
@@ -107,13 +157,14 @@ fn pairs<'a>(text: &'a str, known: &[&str]) -> Result<Vec<(&'a str, &'a str)>, S
         .collect()
 }
 
-fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
-    value
-        .parse()
-        .map_err(|_| format!("{key}={value}: not a valid number"))
+fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, FlagError> {
+    value.parse().map_err(|_| FlagError::NotANumber {
+        key: key.to_string(),
+        value: value.to_string(),
+    })
 }
 
-fn parse_draw(text: &str) -> Result<DrawFlag, String> {
+fn parse_draw(text: &str) -> Result<DrawFlag, FlagError> {
     let mut flag = DrawFlag {
         movenumber: 0,
         movecount: 0,
@@ -131,15 +182,17 @@ fn parse_draw(text: &str) -> Result<DrawFlag, String> {
         }
     }
     if !has_count || flag.movecount == 0 {
-        return Err("movecount=N (at least 1) is needed".into());
+        return Err(FlagError::Missing("movecount=N (at least 1)"));
     }
     if flag.score < 0 {
-        return Err("score cannot be negative (it is a ± margin)".into());
+        return Err(FlagError::Invalid(
+            "score cannot be negative (it is a ± margin)",
+        ));
     }
     Ok(flag)
 }
 
-fn parse_resign(text: &str) -> Result<ResignFlag, String> {
+fn parse_resign(text: &str) -> Result<ResignFlag, FlagError> {
     let (mut movecount, mut score, mut twosided) = (None, None, false);
     for (key, value) in pairs(text, &["movecount", "score", "twosided"])? {
         match key {
@@ -149,7 +202,7 @@ fn parse_resign(text: &str) -> Result<ResignFlag, String> {
                 twosided = match value {
                     "true" | "on" | "1" => true,
                     "false" | "off" | "0" => false,
-                    _ => return Err(format!("twosided={value}: expected true or false")),
+                    _ => return Err(FlagError::NotABool(value.to_string())),
                 }
             }
         }
@@ -166,11 +219,11 @@ fn parse_resign(text: &str) -> Result<ResignFlag, String> {
             score: -score,
             twosided,
         }),
-        _ => Err("movecount=N and score=N (both not 0) are needed".into()),
+        _ => Err(FlagError::Missing("movecount=N and score=N (both not 0)")),
     }
 }
 
-fn parse_material(text: &str) -> Result<MaterialFlag, String> {
+fn parse_material(text: &str) -> Result<MaterialFlag, FlagError> {
     let mut flag = MaterialFlag {
         margin: 0,
         moves: None,
@@ -182,10 +235,10 @@ fn parse_material(text: &str) -> Result<MaterialFlag, String> {
         }
     }
     if flag.margin == 0 {
-        return Err("margin=N (at least 1) is needed".into());
+        return Err(FlagError::Missing("margin=N (at least 1)"));
     }
     if flag.moves == Some(0) {
-        return Err("moves must be at least 1".into());
+        return Err(FlagError::Invalid("moves must be at least 1"));
     }
     Ok(flag)
 }
@@ -199,11 +252,8 @@ mod tests {
         let d = parse_draw("movenumber=40,movecount=8,score=10").expect("valid");
         assert_eq!((d.movenumber, d.movecount, d.score), (40, 8, 10));
         assert!(parse_draw("movenumber=40,score=10").is_err());
-        assert!(
-            parse_draw("movecount=8,scor=10")
-                .unwrap_err()
-                .contains("scor")
-        );
+        assert!(matches!(parse_draw("movecount=8,scor=10"),
+                Err(FlagError::UnknownKey { key, .. }) if key == "scor"));
         assert!(parse_draw("movecount=8,movecount=9").is_err());
         let r = parse_resign("movecount=3,score=-600,twosided=true").expect("valid");
         assert_eq!((r.movecount, r.score, r.twosided), (3, 600, true));

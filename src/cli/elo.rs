@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use anyhow::{Result, bail};
 use arena::stats::{
-    EloEstimate, Penta, ResultSpread, SprtConfig, SprtDecision, SprtModel, Wdl,
+    EloEstimate, Penta, PlanError, ResultSpread, SprtConfig, SprtDecision, SprtModel, Wdl,
     sprt_plan::{self, DEFAULT_DRAW_RATIO, DEFAULT_RMS_BIAS},
 };
 use clap::{ArgGroup, Args, ValueEnum};
@@ -373,13 +373,47 @@ fn fmt_number(x: f64) -> String {
     }
 }
 
+/// Why a value of `arena elo`'s flags (`--wdl`, `--penta`, `--sprt`, `--plan`) cannot be
+/// read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum EloArgError {
+    /// A part between commas is not a number of the kind wanted.
+    #[error("'{part}' is not a valid {what}")]
+    NotANumber {
+        /// The part, trimmed.
+        part: String,
+        /// `game count`, `pair count` or `number`.
+        what: &'static str,
+    },
+    /// The counts add up to more than f64 counts exactly.
+    #[error("the counts add up to more than {}", MAX_TOTAL)]
+    TooLarge,
+    /// `--wdl` without 3 counts.
+    #[error("expected 3 counts W,D,L, got {0}")]
+    WdlCount(usize),
+    /// `--penta` without 5 or 6 counts.
+    #[error("expected 6 counts LL,LD,WL,DD,WD,WW or 5 counts LL,LD,WL+DD,WD,WW, got {0}")]
+    PentaCount(usize),
+    /// `--sprt` without 2 or 4 numbers.
+    #[error("expected ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA, got {0} numbers")]
+    SprtCount(usize),
+    /// The bounds or error rates fail [`SprtConfig::validate`].
+    #[error("{0}")]
+    Sprt(String),
+    /// A planned Elo that cannot be planned.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+}
+
 /// Splits `text` at commas into numbers, naming `what` on error.
-fn numbers<T: std::str::FromStr>(text: &str, what: &str) -> Result<Vec<T>, String> {
+fn numbers<T: std::str::FromStr>(text: &str, what: &'static str) -> Result<Vec<T>, EloArgError> {
     text.split(',')
         .map(|part| {
             let part = part.trim();
-            part.parse()
-                .map_err(|_| format!("'{part}' is not a valid {what}"))
+            part.parse().map_err(|_| EloArgError::NotANumber {
+                part: part.to_string(),
+                what,
+            })
         })
         .collect()
 }
@@ -388,33 +422,30 @@ fn numbers<T: std::str::FromStr>(text: &str, what: &str) -> Result<Vec<T>, Strin
 const MAX_TOTAL: u64 = 1 << 53;
 
 /// Splits `text` into counts whose total stays below [`MAX_TOTAL`].
-fn counts(text: &str, what: &str) -> Result<Vec<u64>, String> {
+fn counts(text: &str, what: &'static str) -> Result<Vec<u64>, EloArgError> {
     let counts = numbers::<u64>(text, what)?;
     if counts
         .iter()
         .try_fold(0u64, |t, &c| t.checked_add(c))
         .is_none_or(|t| t > MAX_TOTAL)
     {
-        return Err(format!("the counts add up to more than {MAX_TOTAL}"));
+        return Err(EloArgError::TooLarge);
     }
     Ok(counts)
 }
 
-fn parse_wdl(text: &str) -> Result<Wdl, String> {
+fn parse_wdl(text: &str) -> Result<Wdl, EloArgError> {
     match counts(text, "game count")?[..] {
         [wins, draws, losses] => Ok(Wdl::new(wins, draws, losses)),
-        ref other => Err(format!("expected 3 counts W,D,L, got {}", other.len())),
+        ref other => Err(EloArgError::WdlCount(other.len())),
     }
 }
 
-fn parse_penta(text: &str) -> Result<Penta, String> {
+fn parse_penta(text: &str) -> Result<Penta, EloArgError> {
     match counts(text, "pair count")?[..] {
         [ll, ld, wl, dd, wd, ww] => Ok(Penta::from_six(ll, ld, wl, dd, wd, ww)),
         [ll, ld, mid, wd, ww] => Ok(Penta::from_counts([ll, ld, mid, wd, ww])),
-        ref other => Err(format!(
-            "expected 6 counts LL,LD,WL,DD,WD,WW or 5 counts LL,LD,WL+DD,WD,WW, got {}",
-            other.len()
-        )),
+        ref other => Err(EloArgError::PentaCount(other.len())),
     }
 }
 
@@ -423,27 +454,22 @@ fn parse_penta(text: &str) -> Result<Penta, String> {
 struct PlanElos(Vec<f64>);
 
 /// Parses `--plan`'s Elo values.
-fn parse_plan(text: &str) -> Result<PlanElos, String> {
+fn parse_plan(text: &str) -> Result<PlanElos, EloArgError> {
     let values = numbers::<f64>(text, "number")?;
-    if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
-        return Err(format!(
-            "the planned Elo must be a finite number, got {bad}"
-        ));
+    if let Some(&bad) = values.iter().find(|v| !v.is_finite()) {
+        return Err(PlanError::Elo(bad).into());
     }
     Ok(PlanElos(values))
 }
 
 /// Parses and validates the bounds and error rates; the model is set from `--model`.
-pub(crate) fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
+pub(crate) fn parse_sprt(text: &str) -> Result<SprtConfig, EloArgError> {
     let values = numbers::<f64>(text, "number")?;
     let (elo0, elo1, alpha, beta) = match values[..] {
         [elo0, elo1] => (elo0, elo1, DEFAULT_ERROR_RATE, DEFAULT_ERROR_RATE),
         [elo0, elo1, alpha, beta] => (elo0, elo1, alpha, beta),
         _ => {
-            return Err(format!(
-                "expected ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA, got {} numbers",
-                values.len()
-            ));
+            return Err(EloArgError::SprtCount(values.len()));
         }
     };
     let config = SprtConfig {
@@ -453,6 +479,6 @@ pub(crate) fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
         beta,
         model: SprtModel::Logistic,
     };
-    config.validate()?;
+    config.validate().map_err(EloArgError::Sprt)?;
     Ok(config)
 }

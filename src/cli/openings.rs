@@ -13,7 +13,7 @@ use arena::{
     game::{Game, GameSpec, Mnk},
     tournament::{
         config::OpeningsConfig,
-        openings::{self, Band, PlayEvent, PlayJudge},
+        openings::{self, Band, BandError, PlayEvent, PlayJudge},
     },
     with_game,
 };
@@ -104,7 +104,7 @@ pub struct OpeningsArgs {
     format: Format,
 }
 
-fn parse_band(s: &str) -> Result<Band, String> {
+fn parse_band(s: &str) -> Result<Band, BandError> {
     s.parse()
 }
 

@@ -150,7 +150,10 @@ impl DatagenFile {
             return Err(at("datagen.nodes", "must be at least 1".into()));
         }
         let format = match &o.format {
-            Some(f) => Some(f.parse::<Format>().map_err(|e| at("datagen.format", e))?),
+            Some(f) => Some(
+                f.parse::<Format>()
+                    .map_err(|e| at("datagen.format", e.to_string()))?,
+            ),
             None => None,
         };
         let engine_file = |key: &str, p: &str| {

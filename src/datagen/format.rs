@@ -85,7 +85,9 @@ impl Format {
         use crate::game::GameSpec;
         match (self, game) {
             (Format::Text, _) => None,
-            (Format::Bin | Format::Binpack, GameSpec::Mnk(config)) => MnkShape::of(config).err(),
+            (Format::Bin | Format::Binpack, GameSpec::Mnk(config)) => {
+                MnkShape::of(config).err().map(|e| e.to_string())
+            }
             (Format::Bin | Format::Binpack, GameSpec::Ataxx) => Some(format!(
                 "--format {}: c-gomoku-cli's format is for gomoku and renju; for Ataxx use \
                  bullet or text",
@@ -101,14 +103,19 @@ impl Format {
     }
 }
 
-impl std::str::FromStr for Format {
-    type Err = String;
+/// A data format arena does not write.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format '{0}': text, bin, binpack or bullet")]
+pub struct UnknownFormat(pub String);
 
-    fn from_str(s: &str) -> Result<Format, String> {
+impl std::str::FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(s: &str) -> Result<Format, UnknownFormat> {
         Format::ALL
             .into_iter()
             .find(|f| f.as_str() == s)
-            .ok_or_else(|| format!("unknown format '{s}': text, bin, binpack or bullet"))
+            .ok_or_else(|| UnknownFormat(s.to_string()))
     }
 }
 
@@ -418,7 +425,9 @@ impl DataReader {
                 if line.is_empty() {
                     continue;
                 }
-                return parse_text_line(line).map(Some).map_err(|why| self.err(why));
+                return parse_text_line(line)
+                    .map(Some)
+                    .map_err(|why| self.err(why.to_string()));
             },
             Format::Bin => {
                 let mut head = [0u8; 4];
@@ -505,23 +514,34 @@ impl DataReader {
     }
 }
 
+/// Why a line of a text data file is not `FEN | score | result`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TextLineError {
+    /// Not three fields.
+    #[error("expected `FEN | score | result`, found {0} field(s)")]
+    Fields(usize),
+    /// A score that is not a whole number.
+    #[error("score '{0}' is not a whole number")]
+    Score(String),
+    /// A result that is not 1.0, 0.5 or 0.0.
+    #[error("result '{0}' is not 1.0, 0.5 or 0.0")]
+    Result(String),
+}
+
 /// Reads `FEN | score | result`.
-pub fn parse_text_line(line: &str) -> Result<Record, String> {
+pub fn parse_text_line(line: &str) -> Result<Record, TextLineError> {
     let fields: Vec<&str> = line.split('|').map(str::trim).collect();
     let [fen, score, result] = fields[..] else {
-        return Err(format!(
-            "expected `FEN | score | result`, found {} field(s)",
-            fields.len()
-        ));
+        return Err(TextLineError::Fields(fields.len()));
     };
     let score: i32 = score
         .parse()
-        .map_err(|_| format!("score '{score}' is not a whole number"))?;
+        .map_err(|_| TextLineError::Score(score.to_string()))?;
     let result = match result {
         "1.0" | "1" => 2,
         "0.5" => 1,
         "0.0" | "0" => 0,
-        other => return Err(format!("result '{other}' is not 1.0, 0.5 or 0.0")),
+        other => return Err(TextLineError::Result(other.to_string())),
     };
     Ok(Record {
         position: fen.to_string(),
@@ -530,19 +550,67 @@ pub fn parse_text_line(line: &str) -> Result<Record, String> {
     })
 }
 
+/// Why the data files of a path cannot be listed: every variant names the path.
+#[derive(Debug, thiserror::Error)]
+pub enum DataFilesError {
+    /// A file that is no datagen data.
+    #[error("{}: not a datagen file (.txt, .bin, .binpack or .data)", path.display())]
+    NotData {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A folder that cannot be listed.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The folder.
+        path: PathBuf,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// A folder with the data of more than one run.
+    #[error(
+        "{}: holds the data of more than one run (positions.* and shard files, or several \
+         formats): name the file to read",
+        path.display()
+    )]
+    MoreThanOneRun {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// Shard files that are not every shard of one split.
+    #[error(
+        "{}: the shard files are not shards 0 to {} of one split of {count}: join the \
+         complete ones with cat, or name the files to read",
+        path.display(),
+        count - 1
+    )]
+    Shards {
+        /// The folder.
+        path: PathBuf,
+        /// The split the first shard file names.
+        count: u32,
+    },
+    /// A folder without datagen data.
+    #[error("{}: no datagen data (positions.txt, .bin, .binpack or .data)", path.display())]
+    NoData {
+        /// The folder.
+        path: PathBuf,
+    },
+}
+
 /// The data files of a datagen folder, in game order: `positions.EXT`, or the shards'
 /// `positions.shard-I-of-N.EXT` by shard index. A file is taken as it is.
-pub fn data_files(path: &Path) -> Result<Vec<(PathBuf, Format)>, String> {
+pub fn data_files(path: &Path) -> Result<Vec<(PathBuf, Format)>, DataFilesError> {
+    let path_buf = || path.to_path_buf();
     if path.is_file() {
-        let format = Format::of_path(path).ok_or_else(|| {
-            format!(
-                "{}: not a datagen file (.txt, .bin, .binpack or .data)",
-                path.display()
-            )
-        })?;
+        let format =
+            Format::of_path(path).ok_or_else(|| DataFilesError::NotData { path: path_buf() })?;
         return Ok(vec![(path.to_path_buf(), format)]);
     }
-    let entries = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let entries = std::fs::read_dir(path).map_err(|error| DataFilesError::Io {
+        path: path_buf(),
+        error,
+    })?;
     let mut whole = Vec::new();
     let mut shards = Vec::new();
     for entry in entries.flatten() {
@@ -571,30 +639,21 @@ pub fn data_files(path: &Path) -> Result<Vec<(PathBuf, Format)>, String> {
     shards.sort_by_key(|s| s.0);
     // One run's data: the whole run's file, or every shard of one split.
     if !whole.is_empty() && !shards.is_empty() || whole.len() > 1 {
-        return Err(format!(
-            "{}: holds the data of more than one run (positions.* and shard files, or several \
-             formats): name the file to read",
-            path.display()
-        ));
+        return Err(DataFilesError::MoreThanOneRun { path: path_buf() });
     }
     if let Some(&((_, count), _, _)) = shards.first() {
         let indices: Vec<(u32, u32)> = shards.iter().map(|s| s.0).collect();
         if indices != (0..count).map(|i| (i, count)).collect::<Vec<_>>() {
-            return Err(format!(
-                "{}: the shard files are not shards 0 to {} of one split of {count}: join the \
-                 complete ones with cat, or name the files to read",
-                path.display(),
-                count - 1
-            ));
+            return Err(DataFilesError::Shards {
+                path: path_buf(),
+                count,
+            });
         }
     }
     let mut files = whole;
     files.extend(shards.into_iter().map(|(_, p, f)| (p, f)));
     if files.is_empty() {
-        return Err(format!(
-            "{}: no datagen data (positions.txt, .bin, .binpack or .data)",
-            path.display()
-        ));
+        return Err(DataFilesError::NoData { path: path_buf() });
     }
     Ok(files)
 }
@@ -625,7 +684,8 @@ mod tests {
         };
         touch("positions.shard-1-of-2.data");
         let e = data_files(dir.path()).unwrap_err();
-        assert!(e.contains("not shards 0 to 1"), "{e}");
+        assert!(matches!(e, DataFilesError::Shards { count: 2, .. }), "{e}");
+        assert!(e.to_string().contains("not shards 0 to 1"), "{e}");
         touch("positions.shard-0-of-2.data");
         touch("datagen.shard-0-of-2.log");
         assert_eq!(
@@ -641,6 +701,7 @@ mod tests {
         assert!(
             data_files(whole.path())
                 .unwrap_err()
+                .to_string()
                 .contains("more than one run")
         );
         assert!(data_files(&whole.path().join("nothing")).is_err());

@@ -60,6 +60,8 @@ use crate::{
 };
 
 mod game;
+
+pub use self::game::GameError;
 mod log;
 mod workers;
 
@@ -208,7 +210,7 @@ impl Datagen {
     /// Checks the options for the engine's game.
     pub fn check(&self) -> Result<(), RunError> {
         if let Some(why) = self.format.refusal(&self.engine.game) {
-            return Err(RunError::Input(why));
+            return Err(RunError::Input(why.to_string()));
         }
         if let Some(b) = &self.against
             && b.game != self.engine.game
@@ -411,7 +413,7 @@ fn run_datagen<G: DatagenGame>(
     let shape = match G::mnk_shape(game) {
         Some(Ok(s)) => Some(s),
         Some(Err(why)) if matches!(d.format, Format::Bin | Format::Binpack) => {
-            return Err(RunError::Input(why));
+            return Err(RunError::Input(why.to_string()));
         }
         _ => None,
     };
@@ -699,7 +701,7 @@ fn play<G: DatagenGame>(
     // The next game the writer waits for, for the workers' look-ahead.
     let written = (Mutex::new(w.next_game), Condvar::new());
     let internal_stop = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = mpsc::channel::<(u64, Result<GameSamples, String>)>();
+    let (tx, rx) = mpsc::channel::<(u64, Result<GameSamples, GameError>)>();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
@@ -719,7 +721,10 @@ fn play<G: DatagenGame>(
             let user_stop = Arc::clone(&options.stop);
             scope.spawn(move |_| {
                 let build = |e: &EngineConfig| {
-                    Engine::<G>::new(e, game).map_err(|err| format!("engine '{}': {err}", e.name))
+                    Engine::<G>::new(e, game).map_err(|error| GameError::Engine {
+                        name: e.name.clone(),
+                        error,
+                    })
                 };
                 let (mut a, mut b) = match (build(&d.engine), build(opponent)) {
                     (Ok(a), Ok(b)) => (a, b),
@@ -735,7 +740,7 @@ fn play<G: DatagenGame>(
                 let mut eval = match G::evaluator(game, d.engine.table.as_ref(), &forced_search) {
                     Ok(e) => e,
                     Err(e) => {
-                        let _ = tx.send((0, Err(e)));
+                        let _ = tx.send((0, Err(GameError::Evaluator(e))));
                         return;
                     }
                 };
@@ -795,7 +800,7 @@ fn play<G: DatagenGame>(
             }
             match rx.recv_timeout(Duration::from_millis(200)) {
                 Ok((_, Err(e))) => {
-                    failure.get_or_insert(RunError::Input(e));
+                    failure.get_or_insert(RunError::Input(e.to_string()));
                     internal_stop.store(true, Ordering::Relaxed);
                 }
                 Ok((g, Ok(samples))) => {

@@ -90,17 +90,32 @@ pub struct MnkShape {
     pub rule: u16,
 }
 
+/// An m,n,k board that c-gomoku-cli's sample formats cannot hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "c-gomoku-cli's sample formats hold square boards of 5 to 22 cells a side with five in a \
+     row, not {width}x{height} with {k} in a row"
+)]
+pub struct ShapeError {
+    /// The board's width.
+    pub width: usize,
+    /// Its height.
+    pub height: usize,
+    /// Stones in a row that win.
+    pub k: usize,
+}
+
 impl MnkShape {
     /// The shape of `config`, if c-gomoku-cli's formats can hold it (a square board of 5
     /// to 22 cells a side, k = 5).
-    pub fn of(config: &crate::game::MnkConfig) -> Result<MnkShape, String> {
+    pub fn of(config: &crate::game::MnkConfig) -> Result<MnkShape, ShapeError> {
         let (w, h) = (config.width(), config.height());
         if w != h || !(5..=22).contains(&w) || config.k() != 5 {
-            return Err(format!(
-                "c-gomoku-cli's sample formats hold square boards of 5 to 22 cells a side with \
-                 five in a row, not {w}x{h} with {} in a row",
-                config.k()
-            ));
+            return Err(ShapeError {
+                width: w,
+                height: h,
+                k: config.k(),
+            });
         }
         let rule = match config.rule() {
             MnkRule::Freestyle => 0,
@@ -141,7 +156,7 @@ pub trait DatagenGame: OpeningGame {
 
     /// m,n,k: the shape c-gomoku-cli's formats need (an error for a board they cannot
     /// hold); `None` for Ataxx.
-    fn mnk_shape(config: &Self::Config) -> Option<Result<MnkShape, String>>;
+    fn mnk_shape(config: &Self::Config) -> Option<Result<MnkShape, ShapeError>>;
 }
 
 impl DatagenGame for Mnk {
@@ -200,7 +215,7 @@ impl DatagenGame for Mnk {
         self.history().iter().map(|&m| self.move_code(m)).collect()
     }
 
-    fn mnk_shape(config: &Self::Config) -> Option<Result<MnkShape, String>> {
+    fn mnk_shape(config: &Self::Config) -> Option<Result<MnkShape, ShapeError>> {
         Some(MnkShape::of(config))
     }
 }
@@ -238,7 +253,7 @@ impl DatagenGame for Ataxx {
         Vec::new()
     }
 
-    fn mnk_shape(_config: &()) -> Option<Result<MnkShape, String>> {
+    fn mnk_shape(_config: &()) -> Option<Result<MnkShape, ShapeError>> {
         None
     }
 }

@@ -23,5 +23,5 @@ pub use self::{
     },
     ratings::{Anchor, PairResult, Ratings, RatingsError, fit_ratings},
     sprt::{DEFAULT_ERROR_RATE, SprtConfig, SprtDecision, SprtEstimate, SprtModel},
-    sprt_plan::{ResultSpread, SprtPlan},
+    sprt_plan::{PlanError, ResultSpread, SprtPlan},
 };

@@ -47,32 +47,66 @@ pub struct ResultSpread {
     pub draw_elo: f64,
 }
 
+/// Why a spread or a plan cannot be made from the numbers given.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    /// The draw ratio is outside `[0, 1)`.
+    #[error("the draw ratio must be in [0, 1), got {0}")]
+    DrawRatio(f64),
+    /// The RMS bias is negative or not finite.
+    #[error("the RMS bias must be a finite number >= 0, got {0}")]
+    RmsBias(f64),
+    /// The bias leaves no variance at this draw ratio.
+    #[error(
+        "a draw ratio of {draw_ratio} and an RMS bias of {rms_bias} Elo do not fit together: \
+         the bias leaves no variance (lower the bias or the draw ratio)"
+    )]
+    NoVariance {
+        /// The draw ratio.
+        draw_ratio: f64,
+        /// The RMS bias (logistic Elo).
+        rms_bias: f64,
+    },
+    /// The planned Elo is not finite.
+    #[error("the planned Elo must be a finite number, got {0}")]
+    Elo(f64),
+    /// An Elo whose expected score falls outside (0, 1) in the test's model.
+    #[error(
+        "{what} is out of reach of these results under the {model} model (its expected \
+         score would be {score:.4})"
+    )]
+    OutOfReach {
+        /// `elo0`, `elo1` or `the planned Elo`.
+        what: &'static str,
+        /// The test's model.
+        model: SprtModel,
+        /// The expected score.
+        score: f64,
+    },
+}
+
 impl ResultSpread {
     /// Equal engines that draw `draw_ratio` of their games, on openings whose bias for
     /// one colour has root mean square `rms_bias` (logistic Elo) — fishtest's inputs.
     ///
     /// An error when the draw ratio is outside `[0, 1)`, the bias negative, or the two do
     /// not fit together (the bias leaves no variance).
-    pub fn from_draw_ratio(draw_ratio: f64, rms_bias: f64) -> Result<ResultSpread, String> {
+    pub fn from_draw_ratio(draw_ratio: f64, rms_bias: f64) -> Result<ResultSpread, PlanError> {
         if !(0.0..1.0).contains(&draw_ratio) {
-            return Err(format!(
-                "the draw ratio must be in [0, 1), got {draw_ratio}"
-            ));
+            return Err(PlanError::DrawRatio(draw_ratio));
         }
         if !(rms_bias >= 0.0 && rms_bias.is_finite()) {
-            return Err(format!(
-                "the RMS bias must be a finite number >= 0, got {rms_bias}"
-            ));
+            return Err(PlanError::RmsBias(rms_bias));
         }
         // Wins and losses (1 - d)/2 each, around a mean of ½.
         let game_variance = (1.0 - draw_ratio) / 4.0;
         let bias_score = score_from_elo(rms_bias) - 0.5;
         let pair_variance = game_variance - bias_score * bias_score;
         if pair_variance <= 0.0 {
-            return Err(format!(
-                "a draw ratio of {draw_ratio} and an RMS bias of {rms_bias} Elo do not fit \
-                 together: the bias leaves no variance (lower the bias or the draw ratio)"
-            ));
+            return Err(PlanError::NoVariance {
+                draw_ratio,
+                rms_bias,
+            });
         }
         Ok(ResultSpread {
             game_variance,
@@ -191,11 +225,9 @@ impl SprtPlan {
 /// pairs (pentanomial); a BayesElo test runs on games, so its LLR mistakes the pairs'
 /// spread for the games' one. An error when `elo` is not finite or its score falls
 /// outside (0, 1).
-pub fn plan(config: &SprtConfig, spread: &ResultSpread, elo: f64) -> Result<SprtPlan, String> {
+pub fn plan(config: &SprtConfig, spread: &ResultSpread, elo: f64) -> Result<SprtPlan, PlanError> {
     if !elo.is_finite() {
-        return Err(format!(
-            "the planned Elo must be a finite number, got {elo}"
-        ));
+        return Err(PlanError::Elo(elo));
     }
     let (test_variance, true_variance) = match config.model {
         SprtModel::Logistic | SprtModel::Normalized => (spread.pair_variance, spread.pair_variance),
@@ -209,11 +241,11 @@ pub fn plan(config: &SprtConfig, spread: &ResultSpread, elo: f64) -> Result<Sprt
     let (s0, s1, s) = (to_score(config.elo0), to_score(config.elo1), to_score(elo));
     for (what, score) in [("elo0", s0), ("elo1", s1), ("the planned Elo", s)] {
         if !(score > 0.0 && score < 1.0) {
-            return Err(format!(
-                "{what} is out of reach of these results under the {} model (its expected \
-                 score would be {score:.4})",
-                config.model
-            ));
+            return Err(PlanError::OutOfReach {
+                what,
+                model: config.model,
+                score,
+            });
         }
     }
     let width = s1 - s0;
@@ -369,7 +401,8 @@ mod tests {
         assert!(ResultSpread::from_draw_ratio(-0.1, 0.0).is_err());
         assert!(ResultSpread::from_draw_ratio(0.4, -1.0).is_err());
         let err = ResultSpread::from_draw_ratio(0.9, 191.0).unwrap_err();
-        assert!(err.contains("do not fit"), "{err}");
+        assert!(matches!(err, PlanError::NoVariance { .. }), "{err}");
+        assert!(err.to_string().contains("do not fit"), "{err}");
         let c = config(0.0, 5.0, SprtModel::Logistic);
         assert!(plan(&c, &fishtest_spread(0.5, 0.0), f64::NAN).is_err());
     }

@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     config::{self, ConfigError},
-    engine::{EngineConfig, SearchConfig, TimeControl},
+    engine::{EngineConfig, SearchConfig, SetError, TimeControl},
     game::GameSpec,
     protocol::{EngineSpec, ExternalEngine, Protocol, external::ExternalFields},
     stats::SprtConfig,
@@ -606,11 +606,11 @@ impl Tournament {
                     .or_else(|| key_line(&format!("engines[{i}]")))
             };
             let engine = resolve_engine(source, base, &config, entry).map_err(|e| {
-                // An inline engine's key that the error names (`key `table`: ...`).
+                // The line of the entry's key at fault, if the entry has it.
                 let named = e
-                    .split_once("key `")
-                    .and_then(|(_, rest)| rest.split_once('`'))
-                    .and_then(|(key, _)| key_line(&format!("engines[{i}].{key}")));
+                    .key
+                    .as_ref()
+                    .and_then(|key| key_line(&format!("engines[{i}].{key}")));
                 ConfigError {
                     source: source.to_string(),
                     line: named.or_else(entry_line),
@@ -813,20 +813,55 @@ fn newer_arena(e: ConfigError, text: &str) -> ConfigError {
     }
 }
 
+/// Why an `[[engines]]` entry cannot be resolved: the key at fault (when the message
+/// names one) and the message.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct EntryError {
+    /// The entry's key at fault (`table`, `file`, `tc`, ...), when known.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl EntryError {
+    /// An error about the entry's `key`; `message` starts with ``key `KEY`: ``.
+    fn at_key(key: &str, message: String) -> EntryError {
+        EntryError {
+            key: Some(key.to_string()),
+            message,
+        }
+    }
+
+    /// An error passed on from an engine's own checks: the key is the first one the
+    /// message names (``key `KEY` ``), if any.
+    fn passed_on(message: String) -> EntryError {
+        let key = message
+            .split_once("key `")
+            .and_then(|(_, rest)| rest.split_once('`'))
+            .map(|(key, _)| key.to_string());
+        EntryError { key, message }
+    }
+}
+
 fn resolve_engine(
     source: &str,
     base: &Path,
     config: &TournamentConfig,
     entry: &EngineEntry,
-) -> Result<EngineSpec, String> {
+) -> Result<EngineSpec, EntryError> {
     if let Some(command) = &entry.command {
         return resolve_external(base, config, entry, command).map(EngineSpec::External);
     }
     if let Some(key) = entry.external_keys_given().next() {
-        return Err(format!(
-            "key `{key}` is for external engines (give `command`, or put it in the engine \
-             file); with `file`, set limits with `set` (`search.depth`, `search.nodes`, \
-             `search.movetime_ms`, `search.tc`; `option.NAME` for an outside engine's options)"
+        return Err(EntryError::at_key(
+            key,
+            format!(
+                "key `{key}` is for external engines (give `command`, or put it in the engine \
+                 file); with `file`, set limits with `set` (`search.depth`, `search.nodes`, \
+                 `search.movetime_ms`, `search.tc`; `option.NAME` for an outside engine's \
+                 options)"
+            ),
         ));
     }
     if let Some(file) = &entry.file {
@@ -840,15 +875,18 @@ fn resolve_external(
     config: &TournamentConfig,
     entry: &EngineEntry,
     command: &str,
-) -> Result<ExternalEngine, String> {
+) -> Result<ExternalEngine, EntryError> {
     if let Some(key) = entry.builtin_keys_given().next() {
         let (last, rest) = EngineEntry::EXTERNAL_KEYS
             .split_last()
             .expect("an outside engine has keys");
-        return Err(format!(
-            "key `{key}` is for built-in engines; an external engine (`command`) takes \
-             name, {} and {last}",
-            rest.join(", ")
+        return Err(EntryError::at_key(
+            key,
+            format!(
+                "key `{key}` is for built-in engines; an external engine (`command`) takes \
+                 name, {} and {last}",
+                rest.join(", ")
+            ),
         ));
     }
     ExternalFields {
@@ -868,6 +906,7 @@ fn resolve_external(
         restart: entry.restart,
     }
     .resolve(base, config.game)
+    .map_err(|e| EntryError::passed_on(e.to_string()))
 }
 
 /// An engine file named by `file = ...`: a built-in engine's config, or an outside
@@ -877,26 +916,34 @@ fn resolve_file(
     config: &TournamentConfig,
     entry: &EngineEntry,
     file: &str,
-) -> Result<EngineSpec, String> {
-    if entry.game.is_some() || entry.table.is_some() || entry.search.is_some() {
-        return Err(format!(
-            "with `file = \"{file}\"` only `name` and `set` may be given (put the rest in `set`)"
+) -> Result<EngineSpec, EntryError> {
+    let inline = [
+        ("game", entry.game.is_some()),
+        ("table", entry.table.is_some()),
+        ("search", entry.search.is_some()),
+    ];
+    if let Some(&(key, _)) = inline.iter().find(|(_, given)| *given) {
+        return Err(EntryError::at_key(
+            key,
+            format!(
+                "key `{key}`: with `file = \"{file}\"` only `name` and `set` may be given (put \
+                 the rest in `set`)"
+            ),
         ));
     }
     let path = config::resolve(base, file);
-    let (mut engine, _) = EngineSpec::load(&path).map_err(|e| format!("key `file`: {e}"))?;
+    let (mut engine, _) = EngineSpec::load(&path)
+        .map_err(|e| EntryError::at_key("file", format!("key `file`: {e}")))?;
     if let Some(name) = &entry.name {
         engine.rename(name);
     }
     engine
         .set_all(entry.set.iter().map(|(k, v)| (k, v.clone())))
-        .map_err(|e| match e.key {
-            Some(key) => format!("set `{key}`: {}", e.message),
-            None => format!("set: {}", e.message),
-        })?;
+        .map_err(set_error)?;
     if let EngineSpec::External(e) = &engine {
-        e.validate(config.game)
-            .map_err(|m| format!("key `file`: {}: {m}", path.display()))?;
+        e.validate(config.game).map_err(|m| {
+            EntryError::at_key("file", format!("key `file`: {}: {m}", path.display()))
+        })?;
     }
     Ok(engine)
 }
@@ -907,11 +954,10 @@ fn resolve_builtin(
     base: &Path,
     config: &TournamentConfig,
     entry: &EngineEntry,
-) -> Result<EngineConfig, String> {
-    let name = entry
-        .name
-        .clone()
-        .ok_or("an inline engine needs `name` (or give `file`)")?;
+) -> Result<EngineConfig, EntryError> {
+    let name = entry.name.clone().ok_or_else(|| {
+        EntryError::passed_on("an inline engine needs `name` (or give `file`)".into())
+    })?;
     let mut tree = toml::Table::new();
     tree.insert("name".into(), toml::Value::String(name.clone()));
     tree.insert(
@@ -927,13 +973,18 @@ fn resolve_builtin(
             toml::Value::Table(config::to_table(search)),
         );
     }
-    let mut engine =
-        EngineConfig::from_toml(&format!("engine '{name}'"), base, tree).map_err(|e| e.message)?;
+    let mut engine = EngineConfig::from_toml(&format!("engine '{name}'"), base, tree)
+        .map_err(|e| EntryError::passed_on(e.message))?;
     engine
         .set_all(entry.set.iter().map(|(k, v)| (k, v.clone())))
-        .map_err(|e| match e.key {
-            Some(key) => format!("set `{key}`: {}", e.message),
-            None => format!("set: {}", e.message),
-        })?;
+        .map_err(set_error)?;
     Ok(engine)
+}
+
+/// A `set` assignment the engine refuses (`set `KEY`: ...`).
+fn set_error(e: SetError) -> EntryError {
+    EntryError::passed_on(match e.key {
+        Some(key) => format!("set `{key}`: {}", e.message),
+        None => format!("set: {}", e.message),
+    })
 }

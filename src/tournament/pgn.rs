@@ -60,16 +60,83 @@ pub enum ResultConvention {
     Ataxx,
 }
 
-impl std::str::FromStr for ResultConvention {
-    type Err = String;
+/// A result convention that is neither `chess` nor `ataxx`.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("'{0}' is not chess or ataxx")]
+pub struct UnknownConvention(pub String);
 
-    fn from_str(s: &str) -> Result<ResultConvention, String> {
+impl std::str::FromStr for ResultConvention {
+    type Err = UnknownConvention;
+
+    fn from_str(s: &str) -> Result<ResultConvention, UnknownConvention> {
         match s.trim().to_ascii_lowercase().as_str() {
             "chess" => Ok(ResultConvention::Chess),
             "ataxx" => Ok(ResultConvention::Ataxx),
-            _ => Err(format!("'{s}' is not chess or ataxx")),
+            _ => Err(UnknownConvention(s.to_string())),
         }
     }
+}
+
+/// A game that cannot be written because its opening cannot be read (a damaged record).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("game {game}: its opening: {error}")]
+pub struct ExportError {
+    /// The record's game.
+    pub game: u64,
+    /// Why the game refuses the opening.
+    pub error: String,
+}
+
+impl ExportError {
+    pub(crate) fn new(r: &GameRecord, error: impl std::fmt::Display) -> ExportError {
+        ExportError {
+            game: r.game,
+            error: error.to_string(),
+        }
+    }
+}
+
+/// Why a live PGN or SGF file is not one this run wrote, at byte `at`.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ReadBackError {
+    /// PGN: a game whose Event tag is another run's.
+    #[error("at byte {at}: a game of another run ({tag}; this run is '{event}')")]
+    OtherRun {
+        /// The byte offset of the game.
+        at: usize,
+        /// The game's Event tag.
+        tag: String,
+        /// This run's event.
+        event: String,
+    },
+    /// SGF: a game whose name is not this run's.
+    #[error("at byte {at}: not a game of this run ('{event}': no GN[{escaped} game N])")]
+    OtherName {
+        /// The byte offset of the game.
+        at: usize,
+        /// This run's event.
+        event: String,
+        /// The event as SGF writes it.
+        escaped: String,
+    },
+    /// PGN: a game without its GameIndex tag.
+    #[error("at byte {at}: a game without GameIndex")]
+    NoGameIndex {
+        /// The byte offset of the game.
+        at: usize,
+    },
+    /// SGF: a game whose GN has no index.
+    #[error("at byte {at}: a game without its index in GN")]
+    NoIndexInName {
+        /// The byte offset of the game.
+        at: usize,
+    },
+    /// Text that is not a game as arena writes them.
+    #[error("at byte {at}: not a game as arena writes them")]
+    NotAGame {
+        /// The byte offset of the text.
+        at: usize,
+    },
 }
 
 /// The PGN result of a record under `convention`.
@@ -110,7 +177,7 @@ pub fn played(info: &ExportInfo<'_>, r: &GameRecord) -> Option<(String, Option<S
 
 /// PGN text of `records`, in game order. Errors name the game whose opening cannot be
 /// read (a damaged record).
-pub fn export(info: &ExportInfo<'_>, records: &[GameRecord]) -> Result<String, String> {
+pub fn export(info: &ExportInfo<'_>, records: &[GameRecord]) -> Result<String, ExportError> {
     let mut sorted: Vec<&GameRecord> = records.iter().collect();
     sorted.sort_by_key(|r| r.game);
     let mut out = String::new();
@@ -121,7 +188,7 @@ pub fn export(info: &ExportInfo<'_>, records: &[GameRecord]) -> Result<String, S
 }
 
 /// PGN text of one game, exactly as [`export`] writes it (a live file appends these).
-pub fn game_text(info: &ExportInfo<'_>, r: &GameRecord) -> Result<String, String> {
+pub fn game_text(info: &ExportInfo<'_>, r: &GameRecord) -> Result<String, ExportError> {
     let mut out = String::new();
     write_game(&mut out, info, r)?;
     Ok(out)
@@ -131,7 +198,7 @@ pub fn game_text(info: &ExportInfo<'_>, r: &GameRecord) -> Result<String, String
 /// and where the last complete one ends: a write cut short (a run killed mid-write)
 /// leaves a torn last game, which is not counted. Errors: text that is no game of
 /// `event` as arena writes them.
-pub(crate) fn read_back(text: &str, event: &str) -> Result<ReadBack, String> {
+pub(crate) fn read_back(text: &str, event: &str) -> Result<ReadBack, ReadBackError> {
     let event_tag = format!("[Event \"{}\"]", escape(event));
     let mut back = ReadBack::default();
     let mut pos = 0;
@@ -156,22 +223,23 @@ pub(crate) fn read_back(text: &str, event: &str) -> Result<ReadBack, String> {
         match whole {
             Some((tags, Some(index), len)) => {
                 if tags.lines().next() != Some(event_tag.as_str()) {
-                    return Err(format!(
-                        "at byte {pos}: a game of another run ({}; this run is '{event}')",
-                        tags.lines().next().unwrap_or_default()
-                    ));
+                    return Err(ReadBackError::OtherRun {
+                        at: pos,
+                        tag: tags.lines().next().unwrap_or_default().to_string(),
+                        event: event.to_string(),
+                    });
                 }
                 back.games.push(index);
                 pos += len;
             }
-            Some((_, None, _)) => return Err(format!("at byte {pos}: a game without GameIndex")),
+            Some((_, None, _)) => return Err(ReadBackError::NoGameIndex { at: pos }),
             None => {
                 // A torn last game: the start of one, and no game after it.
                 let start = "[Event \"";
                 let torn = (rest.starts_with(start) || start.starts_with(rest))
                     && !rest.contains("\n\n[Event \"");
                 if !torn {
-                    return Err(format!("at byte {pos}: not a game as arena writes them"));
+                    return Err(ReadBackError::NotAGame { at: pos });
                 }
                 break;
             }
@@ -181,7 +249,7 @@ pub(crate) fn read_back(text: &str, event: &str) -> Result<ReadBack, String> {
     Ok(back)
 }
 
-fn write_game(out: &mut String, info: &ExportInfo<'_>, r: &GameRecord) -> Result<(), String> {
+fn write_game(out: &mut String, info: &ExportInfo<'_>, r: &GameRecord) -> Result<(), ExportError> {
     let tag = |out: &mut String, name: &str, value: &str| {
         let _ = writeln!(out, "[{name} \"{}\"]", escape(value));
     };
@@ -217,8 +285,7 @@ fn write_game(out: &mut String, info: &ExportInfo<'_>, r: &GameRecord) -> Result
     let mut text = Vec::new();
     if is_ataxx {
         text.push(convention_comment(info.convention).to_string());
-        let start = Ataxx::from_fen(&r.opening)
-            .map_err(|e| format!("game {}: its opening: {e}", r.game))?;
+        let start = Ataxx::from_fen(&r.opening).map_err(|e| ExportError::new(r, e))?;
         let mut number = start.fullmoves();
         let mut side = start.side_to_move();
         // An illegal last move lost the game: it is said in a comment, not played, so a

@@ -116,6 +116,102 @@ fn describe(result: GameResult) -> String {
     format!("{} ({what})", result.as_str())
 }
 
+/// Why a game record does not replay by the rules: the game and what does not match.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("game {game}: {fault}")]
+pub struct ReplayError {
+    /// The record's game index.
+    pub game: u64,
+    /// What does not match.
+    pub fault: Mismatch,
+}
+
+/// What in a game record does not match the rules or the run.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Mismatch {
+    /// The opening is not a position of the game.
+    #[error("opening '{opening}': {error}")]
+    Opening {
+        /// The record's opening.
+        opening: String,
+        /// Why the game refuses it.
+        error: String,
+    },
+    /// `first_move_by` is not the side to move after the opening.
+    #[error(
+        "first_move_by is {recorded}, but after the opening {side} is to move, engine {engine}"
+    )]
+    FirstMover {
+        /// The record's `first_move_by`.
+        recorded: usize,
+        /// The side to move after the opening.
+        side: Side,
+        /// The engine that plays it.
+        engine: usize,
+    },
+    /// A reason arena never writes.
+    #[error(
+        "reason '{0}' is not one arena writes (k-in-a-row, board-full, no-stones, no-moves, \
+         halfmove-limit, forbidden: double-three|double-four|overline, max-plies, resign, \
+         draw-score, material, vcf-win, illegal-move, time-forfeit, no-move, fault: ...)"
+    )]
+    UnknownReason(String),
+    /// Move `n` (1-based) comes after the rules ended the game.
+    #[error("move {n} '{text}' comes after the game ended ({reason})")]
+    AfterEnd {
+        /// The move number.
+        n: usize,
+        /// The move.
+        text: String,
+        /// How the game had ended.
+        reason: EndReason,
+    },
+    /// Move `n` (1-based) comes after `max_plies`.
+    #[error("move {n} '{text}' comes after max_plies = {max}, where the game is a draw")]
+    AfterMaxPlies {
+        /// The move number.
+        n: usize,
+        /// The move.
+        text: String,
+        /// The run's max_plies.
+        max: u32,
+    },
+    /// Move `n` (1-based) cannot be played.
+    #[error("move {n}: {error}")]
+    Move {
+        /// The move number.
+        n: usize,
+        /// Why the game refuses it.
+        error: String,
+    },
+    /// The reason does not fit the moves, the rules or the run's settings.
+    #[error("{0}")]
+    Reason(String),
+    /// The result is not one the moves and the reason allow.
+    #[error(
+        "result is {}, but {why}, which makes it {}",
+        describe(*recorded),
+        allowed.iter().map(|&a| describe(a)).collect::<Vec<_>>().join(" or ")
+    )]
+    Result {
+        /// The record's result.
+        recorded: GameResult,
+        /// Why the others are allowed.
+        why: String,
+        /// The results allowed.
+        allowed: Vec<GameResult>,
+    },
+}
+
+impl Mismatch {
+    fn opening(r: &GameRecord, error: impl std::fmt::Display) -> Mismatch {
+        Mismatch::Opening {
+            opening: r.opening.clone(),
+            error: error.to_string(),
+        }
+    }
+}
+
 /// Replays `r` by the rules of `game`, with the run's adjudication and the time limits
 /// of its black and white engine (`limits[0]`, `limits[1]`: what a time forfeit needs);
 /// the message says what does not match, starting with the game.
@@ -124,14 +220,17 @@ pub fn replay(
     adjudication: &Adjudication,
     limits: [TimeLimits; 2],
     r: &GameRecord,
-) -> Result<(), String> {
+) -> Result<(), ReplayError> {
     with_game!(game, |G, config| replay_in::<G>(
         &config,
         adjudication,
         limits,
         r
     ))
-    .map_err(|why| format!("game {}: {why}", r.game))
+    .map_err(|fault| ReplayError {
+        game: r.game,
+        fault,
+    })
 }
 
 fn replay_in<G: Game>(
@@ -139,28 +238,21 @@ fn replay_in<G: Game>(
     adjudication: &Adjudication,
     limits: [TimeLimits; 2],
     r: &GameRecord,
-) -> Result<(), String> {
-    let start =
-        G::from_text(config, &r.opening).map_err(|e| format!("opening '{}': {e}", r.opening))?;
+) -> Result<(), Mismatch> {
+    let start = G::from_text(config, &r.opening).map_err(|e| Mismatch::opening(r, e))?;
     let first = match start.side_to_move() {
         Side::First => r.black,
         Side::Second => r.white,
     };
     if r.first_mover != first {
-        return Err(format!(
-            "first_move_by is {}, but after the opening {} is to move, engine {first}",
-            r.first_mover,
-            start.side_to_move()
-        ));
+        return Err(Mismatch::FirstMover {
+            recorded: r.first_mover,
+            side: start.side_to_move(),
+            engine: first,
+        });
     }
     let Some(ending) = ending(&r.reason) else {
-        return Err(format!(
-            "reason '{}' is not one arena writes (k-in-a-row, board-full, no-stones, \
-             no-moves, halfmove-limit, forbidden: double-three|double-four|overline, \
-             max-plies, resign, draw-score, material, vcf-win, illegal-move, time-forfeit, \
-             no-move, fault: ...)",
-            r.reason
-        ));
+        return Err(Mismatch::UnknownReason(r.reason.clone()));
     };
     let illegal_last = matches!(ending, Ending::Early(Early::IllegalMove));
     let max = adjudication.max_plies;
@@ -170,15 +262,18 @@ fn replay_in<G: Game>(
     for (i, text) in r.moves.iter().enumerate() {
         let n = i + 1;
         if let Some(outcome) = pos.outcome() {
-            return Err(format!(
-                "move {n} '{text}' comes after the game ended ({})",
-                outcome.reason()
-            ));
+            return Err(Mismatch::AfterEnd {
+                n,
+                text: text.clone(),
+                reason: outcome.reason(),
+            });
         }
         if max > 0 && pos.plies() >= max {
-            return Err(format!(
-                "move {n} '{text}' comes after max_plies = {max}, where the game is a draw"
-            ));
+            return Err(Mismatch::AfterMaxPlies {
+                n,
+                text: text.clone(),
+                max,
+            });
         }
         last_mover = Some(pos.side_to_move());
         let is_last = n == r.moves.len();
@@ -186,7 +281,12 @@ fn replay_in<G: Game>(
             Ok(_) => {}
             // The engine's text for the move that lost it the game.
             Err(_) if is_last && illegal_last => {}
-            Err(e) => return Err(format!("move {n}: {e}")),
+            Err(e) => {
+                return Err(Mismatch::Move {
+                    n,
+                    error: e.to_string(),
+                });
+            }
         }
     }
     let to_move = pos.side_to_move();
@@ -199,16 +299,16 @@ fn replay_in<G: Game>(
                 format!("the moves end in {reason}"),
             ),
             Some(outcome) => {
-                return Err(format!(
+                return Err(Mismatch::Reason(format!(
                     "reason is {reason}, but the moves end in {}",
                     outcome.reason()
-                ));
+                )));
             }
             None => {
-                return Err(format!(
+                return Err(Mismatch::Reason(format!(
                     "reason is {reason}, but the game is not over after its {} moves",
                     r.moves.len()
-                ));
+                )));
             }
         },
         Ending::Early(early) => {
@@ -217,16 +317,17 @@ fn replay_in<G: Game>(
             if let Some(outcome) = end
                 && !matches!(early, Early::IllegalMove | Early::TimeForfeit)
             {
-                return Err(format!(
+                return Err(Mismatch::Reason(format!(
                     "reason is {}, but the moves end the game ({})",
                     r.reason,
                     outcome.reason()
-                ));
+                )));
             }
             if early == Early::Adjudicated {
-                let start = G::from_text(config, &r.opening)
-                    .map_err(|e| format!("opening '{}': {e}", r.opening))?;
-                let (result, why) = adjudicate::confirm(&start, r, adjudication)?;
+                let start =
+                    G::from_text(config, &r.opening).map_err(|e| Mismatch::opening(r, e))?;
+                let (result, why) =
+                    adjudicate::confirm(&start, r, adjudication).map_err(Mismatch::Reason)?;
                 (vec![result], why)
             } else {
                 let over = end.map(|o| o.reason());
@@ -244,12 +345,11 @@ fn replay_in<G: Game>(
         }
     };
     if !allowed.contains(&r.result) {
-        let want: Vec<String> = allowed.iter().map(|&a| describe(a)).collect();
-        return Err(format!(
-            "result is {}, but {why}, which makes it {}",
-            describe(r.result),
-            want.join(" or ")
-        ));
+        return Err(Mismatch::Result {
+            recorded: r.result,
+            why,
+            allowed,
+        });
     }
     Ok(())
 }
@@ -266,25 +366,27 @@ fn early_results<G: Game>(
     last_mover: Option<Side>,
     limits: [TimeLimits; 2],
     over: Option<EndReason>,
-) -> Result<(Vec<GameResult>, String), String> {
+) -> Result<(Vec<GameResult>, String), Mismatch> {
     let decisive = vec![GameResult::FirstWins, GameResult::SecondWins];
     let reason = &r.reason;
     Ok(match early {
         Early::MaxPlies => {
             let max = adjudication.max_plies;
             if max == 0 || pos.plies() < max {
-                return Err(format!(
+                return Err(Mismatch::Reason(format!(
                     "reason is max-plies, but the game has {} plies and the run's max_plies \
                      is {max}{}",
                     pos.plies(),
                     if max == 0 { " (none)" } else { "" }
-                ));
+                )));
             }
             (vec![GameResult::Draw], "max-plies is a draw".into())
         }
         Early::Resign => {
             let Some(loser) = last_mover else {
-                return Err("reason is resign, but no move was played".into());
+                return Err(Mismatch::Reason(
+                    "reason is resign, but no move was played".into(),
+                ));
             };
             check_resign(r, adjudication)?;
             check_resign_twosided(r, adjudication)?;
@@ -295,7 +397,9 @@ fn early_results<G: Game>(
         }
         Early::IllegalMove => {
             let Some(loser) = last_mover else {
-                return Err("reason is illegal-move, but the record has no move".into());
+                return Err(Mismatch::Reason(
+                    "reason is illegal-move, but the record has no move".into(),
+                ));
             };
             (
                 vec![loss_of(loser)],
@@ -321,14 +425,14 @@ fn time_forfeit(
     last_mover: Option<Side>,
     limits: [TimeLimits; 2],
     over: Option<EndReason>,
-) -> Result<(Vec<GameResult>, String), String> {
+) -> Result<(Vec<GameResult>, String), Mismatch> {
     let limit = |side: Side| limits[side.index()];
     if !limits.iter().any(|l| l.any()) {
-        return Err(
+        return Err(Mismatch::Reason(
             "reason is time-forfeit, but neither engine had a time limit (no clock, no \
              move time): no game of this run can be lost on time"
                 .into(),
-        );
+        ));
     }
     let mut allowed = Vec::new();
     let mut why = Vec::new();
@@ -352,17 +456,17 @@ fn time_forfeit(
             Some(mover) => format!("{mover}, who made the last move, had no move time"),
             None => "no move was played".into(),
         };
-        return Err(format!(
+        return Err(Mismatch::Reason(format!(
             "reason is time-forfeit, but nobody can have lost on time: {clock}, and \
              {per_move}"
-        ));
+        )));
     }
     Ok((allowed, why.join(" or ")))
 }
 
 /// Under `resign_twosided`, the winner agreed: its own last `resign_moves` scores (the
 /// moves before the loser's last) at or above `+resign_score`.
-fn check_resign_twosided(r: &GameRecord, adjudication: &Adjudication) -> Result<(), String> {
+fn check_resign_twosided(r: &GameRecord, adjudication: &Adjudication) -> Result<(), Mismatch> {
     if !adjudication.resign_twosided {
         return Ok(());
     }
@@ -377,22 +481,22 @@ fn check_resign_twosided(r: &GameRecord, adjudication: &Adjudication) -> Result<
         .filter(|s| s.score.is_some_and(|v| v >= score))
         .count();
     if high < moves as usize {
-        return Err(format!(
+        return Err(Mismatch::Reason(format!(
             "reason is resign, but the winner's last {moves} scores are not all at or above \
              {score} (resign_twosided)"
-        ));
+        )));
     }
     Ok(())
 }
 
 /// A resignation follows the run's rule: `resign_moves` moves of the loser in a row
 /// (its last ones) scored at or below `-resign_score`.
-fn check_resign(r: &GameRecord, adjudication: &Adjudication) -> Result<(), String> {
+fn check_resign(r: &GameRecord, adjudication: &Adjudication) -> Result<(), Mismatch> {
     let (score, moves) = (adjudication.resign_score, adjudication.resign_moves);
     if score <= 0 || moves == 0 {
-        return Err(
+        return Err(Mismatch::Reason(
             "reason is resign, but the run's [adjudication] has no resign rule".to_string(),
-        );
+        ));
     }
     let low = r
         .stats
@@ -403,10 +507,10 @@ fn check_resign(r: &GameRecord, adjudication: &Adjudication) -> Result<(), Strin
         .filter(|s| s.score.is_some_and(|v| v <= -score))
         .count();
     if low < moves as usize {
-        return Err(format!(
+        return Err(Mismatch::Reason(format!(
             "reason is resign, but the loser's last {moves} scores are not all at or below \
              -{score} (resign_score)"
-        ));
+        )));
     }
     Ok(())
 }
@@ -452,12 +556,12 @@ mod tests {
         }
     }
 
-    fn check(r: &GameRecord) -> Result<(), String> {
+    fn check(r: &GameRecord) -> Result<(), ReplayError> {
         check_timed(r, TimeLimits::default())
     }
 
     /// As [`check`], both engines under `limits`.
-    fn check_timed(r: &GameRecord, limits: TimeLimits) -> Result<(), String> {
+    fn check_timed(r: &GameRecord, limits: TimeLimits) -> Result<(), ReplayError> {
         replay(
             "tictactoe".parse().unwrap(),
             &Adjudication {
@@ -492,12 +596,17 @@ mod tests {
             (ttt(&WIN[..2], Draw, "max-plies"), "max_plies"),
         ];
         for (r, want) in cases {
-            let e = check(&r).unwrap_err();
+            let e = check(&r).unwrap_err().to_string();
             assert!(e.starts_with("game 3: ") && e.contains(want), "{want}: {e}");
         }
         let mut swapped = ttt(&WIN, FirstWins, "k-in-a-row");
         swapped.first_mover = 1;
-        assert!(check(&swapped).unwrap_err().contains("first_move_by"));
+        let e = check(&swapped).unwrap_err();
+        assert!(
+            matches!(e.fault, Mismatch::FirstMover { recorded: 1, .. }) && e.game == 3,
+            "{e}"
+        );
+        assert!(e.to_string().contains("first_move_by"));
     }
 
     #[test]
@@ -506,7 +615,9 @@ mod tests {
         // Black made the illegal second move of its own (move 3), as text.
         check(&ttt(&["a1", "b1", "b1"], SecondWins, "illegal-move")).unwrap();
         check(&ttt(&["a1", "b1", "zz"], SecondWins, "illegal-move")).unwrap();
-        let e = check(&ttt(&["a1", "b1", "b1"], FirstWins, "illegal-move")).unwrap_err();
+        let e = check(&ttt(&["a1", "b1", "b1"], FirstWins, "illegal-move"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("black made the illegal last move"), "{e}");
         // Only the last move may be illegal.
         assert!(check(&ttt(&["a1", "a1", "b1"], FirstWins, "illegal-move")).is_err());
@@ -523,10 +634,15 @@ mod tests {
         r.stats[3].score = Some(-300);
         check(&r).unwrap();
         r.stats[1].score = Some(-99);
-        assert!(check(&r).unwrap_err().contains("resign_score"));
+        assert!(check(&r).unwrap_err().to_string().contains("resign_score"));
         r.stats[1].score = Some(-100);
         r.result = SecondWins;
-        assert!(check(&r).unwrap_err().contains("white made the last move"));
+        assert!(
+            check(&r)
+                .unwrap_err()
+                .to_string()
+                .contains("white made the last move")
+        );
     }
 
     /// Issue 44, item 4: a flipped result passed as a time forfeit, even where no engine
@@ -552,22 +668,28 @@ mod tests {
             ttt(&["a1", "b1"], FirstWins, "time-forfeit"),
             ttt(&[], FirstWins, "time-forfeit"),
         ] {
-            let e = check(&r).unwrap_err();
+            let e = check(&r).unwrap_err().to_string();
             assert!(e.contains("neither engine had a time limit"), "{e}");
         }
         // A clock that ran out: the side to move (black after two moves) lost.
         check_timed(&ttt(&["a1", "b1"], SecondWins, "time-forfeit"), clock).unwrap();
-        let e = check_timed(&ttt(&["a1", "b1"], FirstWins, "time-forfeit"), clock).unwrap_err();
+        let e = check_timed(&ttt(&["a1", "b1"], FirstWins, "time-forfeit"), clock)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("black, to move, ran out of its clock"), "{e}");
         check_timed(&ttt(&[], SecondWins, "time-forfeit"), clock).unwrap();
         // A move over its move time: the side that made it (white) lost.
         check_timed(&ttt(&["a1", "b1"], FirstWins, "time-forfeit"), per_move).unwrap();
-        let e = check_timed(&ttt(&["a1", "b1"], SecondWins, "time-forfeit"), per_move).unwrap_err();
+        let e = check_timed(&ttt(&["a1", "b1"], SecondWins, "time-forfeit"), per_move)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("white made the last move, over its move time"),
             "{e}"
         );
-        let e = check_timed(&ttt(&[], SecondWins, "time-forfeit"), per_move).unwrap_err();
+        let e = check_timed(&ttt(&[], SecondWins, "time-forfeit"), per_move)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no move was played"), "{e}");
         // With both kinds of limit either may have happened; never a draw.
         check_timed(&ttt(&["a1", "b1"], FirstWins, "time-forfeit"), both).unwrap();
@@ -576,7 +698,9 @@ mod tests {
         // A late winning move still loses on time, but only by its move time: a clock
         // that ran out leaves the late move out, and these moves end the game.
         check_timed(&ttt(&WIN, SecondWins, "time-forfeit"), per_move).unwrap();
-        let e = check_timed(&ttt(&WIN, SecondWins, "time-forfeit"), clock).unwrap_err();
+        let e = check_timed(&ttt(&WIN, SecondWins, "time-forfeit"), clock)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("the moves end the game (k-in-a-row)"), "{e}");
         // One engine timed, the other not: only the timed one can lose on time.
         let limits = [TimeLimits::default(), per_move];
@@ -585,7 +709,7 @@ mod tests {
         let r = ttt(&["a1", "b1"], FirstWins, "time-forfeit");
         replay(spec, &adj, limits, &r).unwrap();
         let r = ttt(&["a1", "b1", "c1"], SecondWins, "time-forfeit");
-        let e = replay(spec, &adj, limits, &r).unwrap_err();
+        let e = replay(spec, &adj, limits, &r).unwrap_err().to_string();
         assert!(
             e.contains("black, who made the last move, had no move time"),
             "{e}"
@@ -604,7 +728,9 @@ mod tests {
         replay(spec, &adj, [TimeLimits::default(); 2], &r).unwrap();
         r.moves.push("b2".into());
         r.stats.push(stat(None));
-        let e = replay(spec, &adj, [TimeLimits::default(); 2], &r).unwrap_err();
+        let e = replay(spec, &adj, [TimeLimits::default(); 2], &r)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("after max_plies = 4"), "{e}");
     }
 
@@ -629,7 +755,8 @@ mod tests {
             [TimeLimits::default(); 2],
             &r,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains(
                 "reason is forbidden: overline, but the moves end in forbidden: double-three"
@@ -654,7 +781,8 @@ mod tests {
             [TimeLimits::default(); 2],
             &r,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("not over"), "{e}");
     }
 }
@@ -682,7 +810,9 @@ mod adjudicated_tests {
     }
 
     fn refused(spec: GameSpec, rules: &Adjudication, r: &GameRecord, want: &str) {
-        let e = replay(spec, rules, [TimeLimits::default(); 2], r).expect_err("an edited record");
+        let e = replay(spec, rules, [TimeLimits::default(); 2], r)
+            .expect_err("an edited record")
+            .to_string();
         assert!(e.contains(want), "want '{want}' in: {e}");
     }
 

@@ -556,13 +556,13 @@ fn run_tournament<G: OpeningGame + ExternalGame>(
                             }
                         }
                     }
-                    let start = match book
-                        .get(s.round)
-                        .and_then(|o| G::from_text(game, &o.position).map_err(|e| e.to_string()))
-                    {
-                        Ok(p) => p,
-                        Err(e) => return fail(format!("opening of round {}: {e}", s.round)),
-                    };
+                    let start =
+                        match book.get(s.round).map_err(|e| e.to_string()).and_then(|o| {
+                            G::from_text(game, &o.position).map_err(|e| e.to_string())
+                        }) {
+                            Ok(p) => p,
+                            Err(e) => return fail(format!("opening of round {}: {e}", s.round)),
+                        };
                     let setup = GameSetup {
                         variant: t.config.game,
                         scheduled: s,

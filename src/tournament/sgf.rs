@@ -13,7 +13,7 @@
 use std::fmt::Write as _;
 
 use super::{
-    pgn::{ExportInfo, ReadBack, move_comment},
+    pgn::{ExportError, ExportInfo, ReadBack, ReadBackError, move_comment},
     record::{GameRecord, GameResult},
 };
 use crate::game::{Game, Mnk, MnkConfig, MnkRule};
@@ -24,7 +24,7 @@ pub fn export(
     info: &ExportInfo<'_>,
     config: &MnkConfig,
     records: &[GameRecord],
-) -> Result<String, String> {
+) -> Result<String, ExportError> {
     let mut sorted: Vec<&GameRecord> = records.iter().collect();
     sorted.sort_by_key(|r| r.game);
     let mut out = String::new();
@@ -39,7 +39,7 @@ pub fn game_text(
     info: &ExportInfo<'_>,
     config: &MnkConfig,
     r: &GameRecord,
-) -> Result<String, String> {
+) -> Result<String, ExportError> {
     let mut out = String::new();
     write_game(&mut out, info, config, r)?;
     Ok(out)
@@ -49,7 +49,7 @@ pub fn game_text(
 /// and where the last complete one ends (see [`super::pgn::read_back`]): each game tree
 /// is read up to its closing parenthesis, property values with their escapes, and its
 /// game index taken from `GN[EVENT game N]`.
-pub(crate) fn read_back(text: &str, event: &str) -> Result<ReadBack, String> {
+pub(crate) fn read_back(text: &str, event: &str) -> Result<ReadBack, ReadBackError> {
     let name_prefix = format!("GN[{} game ", escape(event));
     let mut back = ReadBack::default();
     let mut pos = 0;
@@ -62,15 +62,16 @@ pub(crate) fn read_back(text: &str, event: &str) -> Result<ReadBack, String> {
                     .find(&name_prefix)
                     .map(|i| &tree[i + name_prefix.len()..])
                 else {
-                    return Err(format!(
-                        "at byte {pos}: not a game of this run ('{event}': no GN[{} game N])",
-                        escape(event)
-                    ));
+                    return Err(ReadBackError::OtherName {
+                        at: pos,
+                        event: event.to_string(),
+                        escaped: escape(event),
+                    });
                 };
                 let index = after
                     .split_once(']')
                     .and_then(|(n, _)| n.parse::<u64>().ok())
-                    .ok_or_else(|| format!("at byte {pos}: a game without its index in GN"))?;
+                    .ok_or(ReadBackError::NoIndexInName { at: pos })?;
                 back.games.push(index);
                 pos += len;
             }
@@ -79,7 +80,7 @@ pub(crate) fn read_back(text: &str, event: &str) -> Result<ReadBack, String> {
                 let torn = (rest.starts_with(start) || start.starts_with(rest))
                     && !rest.contains("\n(;FF[4]");
                 if !torn {
-                    return Err(format!("at byte {pos}: not a game as arena writes them"));
+                    return Err(ReadBackError::NotAGame { at: pos });
                 }
                 break;
             }
@@ -126,9 +127,8 @@ fn write_game(
     info: &ExportInfo<'_>,
     config: &MnkConfig,
     r: &GameRecord,
-) -> Result<(), String> {
-    let start = Mnk::from_text(config, &r.opening)
-        .map_err(|e| format!("game {}: its opening: {e}", r.game))?;
+) -> Result<(), ExportError> {
+    let start = Mnk::from_text(config, &r.opening).map_err(|e| ExportError::new(r, e))?;
     let size = if config.width() == config.height() {
         config.width().to_string()
     } else {

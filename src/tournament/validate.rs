@@ -17,12 +17,105 @@ use super::{
     config::Adjudication,
     error::RunError,
     record::{GameRecord, ReadError, Scan, ScanError, scan_records},
-    replay::TimeLimits,
+    replay::{ReplayError, TimeLimits},
     schedule::Schedule,
     seeds::{Stream, derive_seed},
     shard::Shard,
 };
 use crate::game::GameSpec;
+
+/// Why a game record does not belong to the run it is read for: every variant names the
+/// record's game.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RecordError {
+    /// The index is past the schedule's end.
+    #[error("game {game} is not in the schedule, which has games 0 to {last}")]
+    NotScheduled {
+        /// The record's game.
+        game: u64,
+        /// The schedule's last game.
+        last: u64,
+    },
+    /// Another game variant than the run's.
+    #[error("game {game}: variant is {variant}, the run plays {run}")]
+    Variant {
+        /// The record's game.
+        game: u64,
+        /// The record's variant.
+        variant: GameSpec,
+        /// The run's.
+        run: GameSpec,
+    },
+    /// A field that is not the schedule's (pair, round, pairing, colours, names).
+    #[error("game {game}: {field} is {got}, the schedule says {want}")]
+    Schedule {
+        /// The record's game.
+        game: u64,
+        /// The field.
+        field: String,
+        /// The record's value.
+        got: String,
+        /// The schedule's.
+        want: String,
+    },
+    /// A seed not derived from the run's master seed.
+    #[error(
+        "game {game}: another seed ({seed}; the run's is {want}, from the master seed \
+         {master}): the record comes from another run"
+    )]
+    Seed {
+        /// The record's game.
+        game: u64,
+        /// The record's seed.
+        seed: u64,
+        /// The run's seed for the game.
+        want: u64,
+        /// The run's master seed.
+        master: u64,
+    },
+    /// A game of another shard.
+    #[error("game {game} belongs to shard {owner}, not {shard}")]
+    Shard {
+        /// The record's game.
+        game: u64,
+        /// The shard it belongs to.
+        owner: String,
+        /// The shard read.
+        shard: String,
+    },
+    /// `first_mover` is neither colour's engine.
+    #[error(
+        "game {game}: first_mover {first_mover} is neither black ({black}) nor white ({white})"
+    )]
+    FirstMover {
+        /// The record's game.
+        game: u64,
+        /// Its first_mover.
+        first_mover: usize,
+        /// Its black engine.
+        black: usize,
+        /// Its white engine.
+        white: usize,
+    },
+    /// Moves, move stats and plies that do not agree.
+    #[error("game {game}: {moves} moves, {stats} move stats and plies = {plies} do not agree")]
+    Lengths {
+        /// The record's game.
+        game: u64,
+        /// Its moves.
+        moves: usize,
+        /// Its move stats.
+        stats: usize,
+        /// Its plies.
+        plies: u32,
+    },
+    /// The game does not replay by the rules.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    /// A game index read before.
+    #[error("game {0} appears twice")]
+    Twice(u64),
+}
 
 /// Which games a results file may hold: the run's game, schedule, names and seed, and
 /// the shard (the whole run when `None`).
@@ -67,29 +160,31 @@ impl RunShape {
 
     /// Checks one record on its own (not whether it repeats another). The message says
     /// what is wrong, starting with the game.
-    pub fn check(&self, r: &GameRecord) -> Result<(), String> {
+    pub fn check(&self, r: &GameRecord) -> Result<(), RecordError> {
         let s = &self.schedule;
         if r.game >= s.games() {
-            return Err(format!(
-                "game {} is not in the schedule, which has games 0 to {}",
-                r.game,
-                s.games().saturating_sub(1)
-            ));
+            return Err(RecordError::NotScheduled {
+                game: r.game,
+                last: s.games().saturating_sub(1),
+            });
         }
         if let Some(variant) = r.variant
             && variant != self.game
         {
-            return Err(format!(
-                "game {}: variant is {variant}, the run plays {}",
-                r.game, self.game
-            ));
+            return Err(RecordError::Variant {
+                game: r.game,
+                variant,
+                run: self.game,
+            });
         }
         let want = s.game(r.game);
         let what = |field: &str, got: String, want: String| {
-            Err(format!(
-                "game {}: {field} is {got}, the schedule says {want}",
-                r.game
-            ))
+            Err(RecordError::Schedule {
+                game: r.game,
+                field: field.to_string(),
+                got,
+                want,
+            })
         };
         if r.pair != want.pair {
             return what("pair", r.pair.to_string(), want.pair.to_string());
@@ -121,11 +216,12 @@ impl RunShape {
         }
         let seed = derive_seed(self.seed, Stream::Game, r.game);
         if r.seed != seed {
-            return Err(format!(
-                "game {}: another seed ({}; the run's is {seed}, from the master seed {}): \
-                 the record comes from another run",
-                r.game, r.seed, self.seed
-            ));
+            return Err(RecordError::Seed {
+                game: r.game,
+                seed: r.seed,
+                want: seed,
+                master: self.seed,
+            });
         }
         if let Some(shard) = self.shard
             && !shard.has_pair(r.pair)
@@ -134,27 +230,27 @@ impl RunShape {
                 index: (r.pair % u64::from(shard.count)) as u32,
                 count: shard.count,
             };
-            return Err(format!(
-                "game {} belongs to shard {}, not {}",
-                r.game,
-                owner.label(),
-                shard.label()
-            ));
+            return Err(RecordError::Shard {
+                game: r.game,
+                owner: owner.label(),
+                shard: shard.label(),
+            });
         }
         if r.first_mover != r.black && r.first_mover != r.white {
-            return Err(format!(
-                "game {}: first_mover {} is neither black ({}) nor white ({})",
-                r.game, r.first_mover, r.black, r.white
-            ));
+            return Err(RecordError::FirstMover {
+                game: r.game,
+                first_mover: r.first_mover,
+                black: r.black,
+                white: r.white,
+            });
         }
         if r.stats.len() != r.moves.len() || r.plies as usize != r.moves.len() {
-            return Err(format!(
-                "game {}: {} moves, {} move stats and plies = {} do not agree",
-                r.game,
-                r.moves.len(),
-                r.stats.len(),
-                r.plies
-            ));
+            return Err(RecordError::Lengths {
+                game: r.game,
+                moves: r.moves.len(),
+                stats: r.stats.len(),
+                plies: r.plies,
+            });
         }
         let limits = |engine: usize| self.limits.get(engine).copied().unwrap_or_default();
         super::replay::replay(
@@ -162,7 +258,8 @@ impl RunShape {
             &self.adjudication,
             [limits(r.black), limits(r.white)],
             r,
-        )
+        )?;
+        Ok(())
     }
 }
 
@@ -222,10 +319,10 @@ impl<'a> Checker<'a> {
     }
 
     /// Checks `r` (see [`RunShape::check`]) and that no earlier record had its index.
-    pub fn check(&mut self, r: &GameRecord) -> Result<(), String> {
+    pub fn check(&mut self, r: &GameRecord) -> Result<(), RecordError> {
         self.shape.check(r)?;
         if !self.seen.insert(r.game) {
-            return Err(format!("game {} appears twice", r.game));
+            return Err(RecordError::Twice(r.game));
         }
         Ok(())
     }
@@ -365,19 +462,23 @@ mod tests {
         for (want, mutate) in cases {
             let mut r = record(&s, 4);
             mutate(&mut r);
-            let e = s.check(&r).unwrap_err();
+            let e = s.check(&r).unwrap_err().to_string();
             assert!(e.contains(want), "{want}: {e}");
         }
         let mut c = Checker::new(&s);
         c.check(&record(&s, 3)).unwrap();
-        assert!(c.check(&record(&s, 3)).unwrap_err().contains("twice"));
+        assert_eq!(c.check(&record(&s, 3)), Err(RecordError::Twice(3)));
         let sharded = RunShape {
             shard: Some(Shard { index: 1, count: 2 }),
             ..shape()
         };
         assert!(sharded.check(&record(&s, 2)).is_ok());
         let e = sharded.check(&record(&s, 0)).unwrap_err();
-        assert!(e.contains("belongs to shard 0/2"), "{e}");
+        assert!(
+            matches!(&e, RecordError::Shard { owner, .. } if owner == "0/2"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("belongs to shard 0/2"), "{e}");
     }
 
     #[test]

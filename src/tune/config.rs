@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     job::VerificationConfig,
     job_base::{JobBase, JobRead, apply_set, engine_table, job_file, resolved_job},
-    spsa::{Param, Settings},
+    spsa::{Param, Settings, SpsaError},
 };
 use crate::{
     config::{self, ConfigError},
@@ -238,6 +238,29 @@ pub struct Tune {
 
 job_file!(Tune, TuneConfig, Tune, "the tune plays");
 
+/// A tuned (or fitted) parameter's value that the engine refuses.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{param} = {value}: {message}")]
+pub struct ValueRefused {
+    /// The parameter.
+    pub param: String,
+    /// The value refused.
+    pub value: f64,
+    /// The engine's reason.
+    pub message: String,
+}
+
+impl ValueRefused {
+    /// `param = value` refused for `message`.
+    pub(crate) fn new(param: &str, value: f64, message: impl ToString) -> ValueRefused {
+        ValueRefused {
+            param: param.to_string(),
+            value,
+            message: message.to_string(),
+        }
+    }
+}
+
 impl Tune {
     /// Resolves the keys of a tuning config that are its own (see [`job_file`]).
     fn resolve_own(config: TuneConfig, read: JobRead<'_>) -> Result<Tune, ConfigError> {
@@ -251,11 +274,7 @@ impl Tune {
         }
         .validate();
         if let Err(e) = settings_error {
-            let key = e
-                .strip_prefix("key `")
-                .and_then(|r| r.split('`').next())
-                .unwrap_or("pairs");
-            return Err(read.at(read.key_line(key), e));
+            return Err(read.at(read.key_line(e.key), e.to_string()));
         }
         if config.params.is_empty() {
             return Err(read.at(
@@ -308,20 +327,12 @@ impl Tune {
                 integer,
             };
             if let Err(e) = param.validate() {
-                let key = if e.starts_with("c_end") {
-                    "c_end"
-                } else if e.starts_with("r_end") {
-                    "r_end"
-                } else if e.starts_with("the start") {
-                    if entry.start.is_some() {
-                        "start"
-                    } else {
-                        "name"
-                    }
-                } else {
-                    "min"
+                // A start not given is the engine's value, found by the name.
+                let key = match e.key {
+                    "start" if entry.start.is_none() => "name",
+                    key => key,
                 };
-                return Err(err(key, e));
+                return Err(err(key, e.message));
             }
             // The engine must accept both ends of the range (a table may bound a value).
             for (key, v) in [("min", param.min), ("max", param.max)] {
@@ -351,11 +362,15 @@ impl Tune {
             seed: config.seed,
         };
         if let Err(e) = super::spsa::Spsa::new(params.clone(), settings) {
+            let name = match &e {
+                SpsaError::Param { name, .. } | SpsaError::Gains { name, .. } => Some(name),
+                _ => None,
+            };
             let i = params
                 .iter()
-                .position(|p| e.starts_with(&format!("parameter `{}`", p.name)))
+                .position(|p| Some(&p.name) == name)
                 .unwrap_or(0);
-            return Err(read.at(param_line(read.text, i, "c_end"), e));
+            return Err(read.at(param_line(read.text, i, "c_end"), e.to_string()));
         }
         check_verification_and_openings(
             read.source,
@@ -426,13 +441,13 @@ impl Tune {
 
     /// The base engine with the parameters set to `values` (one per parameter), named
     /// `name`: for an outside engine, its options set to the values.
-    pub fn engine_with(&self, name: &str, values: &[f64]) -> Result<EngineSpec, String> {
+    pub fn engine_with(&self, name: &str, values: &[f64]) -> Result<EngineSpec, ValueRefused> {
         let mut engine = self.base.clone();
         engine.rename(name);
         for (p, &v) in self.params.iter().zip(values) {
             engine
                 .set_all([(p.name.as_str(), number(v, p.integer))])
-                .map_err(|e| format!("{} = {v}: {}", p.name, e.message))?;
+                .map_err(|e| ValueRefused::new(&p.name, v, e.message))?;
         }
         Ok(engine)
     }

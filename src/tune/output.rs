@@ -784,7 +784,7 @@ pub fn write_all(
     };
     let engine = tune
         .engine_with(&format!("{}-tuned", tune.base.name()), &values)
-        .map_err(TuneError::Input)?;
+        .map_err(|e| TuneError::Input(e.to_string()))?;
     let text = tuned_engine(
         &tune.job.engine_path,
         &header,

@@ -335,13 +335,16 @@ fn run_tune<G: OpeningGame + ExternalGame>(
 ) -> Result<TuneOutcome, TuneError> {
     let started = Instant::now();
     let out = &options.out_dir;
-    let spsa = Spsa::new(tune.params.clone(), tune.settings()).map_err(TuneError::Input)?;
+    let spsa = Spsa::new(tune.params.clone(), tune.settings())
+        .map_err(|e| TuneError::Input(e.to_string()))?;
     let settings = *spsa.settings();
     let resolved = tune.resolved_toml();
 
     // Every input is checked before the results folder is touched.
     let openings = pair_openings::<G>(tune, game, settings.seed)?;
-    let first = openings.get(0).map_err(TuneError::Input)?;
+    let first = openings
+        .get(0)
+        .map_err(|e| TuneError::Input(e.to_string()))?;
     G::from_text(game, &first.position).map_err(|e| TuneError::Input(format!("opening: {e}")))?;
     for (label, values) in [
         ("start", spsa.start_state().theta),
@@ -710,7 +713,7 @@ fn play_pair<G: OpeningGame + ExternalGame>(
 ) -> Result<Option<PairOutcome>, String> {
     let job = &task.job;
     let pair = job.k - 1;
-    let opening = cx.openings.get(pair)?;
+    let opening = cx.openings.get(pair).map_err(|e| e.to_string())?;
     let start = G::from_text(cx.game, &opening.position).map_err(|e| format!("opening: {e}"))?;
     // An outside engine is started afresh for each pair with the pair's options (one
     // process for plus, one for minus, and one opponent for each of them); its log holds
@@ -855,7 +858,7 @@ impl Verifiable for Tune {
         let values = spsa.values(&checkpoint.state);
         let tuned = self
             .engine_with(&format!("{}-tuned", self.base.name()), &values)
-            .map_err(TuneError::Input)?;
+            .map_err(|e| TuneError::Input(e.to_string()))?;
         Ok([tuned, self.base.clone()])
     }
 
@@ -878,7 +881,8 @@ impl Tune {
                 out.display()
             )));
         };
-        let spsa = Spsa::new(self.params.clone(), self.settings()).map_err(TuneError::Input)?;
+        let spsa = Spsa::new(self.params.clone(), self.settings())
+            .map_err(|e| TuneError::Input(e.to_string()))?;
         checkpoint.check(out, &spsa)?;
         if checkpoint.config != self.resolved_toml() {
             return Err(TuneError::Input(format!(

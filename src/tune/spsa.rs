@@ -26,6 +26,99 @@ const STREAM_ROUNDING: u64 = 0x7475_6e65_0002;
 /// plus and minus engines never play the same value (OpenBench).
 pub const MIN_INTEGER_C: f64 = 0.5;
 
+/// Why a parameter's range, start or gains cannot be tuned: `key` is the parameter's key
+/// at fault (`min`, `start`, `c_end` or `r_end`; `min` also for a fault of `max`).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct ParamError {
+    /// The key at fault.
+    pub key: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ParamError {
+    fn new(key: &'static str, message: String) -> ParamError {
+        ParamError { key, message }
+    }
+}
+
+/// Why the settings cannot work: `key` is the setting at fault (`pairs`, `batch`,
+/// `a_ratio`, `alpha` or `gamma`).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("key `{key}`: {message}")]
+pub struct SettingError {
+    /// The key at fault.
+    pub key: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl SettingError {
+    fn new(key: &'static str, message: String) -> SettingError {
+        SettingError { key, message }
+    }
+}
+
+/// Why SPSA cannot be set up, or a batch cannot be applied.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SpsaError {
+    /// A setting out of its range.
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    /// Nothing to tune.
+    #[error("no parameters to tune")]
+    NoParams,
+    /// A parameter's range, start or gains are unusable.
+    #[error("parameter `{name}`: {error}")]
+    Param {
+        /// The parameter.
+        name: String,
+        /// What is wrong.
+        error: ParamError,
+    },
+    /// Gains that overflow at the edges of f64.
+    #[error(
+        "parameter `{name}`: c_end = {c_end} and r_end = {r_end} give gains that are not \
+         finite numbers (c = {c}, a = {a}): use a smaller range or c_end"
+    )]
+    Gains {
+        /// The parameter.
+        name: String,
+        /// Its c_end.
+        c_end: f64,
+        /// Its r_end.
+        r_end: f64,
+        /// The gain c.
+        c: f64,
+        /// The gain a.
+        a: f64,
+    },
+    /// A step that would make θ something other than a number.
+    #[error(
+        "pair {k}: θ of `{name}` would become {theta} (θ {from} + step {step}, R_k {r_k}, \
+         c_k {c_k}); nothing of batch {batch} is applied"
+    )]
+    NotANumber {
+        /// The pair (1-based).
+        k: u64,
+        /// The parameter.
+        name: String,
+        /// The θ it would become.
+        theta: f64,
+        /// θ before the step.
+        from: f64,
+        /// The step.
+        step: f64,
+        /// R_k.
+        r_k: f64,
+        /// c_k.
+        c_k: f64,
+        /// The batch (0-based).
+        batch: u64,
+    },
+}
+
 /// One parameter to tune.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Param {
@@ -55,60 +148,81 @@ impl Param {
     pub const DEFAULT_R_END: f64 = 0.002;
 
     /// Checks the range, the start and the gains; the message names the fault.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         if !(self.min.is_finite() && self.max.is_finite()) {
-            return Err(format!(
-                "min and max must be finite numbers, got {} and {}",
-                self.min, self.max
+            return Err(ParamError::new(
+                "min",
+                format!(
+                    "min and max must be finite numbers, got {} and {}",
+                    self.min, self.max
+                ),
             ));
         }
         if self.min >= self.max {
-            return Err(format!(
-                "min ({}) must be less than max ({})",
-                self.min, self.max
+            return Err(ParamError::new(
+                "min",
+                format!("min ({}) must be less than max ({})", self.min, self.max),
             ));
         }
         if self.integer && (self.min.fract() != 0.0 || self.max.fract() != 0.0) {
-            return Err(format!(
-                "an integer parameter needs whole min and max, got {} and {}",
-                self.min, self.max
+            return Err(ParamError::new(
+                "min",
+                format!(
+                    "an integer parameter needs whole min and max, got {} and {}",
+                    self.min, self.max
+                ),
             ));
         }
         if !(self.start >= self.min && self.start <= self.max) {
-            return Err(format!(
-                "the start value {} is outside [min, max] = [{}, {}]; widen the range, or \
+            return Err(ParamError::new(
+                "start",
+                format!(
+                    "the start value {} is outside [min, max] = [{}, {}]; widen the range, or \
                  move the start with `set`",
-                self.start, self.min, self.max
+                    self.start, self.min, self.max
+                ),
             ));
         }
         if !(self.c_end > 0.0 && self.c_end.is_finite()) {
-            return Err(format!("c_end must be positive, got {}", self.c_end));
+            return Err(ParamError::new(
+                "c_end",
+                format!("c_end must be positive, got {}", self.c_end),
+            ));
         }
         // The plus and minus engines play θ ± c_k (c_k ≥ c_end): past half the range at
         // least one of them always sits at a bound, whatever θ is.
         let half = (self.max - self.min) / 2.0;
         if self.c_end > half {
-            return Err(format!(
-                "c_end = {} is more than half the range ((max - min) / 2 = {half}): the \
+            return Err(ParamError::new(
+                "c_end",
+                format!(
+                    "c_end = {} is more than half the range ((max - min) / 2 = {half}): the \
                  plus and minus engines would play the bounds, not θ ± c_end (the usual \
                  c_end is (max - min) / 20 = {})",
-                self.c_end,
-                Self::default_c_end(self.min, self.max)
+                    self.c_end,
+                    Self::default_c_end(self.min, self.max)
+                ),
             ));
         }
         if !(self.r_end > 0.0 && self.r_end.is_finite()) {
-            return Err(format!("r_end must be positive, got {}", self.r_end));
+            return Err(ParamError::new(
+                "r_end",
+                format!("r_end must be positive, got {}", self.r_end),
+            ));
         }
         // At the last pair a won game moves θ by r_end · c_end: more than half the range
         // in one game is a jump from bound to bound, never a convergence.
         if self.r_end * self.c_end > half {
-            return Err(format!(
-                "r_end = {} is too large: one game at the end would move θ by r_end × \
+            return Err(ParamError::new(
+                "r_end",
+                format!(
+                    "r_end = {} is too large: one game at the end would move θ by r_end × \
                  c_end = {}, more than half the range ({half}); Stockfish's suggestion is \
                  {}",
-                self.r_end,
-                self.r_end * self.c_end,
-                Self::DEFAULT_R_END
+                    self.r_end,
+                    self.r_end * self.c_end,
+                    Self::DEFAULT_R_END
+                ),
             ));
         }
         Ok(())
@@ -166,12 +280,12 @@ impl Settings {
     }
 
     /// Checks the settings; the message names the key at fault.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingError> {
         if self.pairs == 0 {
-            return Err("key `pairs`: must be at least 1".into());
+            return Err(SettingError::new("pairs", "must be at least 1".into()));
         }
         if self.batch == 0 {
-            return Err("key `batch`: must be at least 1".into());
+            return Err(SettingError::new("batch", "must be at least 1".into()));
         }
         // The ranges in which SPSA's gains make sense (Spall): the learning rate
         // a / (A + k)^α must shrink, but not so fast that its sum stays finite (α ≤ 1:
@@ -179,25 +293,34 @@ impl Settings {
         // perturbation c / k^γ must shrink more slowly than the learning rate (γ < α),
         // or the steps R_k · c_k never get smaller; A is a share of N, not a multiple.
         if !(self.a_ratio >= 0.0 && self.a_ratio <= 1.0) {
-            return Err(format!(
-                "key `a_ratio`: must be from 0 to 1 (A = a_ratio × pairs; fishtest's is \
+            return Err(SettingError::new(
+                "a_ratio",
+                format!(
+                    "must be from 0 to 1 (A = a_ratio × pairs; fishtest's is \
                  0.1), got {}",
-                self.a_ratio
+                    self.a_ratio
+                ),
             ));
         }
         if !(self.alpha > 0.0 && self.alpha <= 1.0) {
-            return Err(format!(
-                "key `alpha`: must be more than 0 and at most 1 (the learning rate's decay \
+            return Err(SettingError::new(
+                "alpha",
+                format!(
+                    "must be more than 0 and at most 1 (the learning rate's decay \
                  a / (A + k)^alpha; fishtest's is 0.602), got {}",
-                self.alpha
+                    self.alpha
+                ),
             ));
         }
         if !(self.gamma > 0.0 && self.gamma < self.alpha) {
-            return Err(format!(
-                "key `gamma`: must be more than 0 and less than alpha = {} (the \
+            return Err(SettingError::new(
+                "gamma",
+                format!(
+                    "must be more than 0 and less than alpha = {} (the \
                  perturbation's decay c / k^gamma must be slower than the learning rate's; \
                  fishtest's is 0.101), got {}",
-                self.alpha, self.gamma
+                    self.alpha, self.gamma
+                ),
             ));
         }
         Ok(())
@@ -312,14 +435,16 @@ pub struct Spsa {
 impl Spsa {
     /// Sets up the gains: c = c_end·N^γ, a_end = r_end·c_end², a = a_end·(A + N)^α with
     /// A = a_ratio·N.
-    pub fn new(params: Vec<Param>, settings: Settings) -> Result<Spsa, String> {
+    pub fn new(params: Vec<Param>, settings: Settings) -> Result<Spsa, SpsaError> {
         settings.validate()?;
         if params.is_empty() {
-            return Err("no parameters to tune".into());
+            return Err(SpsaError::NoParams);
         }
         for p in &params {
-            p.validate()
-                .map_err(|e| format!("parameter `{}`: {e}", p.name))?;
+            p.validate().map_err(|error| SpsaError::Param {
+                name: p.name.clone(),
+                error,
+            })?;
         }
         let n = settings.pairs as f64;
         let big_a = settings.a_ratio * n;
@@ -344,11 +469,13 @@ impl Spsa {
         for (i, p) in spsa.params.iter().enumerate() {
             let gains = [spsa.c[i], spsa.a[i], spsa.c_k(i, 1), spsa.r_k(i, 1)];
             if gains.iter().any(|g| !(g.is_finite() && *g > 0.0)) {
-                return Err(format!(
-                    "parameter `{}`: c_end = {} and r_end = {} give gains that are not \
-                     finite numbers (c = {}, a = {}): use a smaller range or c_end",
-                    p.name, p.c_end, p.r_end, spsa.c[i], spsa.a[i]
-                ));
+                return Err(SpsaError::Gains {
+                    name: p.name.clone(),
+                    c_end: p.c_end,
+                    r_end: p.r_end,
+                    c: spsa.c[i],
+                    a: spsa.a[i],
+                });
             }
         }
         Ok(spsa)
@@ -487,7 +614,7 @@ impl Spsa {
         state: &mut State,
         jobs: &[PairJob],
         outcomes: &[PairOutcome],
-    ) -> Result<TrajectoryRow, String> {
+    ) -> Result<TrajectoryRow, SpsaError> {
         assert_eq!(
             jobs.len(),
             outcomes.len(),
@@ -505,11 +632,16 @@ impl Spsa {
                 let step = job.r_k[i] * job.c_k[i] * result * job.flip[i];
                 let theta = p.clip(next.theta[i] + step);
                 if !theta.is_finite() {
-                    return Err(format!(
-                        "pair {}: θ of `{}` would become {theta} (θ {} + step {step}, \
-                         R_k {}, c_k {}); nothing of batch {} is applied",
-                        job.k, p.name, next.theta[i], job.r_k[i], job.c_k[i], job.batch
-                    ));
+                    return Err(SpsaError::NotANumber {
+                        k: job.k,
+                        name: p.name.clone(),
+                        theta,
+                        from: next.theta[i],
+                        step,
+                        r_k: job.r_k[i],
+                        c_k: job.c_k[i],
+                        batch: job.batch,
+                    });
                 }
                 next.theta[i] = theta;
             }

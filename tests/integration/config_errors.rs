@@ -183,3 +183,29 @@ fn a_table_weight_out_of_range_names_the_table_file_and_line() {
     assert!(e.contains("open_three"), "{e}");
     assert!(e.contains("99999999999999"), "{e}");
 }
+
+/// Issue 43, item 2: an `[[engines]]` entry with `file` and a built-in engine's key
+/// (`table`, `game`, `search`) was refused without naming the key, at the `file` line.
+#[test]
+fn an_engine_file_with_an_inline_key_names_the_key_and_its_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seed = engine("gomoku-seed003-threat.toml");
+    let config = write(
+        tmp.path(),
+        "t.toml",
+        &format!(
+            "name = \"t\"\ngame = \"gomoku\"\nrounds = 1\n\n\
+             [[engines]]\nname = \"ok\"\nsearch = {{ depth = 1 }}\n\n\
+             [[engines]]\nfile = \"{seed}\"\ntable = \"tables/x.toml\"\n"
+        ),
+    );
+    let e = run_bad_input(&["run", &config, "--quiet"]);
+    assert!(
+        e.contains("t.toml:11: engines[2]: key `table`: with `file = \""),
+        "{e}"
+    );
+    assert!(
+        e.contains("only `name` and `set` may be given (put the rest in `set`)"),
+        "{e}"
+    );
+}

@@ -4,6 +4,50 @@
 
 use super::*;
 
+/// Why a datagen worker cannot play or read a game.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum GameError {
+    /// An engine that cannot be built.
+    #[error("engine '{name}': {error}")]
+    Engine {
+        /// The engine's name.
+        name: String,
+        /// Why.
+        error: String,
+    },
+    /// The evaluator of the samples' scores cannot be built.
+    #[error("{0}")]
+    Evaluator(String),
+    /// An opening that is not a position of the game.
+    #[error("opening '{opening}': {error}")]
+    Opening {
+        /// The opening.
+        opening: String,
+        /// Why the game refuses it.
+        error: String,
+    },
+    /// Move `n` (1-based) of a played game cannot be read back.
+    #[error("game {game}: move {n}: {error}")]
+    Move {
+        /// The game.
+        game: u64,
+        /// The move number.
+        n: usize,
+        /// Why.
+        error: String,
+    },
+    /// Move `n` (1-based) of a played game is illegal.
+    #[error("game {game}: move {n} '{text}' is illegal")]
+    Illegal {
+        /// The game.
+        game: u64,
+        /// The move number.
+        n: usize,
+        /// The move.
+        text: String,
+    },
+}
+
 /// Plays game `g` and collects its positions; `None` when it was abandoned (stop).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn one_game<G: DatagenGame>(
@@ -16,11 +60,14 @@ pub(super) fn one_game<G: DatagenGame>(
     players: [&mut Engine<G>; 2],
     eval: &mut G::Eval,
     text: bool,
-) -> Result<Option<GameSamples>, String> {
+) -> Result<Option<GameSamples>, GameError> {
     let mut start = match openings {
         Some(list) => {
             let o = &list[(g % list.len() as u64) as usize];
-            G::from_text(game, &o.position).map_err(|e| format!("opening '{}': {e}", o.position))?
+            G::from_text(game, &o.position).map_err(|e| GameError::Opening {
+                opening: o.position.clone(),
+                error: e.to_string(),
+            })?
         }
         None => G::new(game),
     };
@@ -85,7 +132,7 @@ pub fn samples_of<G: DatagenGame>(
     eval: &mut G::Eval,
     clip: i32,
     text: bool,
-) -> Result<GameSamples, String> {
+) -> Result<GameSamples, GameError> {
     let mut out = GameSamples {
         mnk: G::mnk_shape(start.config()).and_then(Result::ok),
         ..GameSamples::default()
@@ -106,15 +153,17 @@ pub fn samples_of<G: DatagenGame>(
     eval.reset(&pos);
     let mut decided = false;
     for (i, text_move) in record.moves.iter().enumerate() {
-        let mv = pos
-            .parse_move(text_move)
-            .map_err(|e| format!("game {}: move {}: {e}", record.game, i + 1))?;
+        let mv = pos.parse_move(text_move).map_err(|e| GameError::Move {
+            game: record.game,
+            n: i + 1,
+            error: e.to_string(),
+        })?;
         if !pos.is_legal(mv) {
-            return Err(format!(
-                "game {}: move {} '{text_move}' is illegal",
-                record.game,
-                i + 1
-            ));
+            return Err(GameError::Illegal {
+                game: record.game,
+                n: i + 1,
+                text: text_move.clone(),
+            });
         }
         let score = record.stats.get(i).and_then(|s| s.score);
         decided |= score.is_some_and(is_decisive);

@@ -6,7 +6,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use super::{Opening, OpeningGame, listed};
+use super::{LineError, Opening, OpeningError, OpeningGame, listed};
 use crate::{
     config::ConfigError,
     engine::{Engine, EngineConfig},
@@ -92,8 +92,9 @@ impl ExtraPlies {
         game: &G::Config,
         base: &Opening,
         round: u64,
-    ) -> Result<impl Iterator<Item = Opening>, String> {
-        let start = G::from_text(game, &base.position).map_err(|e| e.to_string())?;
+    ) -> Result<impl Iterator<Item = Opening>, OpeningError> {
+        let start =
+            G::from_text(game, &base.position).map_err(|e| LineError::Position(e.to_string()))?;
         let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(self.seed, Stream::Plies, round));
         let plies = self.plies;
         let mut tries = 0;
@@ -115,13 +116,11 @@ impl ExtraPlies {
         &self,
         game: &G::Config,
         round: u64,
-        base: impl Fn(u64) -> Result<Opening, String>,
-    ) -> Result<Opening, String> {
-        let no_room = |b: &Opening| {
-            format!(
-                "no {} random plies can follow the opening '{}' without ending the game",
-                self.plies, b.position
-            )
+        base: impl Fn(u64) -> Result<Opening, OpeningError>,
+    ) -> Result<Opening, OpeningError> {
+        let no_room = |b: &Opening| OpeningError::NoRoom {
+            plies: self.plies,
+            opening: b.position.clone(),
         };
         if round >= DISTINCT_WINDOW as u64 {
             let b = base(round)?;
@@ -188,7 +187,7 @@ impl<G: OpeningGame> RandomOpenings<G> {
 
     /// Candidates `from..from + count`, in index order: in parallel when the book may
     /// use the global pool (drawing a file's worth up front), else on this thread.
-    fn draw(&self, from: u64, count: u64) -> Result<Vec<Opening>, String> {
+    fn draw(&self, from: u64, count: u64) -> Result<Vec<Opening>, OpeningError> {
         let one =
             |i| random_balanced::<G>(&self.game, &self.config, self.judge.as_ref(), self.seed, i);
         if self.parallel {
@@ -222,7 +221,7 @@ impl<G: OpeningGame> RandomOpenings<G> {
     /// without holding the lock: a worker that waited on it inside a thread pool could
     /// otherwise be handed another game that needs the same lock (a deadlock); two
     /// workers may then draw the same candidates, and the second's are dropped.
-    fn extended(&self, round: u64) -> Result<std::sync::MutexGuard<'_, Drawn>, String> {
+    fn extended(&self, round: u64) -> Result<std::sync::MutexGuard<'_, Drawn>, OpeningError> {
         loop {
             let d = self.drawn.lock().unwrap_or_else(|p| p.into_inner());
             if d.list.len() as u64 > round || Self::settled(&d, self.window) {
@@ -244,14 +243,14 @@ impl<G: OpeningGame> RandomOpenings<G> {
         }
     }
 
-    fn get(&self, round: u64) -> Result<Opening, String> {
+    fn get(&self, round: u64) -> Result<Opening, OpeningError> {
         let d = self.extended(round)?;
         if (round as usize) < d.list.len() {
             return Ok(d.list[round as usize].clone());
         }
         if d.exhausted {
             if d.list.is_empty() {
-                return Err("no opening could be drawn".into());
+                return Err(OpeningError::NoneDrawn);
             }
             return Ok(d.list[(round % d.list.len() as u64) as usize].clone());
         }
@@ -382,7 +381,7 @@ impl<G: OpeningGame> OpeningBook<G> {
 
     /// The opening of round `round`. Fails only when a random opening cannot be drawn
     /// (no position within the balance margin).
-    pub fn get(&self, round: u64) -> Result<Opening, String> {
+    pub fn get(&self, round: u64) -> Result<Opening, OpeningError> {
         match &self.source {
             Source::Start(o) => Ok(o.clone()),
             Source::File {
@@ -392,7 +391,7 @@ impl<G: OpeningGame> OpeningBook<G> {
                 first,
                 plies,
             } => {
-                let base = |round: u64| {
+                let base = |round: u64| -> Result<Opening, OpeningError> {
                     let n = order.len() as u64;
                     let i = order[(round % n) as usize];
                     if *symmetries <= 1 {
@@ -416,7 +415,7 @@ impl<G: OpeningGame> OpeningBook<G> {
     /// Random openings: the `index`-th distinct one, or None past the window or when the
     /// game has no more (where [`get`](OpeningBook::get) would cycle or draw afresh).
     /// Other books: the opening of round `index`.
-    pub(super) fn distinct_candidate(&self, index: u64) -> Result<Option<Opening>, String> {
+    pub(super) fn distinct_candidate(&self, index: u64) -> Result<Option<Opening>, OpeningError> {
         match &self.source {
             Source::Random(r) => Ok(r.extended(index)?.list.get(index as usize).cloned()),
             _ => self.get(index).map(Some),
@@ -439,7 +438,7 @@ impl<G: OpeningGame> OpeningBook<G> {
 
     /// Refuses openings that leave no move to play under `max_plies` (0: no limit): every
     /// game would be a draw at 0 plies. The error names the opening (the file's line).
-    pub fn check_max_plies(&self, game: &G::Config, max_plies: u32) -> Result<(), String> {
+    pub fn check_max_plies(&self, game: &G::Config, max_plies: u32) -> Result<(), OpeningError> {
         if max_plies == 0 {
             return Ok(());
         }
@@ -454,20 +453,15 @@ impl<G: OpeningGame> OpeningBook<G> {
             _ => (vec![(None, self.get(0)?)], 0),
         };
         for (n, o) in openings {
-            let pos = G::from_text(game, &o.position).map_err(|e| format!("opening: {e}"))?;
+            let pos = G::from_text(game, &o.position)
+                .map_err(|e| OpeningError::Opening(e.to_string()))?;
             if pos.plies() + extra >= max_plies {
-                let which = n.map_or("the openings".to_string(), |n| format!("opening {n}"));
-                let with = if extra > 0 {
-                    format!(" ({} with random_plies = {extra})", pos.plies() + extra)
-                } else {
-                    String::new()
-                };
-                return Err(format!(
-                    "{which} already has {} plies{with}, and [adjudication] max_plies = \
-                     {max_plies} would draw every game before its first move: raise max_plies \
-                     or use shorter openings",
-                    pos.plies()
-                ));
+                return Err(OpeningError::MaxPlies {
+                    line: n,
+                    plies: pos.plies(),
+                    extra,
+                    max_plies,
+                });
             }
         }
         Ok(())
@@ -480,16 +474,16 @@ fn random_balanced<G: OpeningGame>(
     judge: Option<&EngineConfig>,
     seed: u64,
     round: u64,
-) -> Result<Opening, String> {
+) -> Result<Opening, OpeningError> {
     if let Some(why) = G::too_many_plies(game, o.plies) {
-        return Err(format!(
-            "no opening of {} plies: {why}; use fewer plies",
-            o.plies
-        ));
+        return Err(OpeningError::TooManyPlies {
+            plies: o.plies,
+            why,
+        });
     }
     let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, Stream::Opening, round));
     let mut engine = match judge {
-        Some(config) => Some(Engine::<G>::new(config, game)?),
+        Some(config) => Some(Engine::<G>::new(config, game).map_err(OpeningError::Judge)?),
         None => None,
     };
     for _ in 0..MAX_ATTEMPTS {
@@ -509,17 +503,16 @@ fn random_balanced<G: OpeningGame>(
         });
     }
     Err(match engine {
-        Some(_) => format!(
-            "no opening of {} plies within the balance margin {} after {MAX_ATTEMPTS} tries: \
-             widen the margin or use fewer plies",
-            o.plies, o.balance_margin
-        ),
-        None => format!(
-            "no random opening of {} plies leaves the game unfinished after {MAX_ATTEMPTS} \
-             tries: use fewer plies (m,n,k stones go within {} of the centre: a larger \
-             radius leaves more room)",
-            o.plies, o.radius
-        ),
+        Some(_) => OpeningError::OutsideMargin {
+            plies: o.plies,
+            margin: o.balance_margin,
+            tries: MAX_ATTEMPTS,
+        },
+        None => OpeningError::Finished {
+            plies: o.plies,
+            radius: o.radius,
+            tries: MAX_ATTEMPTS,
+        },
     })
 }
 
@@ -531,8 +524,8 @@ pub fn generate<G: OpeningGame>(
     judge: Option<&EngineConfig>,
     seed: u64,
     count: u64,
-) -> Result<Vec<String>, String> {
-    let window = usize::try_from(count).map_err(|_| format!("{count} openings are too many"))?;
+) -> Result<Vec<String>, OpeningError> {
+    let window = usize::try_from(count).map_err(|_| OpeningError::TooMany(count))?;
     // Called from the command line, outside any pool: draw in parallel.
     let book = OpeningBook::<G>::random(game, o, judge.cloned(), seed, window, true);
     (0..count)

@@ -150,7 +150,7 @@ pub(super) fn read_lines<G: OpeningGame, R: std::io::BufRead>(
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let pos = G::opening_from_line(game, line).map_err(|e| at(n, e))?;
+        let pos = G::opening_from_line(game, line).map_err(|e| at(n, e.to_string()))?;
         if pos.outcome().is_some() {
             return Err(at(n, "the game is already over in this opening".into()));
         }

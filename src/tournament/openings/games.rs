@@ -5,7 +5,7 @@
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
-use super::OpeningGame;
+use super::{LineError, OpeningGame};
 use crate::game::{Game, Mnk, MnkConfig};
 
 /// Cell `(x, y)` of a `width` × `height` board under symmetry `symmetry`: 0 the identity,
@@ -35,12 +35,15 @@ impl OpeningGame for Mnk {
         }
     }
 
-    fn transformed(config: &MnkConfig, position: &str, symmetry: usize) -> Result<String, String> {
-        let pos = Mnk::from_text(config, position).map_err(|e| e.to_string())?;
+    fn transformed(
+        config: &MnkConfig,
+        position: &str,
+        symmetry: usize,
+    ) -> Result<String, LineError> {
+        let pos =
+            Mnk::from_text(config, position).map_err(|e| LineError::Position(e.to_string()))?;
         if position.contains('/') {
-            return Err(
-                "transform = true needs openings as move lists or offsets, not boards".into(),
-            );
+            return Err(LineError::NotAMoveList);
         }
         let (w, h) = (config.width() as i32, config.height() as i32);
         let mut image = Mnk::new(config);
@@ -148,9 +151,9 @@ impl OpeningGame for Mnk {
         Some(pos)
     }
 
-    fn opening_from_line(config: &MnkConfig, line: &str) -> Result<Mnk, String> {
+    fn opening_from_line(config: &MnkConfig, line: &str) -> Result<Mnk, LineError> {
         if line.chars().any(|c| c.is_ascii_alphabetic()) {
-            return Mnk::from_text(config, line).map_err(|e| e.to_string());
+            return Mnk::from_text(config, line).map_err(|e| LineError::Position(e.to_string()));
         }
         // Gomocup offsets: dx,dy pairs from the centre.
         let numbers: Vec<&str> = line
@@ -159,28 +162,28 @@ impl OpeningGame for Mnk {
             .filter(|t| !t.is_empty())
             .collect();
         if !numbers.len().is_multiple_of(2) {
-            return Err(format!(
-                "{} numbers: offsets come in dx,dy pairs",
-                numbers.len()
-            ));
+            return Err(LineError::OddOffsets(numbers.len()));
         }
         let (cx, cy) = config.centre();
         let mut pos = Mnk::new(config);
         for (i, pair) in numbers.chunks(2).enumerate() {
             let num = |t: &str| {
                 t.parse::<i32>()
-                    .map_err(|_| format!("'{t}' is not a number"))
+                    .map_err(|_| LineError::NotANumber(t.to_string()))
             };
             let (dx, dy) = (num(pair[0])?, num(pair[1])?);
-            let mv = config
-                .at(cx + dx, cy + dy)
-                .ok_or_else(|| format!("stone {}: offset {dx},{dy} is outside the board", i + 1))?;
+            let mv = config.at(cx + dx, cy + dy).ok_or(LineError::Outside {
+                stone: i + 1,
+                dx,
+                dy,
+            })?;
             if !pos.is_legal(mv) {
-                return Err(format!(
-                    "stone {}: offset {dx},{dy} ({}) is taken or the game is over",
-                    i + 1,
-                    pos.format_move(mv)
-                ));
+                return Err(LineError::Taken {
+                    stone: i + 1,
+                    dx,
+                    dy,
+                    cell: pos.format_move(mv),
+                });
             }
             pos.play(mv);
         }
@@ -230,8 +233,9 @@ impl OpeningGame for crate::game::Ataxx {
         Some(pos)
     }
 
-    fn opening_from_line(_config: &(), line: &str) -> Result<crate::game::Ataxx, String> {
-        crate::game::Ataxx::from_fen(&epd_position(line)?).map_err(|e| e.to_string())
+    fn opening_from_line(_config: &(), line: &str) -> Result<crate::game::Ataxx, LineError> {
+        crate::game::Ataxx::from_fen(&epd_position(line)?)
+            .map_err(|e| LineError::Position(e.to_string()))
     }
 }
 
@@ -239,23 +243,20 @@ impl OpeningGame for crate::game::Ataxx {
 /// (`x5o/7/7/7/7/7/o5x x 0 1; id "start";`, as cuteataxx books have them, or
 /// `x5o/7/7/7/7/7/o5x x hmvc 0; fmvn 1;`), the position without its operations (the
 /// counters of `hmvc` and `fmvn` kept).
-fn epd_position(line: &str) -> Result<String, String> {
+fn epd_position(line: &str) -> Result<String, LineError> {
     let Some((head, _)) = line.split_once(';') else {
         return Ok(line.to_string());
     };
     let tokens: Vec<&str> = head.split_whitespace().collect();
     if tokens.len() < 2 {
-        return Err("an EPD line starts with the board and the side to move".into());
+        return Err(LineError::EpdTooShort);
     }
     let numbers = tokens[2..]
         .iter()
         .take_while(|t| t.bytes().all(|b| b.is_ascii_digit()))
         .count();
     if numbers > 2 {
-        return Err(format!(
-            "'{}' before the first ';': a position has two counters at most",
-            tokens[2..].join(" ")
-        ));
+        return Err(LineError::EpdCounters(tokens[2..].join(" ")));
     }
     let mut fen = tokens[..2 + numbers].join(" ");
     if numbers == 0 {

@@ -15,6 +15,7 @@
 //! rounds), and random openings are drawn as rounds come up (see [`OpeningBook`]).
 
 mod book;
+mod error;
 mod file;
 mod games;
 mod played;
@@ -23,10 +24,11 @@ use rand_chacha::ChaCha8Rng;
 
 pub use self::{
     book::{DISTINCT_WINDOW, OpeningBook, generate},
+    error::{LineError, OpeningError},
     file::{MAX_OPENING_LINE, MAX_OPENINGS_FILE, SHIPPED, Shipped, listed, read_file},
     games::symmetric_cell,
     played::{
-        Band, Judged, MAX_CANDIDATES, PlayError, PlayEvent, PlayJudge, PlayProgress,
+        Band, BandError, Judged, MAX_CANDIDATES, PlayError, PlayEvent, PlayJudge, PlayProgress,
         default_margin, judge_seed, play_balanced,
     },
 };
@@ -54,7 +56,7 @@ pub trait OpeningGame: EngineGame {
     fn random_plies(start: &Self, plies: u32, rng: &mut ChaCha8Rng) -> Option<Self>;
 
     /// Reads one line of an opening file.
-    fn opening_from_line(config: &Self::Config, line: &str) -> Result<Self, String>;
+    fn opening_from_line(config: &Self::Config, line: &str) -> Result<Self, LineError>;
 
     /// Why no opening of `plies` plies can exist on this board, if that is so (an
     /// m,n,k board with fewer cells).
@@ -74,7 +76,7 @@ pub trait OpeningGame: EngineGame {
         _config: &Self::Config,
         position: &str,
         _symmetry: usize,
-    ) -> Result<String, String> {
+    ) -> Result<String, LineError> {
         Ok(position.to_string())
     }
 }

@@ -81,29 +81,54 @@ impl Band {
     }
 }
 
+/// Why a band of `--play` cannot be read.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BandError {
+    /// Not `LOW..HIGH`.
+    #[error("'{0}' is not LOW..HIGH (e.g. 0.4..0.6)")]
+    NotABand(String),
+    /// A bound that is not a number.
+    #[error("'{0}' is not a number (the band is LOW..HIGH)")]
+    NotANumber(String),
+    /// A bound outside 0..1.
+    #[error("{low}..{high} is not within 0..1 (scores: win 1, draw 0.5, loss 0)")]
+    OutOfRange {
+        /// The low bound.
+        low: f64,
+        /// The high bound.
+        high: f64,
+    },
+    /// The low bound above the high one.
+    #[error("LOW {low} is above HIGH {high}")]
+    Reversed {
+        /// The low bound.
+        low: f64,
+        /// The high bound.
+        high: f64,
+    },
+}
+
 impl FromStr for Band {
-    type Err = String;
+    type Err = BandError;
 
     /// `LOW..HIGH`, e.g. `0.4..0.6`.
-    fn from_str(s: &str) -> Result<Band, String> {
+    fn from_str(s: &str) -> Result<Band, BandError> {
         let (low, high) = s
             .split_once("..")
-            .ok_or_else(|| format!("'{s}' is not LOW..HIGH (e.g. 0.4..0.6)"))?;
+            .ok_or_else(|| BandError::NotABand(s.to_string()))?;
         let number = |t: &str| {
             t.trim()
                 .parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite())
-                .ok_or_else(|| format!("'{}' is not a number (the band is LOW..HIGH)", t.trim()))
+                .ok_or_else(|| BandError::NotANumber(t.trim().to_string()))
         };
         let (low, high) = (number(low)?, number(high)?);
         if !(0.0..=1.0).contains(&low) || !(0.0..=1.0).contains(&high) {
-            return Err(format!(
-                "{low}..{high} is not within 0..1 (scores: win 1, draw 0.5, loss 0)"
-            ));
+            return Err(BandError::OutOfRange { low, high });
         }
         if low > high {
-            return Err(format!("LOW {low} is above HIGH {high}"));
+            return Err(BandError::Reversed { low, high });
         }
         Ok(Band { low, high })
     }
@@ -157,7 +182,7 @@ impl PlayJudge {
             }
             Some(m) => m,
             None if engine.search.random_margin > 0 => engine.search.random_margin,
-            None => default_margin::<G>(engine, game).map_err(PlayError::Setup)?,
+            None => default_margin::<G>(engine, game)?,
         };
         let mut engine = engine.clone();
         engine.search.random_margin = margin;
@@ -182,8 +207,9 @@ impl PlayJudge {
 pub fn default_margin<G: OpeningGame>(
     engine: &EngineConfig,
     game: &G::Config,
-) -> Result<i32, String> {
-    let eval = G::evaluator(game, engine.table.as_ref(), &engine.search)?;
+) -> Result<i32, PlayError> {
+    let eval =
+        G::evaluator(game, engine.table.as_ref(), &engine.search).map_err(PlayError::Setup)?;
     Ok((eval.unit() / 10).max(1))
 }
 
@@ -332,7 +358,10 @@ pub fn play_balanced<G: OpeningGame>(
     while progress.kept < count && next < MAX_CANDIDATES && !exhausted {
         let mut candidates = Vec::new();
         while (candidates.len() as u64) < batch && next < MAX_CANDIDATES {
-            match book.distinct_candidate(next).map_err(PlayError::Setup)? {
+            match book
+                .distinct_candidate(next)
+                .map_err(|e| PlayError::Setup(e.to_string()))?
+            {
                 Some(opening) => {
                     let start = G::from_text(game, &opening.position)
                         .map_err(|e| PlayError::Setup(format!("candidate {next}: {e}")))?;
@@ -497,7 +526,7 @@ mod tests {
             ("-0.1..0.5", "not within 0..1"),
             ("0.5..1.5", "not within 0..1"),
         ] {
-            let e = text.parse::<Band>().unwrap_err();
+            let e = text.parse::<Band>().unwrap_err().to_string();
             assert!(e.contains(why), "{text}: {e}");
         }
         // One game scores 0, 1/2 or 1: a band between them holds nothing.

@@ -31,7 +31,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    features::{ataxx_slot_of, mnk_slot_of},
+    features::{SlotError, ataxx_slot_of, mnk_slot_of},
     model::Loss,
 };
 use crate::{
@@ -40,7 +40,7 @@ use crate::{
     eval::{Table, patterns::Pattern, table::MnkEvaluation},
     protocol::EngineSpec,
     tune::{
-        config::{check_verification_and_openings, job_config, number, param_line},
+        config::{ValueRefused, check_verification_and_openings, job_config, number, param_line},
         job_base::{JobBase, JobRead, apply_set, job_file, resolved_job},
     },
 };
@@ -387,13 +387,13 @@ impl Fit {
     }
 
     /// The base engine with the parameters set to `values`, named `name`.
-    pub fn engine_with(&self, name: &str, values: &[f64]) -> Result<EngineConfig, String> {
+    pub fn engine_with(&self, name: &str, values: &[f64]) -> Result<EngineConfig, ValueRefused> {
         let mut engine = self.base.clone();
         engine.name = name.to_string();
         for (p, &v) in self.params.iter().zip(values) {
             engine
                 .set(&p.name, number(v, p.integer))
-                .map_err(|e| format!("{} = {v}: {e}", p.name))?;
+                .map_err(|e| ValueRefused::new(&p.name, v, e))?;
         }
         Ok(engine)
     }
@@ -484,9 +484,9 @@ fn resolve_params(
         let slot = match &engine.table {
             Some(Table::Mnk(t)) => mnk_slot_of(t, name),
             Some(Table::Ataxx(_)) => ataxx_slot_of(name),
-            None => Err("the engine has no table".into()),
+            None => Err(SlotError::NoTable),
         }
-        .map_err(|m| err("name", m))?;
+        .map_err(|e| err("name", e.to_string()))?;
         let Some(&(_, start, integer)) = numeric.iter().find(|(n, _, _)| n == name) else {
             return Err(err(
                 "name",

@@ -192,9 +192,48 @@ pub fn ataxx_weights(table: &AtaxxTable) -> [f64; ATAXX_SLOTS] {
     })
 }
 
+/// Why a `table.*` parameter cannot be fitted: the message follows the parameter's name
+/// (`params[1] `table.x`: is not a weight of an m,n,k table`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SlotError {
+    /// A `lines` score weight, which a `points` evaluation never reads.
+    #[error(
+        "is a `lines` score weight: a `points` evaluation never reads it (fit \
+         table.double_four, four_three or double_three)"
+    )]
+    LinesScore,
+    /// No weight of an m,n,k table.
+    #[error("is not a weight of an m,n,k table")]
+    NotMnk,
+    /// A point weight, which a `lines` evaluation never reads.
+    #[error(
+        "is a point weight (move ordering): a `lines` evaluation never reads it, so no \
+         position can fit it"
+    )]
+    PointWeight,
+    /// A line weight of a `points` table with a [points] section (the pattern's key).
+    #[error(
+        "is a line weight: this `points` table has a [points] section, which its evaluation \
+         reads instead (fit table.points.{0})"
+    )]
+    LineWeight(String),
+    /// A point weight of a `points` table without a [points] section (the pattern's key).
+    #[error(
+        "this `points` table has no [points] section: its point weights are its line \
+         weights (fit table.{0})"
+    )]
+    NoPoints(String),
+    /// No weight of an Ataxx table.
+    #[error("is not a weight of an Ataxx table")]
+    NotAtaxx,
+    /// An engine without a table.
+    #[error("the engine has no table")]
+    NoTable,
+}
+
 /// The slot a `table.*` parameter fills, for a table of this evaluation mode, or why
 /// the evaluation never reads it.
-pub fn mnk_slot_of(table: &MnkTable, name: &str) -> Result<usize, String> {
+pub fn mnk_slot_of(table: &MnkTable, name: &str) -> Result<usize, SlotError> {
     let key = name.strip_prefix("table.").unwrap_or(name);
     let fixed = match key {
         "centre" => Some(mnk_slot::CENTRE),
@@ -207,11 +246,7 @@ pub fn mnk_slot_of(table: &MnkTable, name: &str) -> Result<usize, String> {
     if let Some(k) = MnkTable::CELL_KEYS.iter().position(|c| *c == key) {
         return match table.evaluation {
             MnkEvaluation::Lines => Ok(mnk_slot::CELL_DOUBLE_FOUR + k),
-            MnkEvaluation::Points => Err(
-                "is a `lines` score weight: a `points` evaluation never reads it (fit \
-                 table.double_four, four_three or double_three)"
-                    .into(),
-            ),
+            MnkEvaluation::Points => Err(SlotError::LinesScore),
         };
     }
     let pattern = |k: &str| {
@@ -231,28 +266,19 @@ pub fn mnk_slot_of(table: &MnkTable, name: &str) -> Result<usize, String> {
     };
     let known = combo.is_some() || point_key.is_some() || line_key.is_some();
     if !known {
-        return Err("is not a weight of an m,n,k table".into());
+        return Err(SlotError::NotMnk);
     }
     match table.evaluation {
-        MnkEvaluation::Lines => line_key.ok_or_else(|| {
-            "is a point weight (move ordering): a `lines` evaluation never reads it, so no \
-             position can fit it"
-                .into()
-        }),
+        MnkEvaluation::Lines => line_key.ok_or(SlotError::PointWeight),
         MnkEvaluation::Points => {
             if let Some(slot) = combo {
                 return Ok(slot);
             }
             match (table.points.is_some(), point_key, line_key) {
                 (true, Some(slot), _) | (false, _, Some(slot)) => Ok(slot),
-                (true, None, _) => Err(format!(
-                    "is a line weight: this `points` table has a [points] section, which its \
-                     evaluation reads instead (fit table.points.{key})"
-                )),
-                (false, _, None) => Err(format!(
-                    "this `points` table has no [points] section: its point weights are its \
-                     line weights (fit table.{})",
-                    key.trim_start_matches("points.")
+                (true, None, _) => Err(SlotError::LineWeight(key.to_string())),
+                (false, _, None) => Err(SlotError::NoPoints(
+                    key.trim_start_matches("points.").to_string(),
                 )),
             }
         }
@@ -261,7 +287,7 @@ pub fn mnk_slot_of(table: &MnkTable, name: &str) -> Result<usize, String> {
 
 /// The slot of an Ataxx `table.*` parameter: a term's weight, or its
 /// `table.endgame.*` change.
-pub fn ataxx_slot_of(name: &str) -> Result<usize, String> {
+pub fn ataxx_slot_of(name: &str) -> Result<usize, SlotError> {
     let key = name.strip_prefix("table.").unwrap_or(name);
     let (offset, term) = match key.strip_prefix("endgame.") {
         Some(term) => (ATAXX_TERM_COUNT, term),
@@ -271,7 +297,7 @@ pub fn ataxx_slot_of(name: &str) -> Result<usize, String> {
         .iter()
         .position(|t| *t == term)
         .map(|i| offset + i)
-        .ok_or_else(|| "is not a weight of an Ataxx table".to_string())
+        .ok_or(SlotError::NotAtaxx)
 }
 
 /// Combination flags of a point from its four patterns: [double four, four-three,
@@ -614,11 +640,13 @@ mod tests {
         );
         assert_eq!(mnk_slot_of(&t, "table.defence"), Ok(mnk_slot::DEFENCE));
         let e = mnk_slot_of(&t, "table.points.open_three").unwrap_err();
-        assert!(e.contains("never reads it"), "{e}");
+        assert_eq!(e, SlotError::PointWeight);
+        assert!(e.to_string().contains("never reads it"), "{e}");
         assert!(mnk_slot_of(&t, "table.double_four").is_err());
         assert!(
             mnk_slot_of(&t, "table.open_tree")
                 .unwrap_err()
+                .to_string()
                 .contains("not a weight")
         );
         t.evaluation = MnkEvaluation::Points;
@@ -639,6 +667,7 @@ mod tests {
         assert!(
             mnk_slot_of(&t, "table.five")
                 .unwrap_err()
+                .to_string()
                 .contains("[points]")
         );
         assert_eq!(ataxx_slot_of("table.frontier"), Ok(3));

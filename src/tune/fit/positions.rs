@@ -44,7 +44,7 @@ use crate::{
         Tournament,
         record::{GameRecord, GameResult, ScanError, scan_records},
         seeds::{Stream, derive_seed},
-        validate::{Checker, RunShape},
+        validate::{Checker, RecordError, RunShape},
     },
 };
 
@@ -174,13 +174,109 @@ enum Verdict {
     NotQuiet,
 }
 
+/// Why the positions of a game record cannot be read: every variant names the game.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SampleError {
+    /// The opening is not a position of the game.
+    #[error("game {game}: opening '{opening}': {error}")]
+    Opening {
+        /// The record's game.
+        game: u64,
+        /// Its opening.
+        opening: String,
+        /// Why the game refuses it.
+        error: String,
+    },
+    /// Move `n` (1-based) cannot be read.
+    #[error("game {game}: move {n} '{text}': {error}")]
+    Move {
+        /// The record's game.
+        game: u64,
+        /// The move number.
+        n: usize,
+        /// The move.
+        text: String,
+        /// Why the game cannot read it.
+        error: String,
+    },
+    /// Move `n` (1-based) is illegal.
+    #[error("game {game}: move {n} '{text}' is illegal: {why}")]
+    Illegal {
+        /// The record's game.
+        game: u64,
+        /// The move number.
+        n: usize,
+        /// The move.
+        text: String,
+        /// Why it is illegal.
+        why: String,
+    },
+}
+
+/// Why the positions of a fit cannot be read: every variant names the file.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PositionsError {
+    /// A folder without game records.
+    #[error("{}: no game records (expected a results folder with games.jsonl)", path.display())]
+    NoRecords {
+        /// The records file looked for.
+        path: PathBuf,
+    },
+    /// A record whose positions cannot be read.
+    #[error("{}:{line}: {error}", path.display())]
+    Game {
+        /// The records file.
+        path: PathBuf,
+        /// The record's line.
+        line: usize,
+        /// What is wrong.
+        error: SampleError,
+    },
+    /// A records file without the run.toml it was played from.
+    #[error(
+        "{}: no run.toml beside it: a fit reads a run's results folder (games.jsonl and the \
+         run.toml it was played from), whose records it checks as `arena stats` does",
+        path.display()
+    )]
+    NoRunToml {
+        /// The records file.
+        path: PathBuf,
+    },
+    /// A run.toml that cannot be read.
+    #[error("{0}")]
+    Run(String),
+    /// A run of another game than the fit's.
+    #[error("{}: the run plays {run}, the fit's engine plays {fit}", path.display())]
+    OtherGame {
+        /// The records file.
+        path: PathBuf,
+        /// The run's game.
+        run: GameSpec,
+        /// The fit's.
+        fit: GameSpec,
+    },
+    /// A record that is not the run's as it wrote it.
+    #[error("{}:{line}: {error}", path.display())]
+    Record {
+        /// The records file.
+        path: PathBuf,
+        /// The record's line.
+        line: usize,
+        /// What is wrong.
+        error: RecordError,
+    },
+    /// A records file that cannot be read (the message names the file and the line).
+    #[error("{0}")]
+    Scan(String),
+}
+
 /// Replays `record` and collects its samples; an error names what is wrong with it.
 fn game_samples<G: Game>(
     record: &GameRecord,
     config: &G::Config,
     mut judge: impl FnMut(&G, Option<G::Move>) -> Verdict,
     mut features: impl FnMut(&G, &mut Dataset),
-) -> Result<GameSamples, String> {
+) -> Result<GameSamples, SampleError> {
     let mut counts = Counts {
         games: 1,
         ..Counts::default()
@@ -190,8 +286,11 @@ fn game_samples<G: Game>(
         counts.games_forfeited = 1;
         return Ok(GameSamples { data, counts });
     }
-    let mut pos = G::from_text(config, &record.opening)
-        .map_err(|e| format!("game {}: opening '{}': {e}", record.game, record.opening))?;
+    let mut pos = G::from_text(config, &record.opening).map_err(|e| SampleError::Opening {
+        game: record.game,
+        opening: record.opening.clone(),
+        error: e.to_string(),
+    })?;
     judge(&pos, None);
     let mut decided = false;
     for (i, text) in record.moves.iter().enumerate() {
@@ -210,16 +309,19 @@ fn game_samples<G: Game>(
                 }
             }
         }
-        let mv = pos
-            .parse_move(text)
-            .map_err(|e| format!("game {}: move {} '{text}': {e}", record.game, i + 1))?;
+        let mv = pos.parse_move(text).map_err(|e| SampleError::Move {
+            game: record.game,
+            n: i + 1,
+            text: text.clone(),
+            error: e.to_string(),
+        })?;
         if !pos.is_legal(mv) {
-            return Err(format!(
-                "game {}: move {} '{text}' is illegal: {}",
-                record.game,
-                i + 1,
-                pos.why_illegal(mv)
-            ));
+            return Err(SampleError::Illegal {
+                game: record.game,
+                n: i + 1,
+                text: text.clone(),
+                why: pos.why_illegal(mv).to_string(),
+            });
         }
         pos.play(mv);
         judge(&pos, Some(mv));
@@ -290,7 +392,7 @@ fn one_game(
     record: &GameRecord,
     source: &FeatureSource,
     sel: &Selection,
-) -> Result<GameSamples, String> {
+) -> Result<GameSamples, SampleError> {
     match source {
         FeatureSource::Mnk {
             config,
@@ -354,21 +456,22 @@ pub fn read_positions(
     game: GameSpec,
     source: &FeatureSource,
     sel: &Selection,
-) -> Result<Positions, String> {
+) -> Result<Positions, PositionsError> {
     let mut out = Positions::default();
     for (f, folder) in folders.iter().enumerate() {
         let path = records_file(folder);
         if !path.is_file() {
-            return Err(format!(
-                "{}: no game records (expected a results folder with games.jsonl)",
-                path.display()
-            ));
+            return Err(PositionsError::NoRecords { path });
         }
         let records = checked_records(&path, game)?;
-        let samples: Vec<Result<GameSamples, String>> = records
+        let samples: Vec<Result<GameSamples, PositionsError>> = records
             .par_iter()
             .map(|(line, record)| {
-                one_game(record, source, sel).map_err(|e| format!("{}:{line}: {e}", path.display()))
+                one_game(record, source, sel).map_err(|error| PositionsError::Game {
+                    path: path.clone(),
+                    line: *line,
+                    error,
+                })
             })
             .collect();
         for ((_, record), s) in records.iter().zip(samples) {
@@ -391,24 +494,25 @@ pub fn read_positions(
 /// [`validate`](crate::tournament::validate)) against the run's `run.toml` beside the
 /// file: a hand-edited result, a line twice or another run's record is an error naming
 /// the file and line, never a sample. The run must play `game`, the fit's game.
-fn checked_records(path: &Path, game: GameSpec) -> Result<Vec<(usize, GameRecord)>, String> {
+fn checked_records(
+    path: &Path,
+    game: GameSpec,
+) -> Result<Vec<(usize, GameRecord)>, PositionsError> {
     let folder = path.parent().unwrap_or(Path::new("."));
     let run_toml = folder.join("run.toml");
     if !run_toml.is_file() {
-        return Err(format!(
-            "{}: no run.toml beside it: a fit reads a run's results folder (games.jsonl \
-             and the run.toml it was played from), whose records it checks as `arena stats` \
-             does",
-            path.display()
-        ));
+        return Err(PositionsError::NoRunToml {
+            path: path.to_path_buf(),
+        });
     }
-    let run = Tournament::from_resolved(&run_toml).map_err(|e| e.to_string())?;
+    let run =
+        Tournament::from_resolved(&run_toml).map_err(|e| PositionsError::Run(e.to_string()))?;
     if run.config.game != game {
-        return Err(format!(
-            "{}: the run plays {}, the fit's engine plays {game}",
-            path.display(),
-            run.config.game
-        ));
+        return Err(PositionsError::OtherGame {
+            path: path.to_path_buf(),
+            run: run.config.game,
+            fit: game,
+        });
     }
     let shape = RunShape::of(&run, None);
     let mut checker = Checker::new(&shape);
@@ -416,13 +520,17 @@ fn checked_records(path: &Path, game: GameSpec) -> Result<Vec<(usize, GameRecord
     scan_records(path, |line, record| {
         checker
             .check(&record)
-            .map_err(|why| format!("{}:{line}: {why}", path.display()))?;
+            .map_err(|error| PositionsError::Record {
+                path: path.to_path_buf(),
+                line,
+                error,
+            })?;
         records.push((line, record));
         Ok(())
     })
     .map_err(|e| match e {
-        ScanError::Read(e) => e.to_string(),
-        ScanError::Record(message) => message,
+        ScanError::Read(e) => PositionsError::Scan(e.to_string()),
+        ScanError::Record(e) => e,
     })?;
     Ok(records)
 }
@@ -570,7 +678,8 @@ mod tests {
         // A move that is not legal is an error naming the game and move.
         let bad = record("", &["h8", "h8"], GameResult::Draw, "max-plies");
         let e = one_game(&bad, &source(), &SEL).err().unwrap();
-        assert!(e.contains("move 2 'h8'"), "{e}");
+        assert!(matches!(&e, SampleError::Illegal { n: 2, .. }), "{e}");
+        assert!(e.to_string().contains("move 2 'h8'"), "{e}");
     }
 
     #[test]

@@ -445,7 +445,7 @@ pub fn run(
     let data = if fit.data.is_empty() {
         Data::Records(
             pool.install(|| read_positions(&folders, fit.job.game, &source, &selection))
-                .map_err(TuneError::Input)?,
+                .map_err(|e| TuneError::Input(e.to_string()))?,
         )
     } else {
         let spec = StreamSpec {
@@ -458,7 +458,7 @@ pub fn run(
         };
         Data::Streamed(
             pool.install(|| Streamed::build(&spec))
-                .map_err(TuneError::Input)?,
+                .map_err(|e| TuneError::Input(e.to_string()))?,
         )
     };
     let counts = data.counts();
@@ -648,7 +648,7 @@ fn write_outputs(
     write_atomic(&out.join(TABLE_FILE), &text)?;
     let engine = fit
         .engine_with(&format!("{}-fitted", fit.base.name), &values)
-        .map_err(TuneError::Input)?;
+        .map_err(|e| TuneError::Input(e.to_string()))?;
     // The table weights of `set` are in fitted.toml, which the engine points at: only
     // the rest is the fit's own and not written.
     let overrides: toml::Table = fit
@@ -772,7 +772,9 @@ impl Data {
                 p.train.loss(None, w, k, loss, false).0,
                 p.validation.loss(None, w, k, loss, false).0,
             )),
-            Data::Streamed(s) => s.losses(w, k, loss).map_err(TuneError::Input),
+            Data::Streamed(s) => s
+                .losses(w, k, loss)
+                .map_err(|e| TuneError::Input(e.to_string())),
         }
     }
 
@@ -792,7 +794,7 @@ impl Data {
             }
             Data::Streamed(s) => s
                 .run_epoch(base, params, k, settings, adam, epoch)
-                .map_err(TuneError::Input),
+                .map_err(|e| TuneError::Input(e.to_string())),
         }
     }
 }
@@ -825,7 +827,7 @@ impl Verifiable for Fit {
             .collect();
         let fitted = self
             .engine_with(&format!("{}-fitted", self.base.name), &values)
-            .map_err(TuneError::Input)?;
+            .map_err(|e| TuneError::Input(e.to_string()))?;
         Ok([fitted.into(), self.base.clone().into()])
     }
 

@@ -29,7 +29,10 @@ use super::{
     positions::{Counts, FeatureSource},
 };
 use crate::{
-    datagen::{DataReader, Record, format::data_files},
+    datagen::{
+        DataReader, Record,
+        format::{DataFilesError, ReadError, data_files},
+    },
     eval::{
         Evaluator,
         mnk::MnkEval,
@@ -117,18 +120,20 @@ impl Featurer {
         }
     }
 
-    fn row(&mut self, position: &str) -> Result<Row, String> {
+    fn row(&mut self, position: &str) -> Result<Row, RowError> {
         match self {
             Featurer::Mnk(eval, config) => {
-                let pos = Mnk::from_text(config, position).map_err(|e| e.to_string())?;
+                let pos = Mnk::from_text(config, position)
+                    .map_err(|e| RowError::Position(e.to_string()))?;
                 if pos.outcome().is_some() {
-                    return Err("the game is over in this position".into());
+                    return Err(RowError::GameOver);
                 }
                 eval.reset(&pos);
                 Ok(Row::Lines(lines_features(eval, &pos)))
             }
             Featurer::Ataxx => {
-                let pos = Ataxx::from_text(&(), position).map_err(|e| e.to_string())?;
+                let pos = Ataxx::from_text(&(), position)
+                    .map_err(|e| RowError::Position(e.to_string()))?;
                 Ok(Row::Ataxx(ataxx_features(&pos)))
             }
         }
@@ -187,28 +192,84 @@ pub struct StreamSpec<'a> {
     pub out: &'a Path,
 }
 
+/// Why a data file's position cannot be a row of features.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RowError {
+    /// The game refuses the position (its own message).
+    #[error("{0}")]
+    Position(String),
+    /// A position where the game is over.
+    #[error("the game is over in this position")]
+    GameOver,
+}
+
+/// Why datagen data cannot be streamed into the fit's caches, or read back from them:
+/// every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// Datagen data with a `points` table.
+    #[error(
+        "datagen data needs a `lines` table (a `points` table is fitted from game records: \
+         `games`)"
+    )]
+    PointsTable,
+    /// The data files of a path cannot be listed.
+    #[error(transparent)]
+    Files(#[from] DataFilesError),
+    /// A data file that cannot be read (the file and the line or byte).
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// A position that is no row of features.
+    #[error("{}: '{position}': {error}", path.display())]
+    Position {
+        /// The data file.
+        path: PathBuf,
+        /// The position.
+        position: String,
+        /// What is wrong.
+        error: RowError,
+    },
+    /// A cache file that cannot be written or opened.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// The cache cannot be read back.
+    #[error("the fit's position cache ({cache}/): {0}", cache = CACHE_DIR)]
+    Cache(std::io::Error),
+}
+
+impl StreamError {
+    /// `map_err` helper: an I/O error on `path`.
+    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StreamError + '_ {
+        move |error| StreamError::Io {
+            path: path.to_path_buf(),
+            error,
+        }
+    }
+}
+
 impl Streamed {
     /// Reads every position of `spec.paths` into the feature caches; errors name the
     /// file and the line or byte.
-    pub fn build(spec: &StreamSpec<'_>) -> Result<Streamed, String> {
+    pub fn build(spec: &StreamSpec<'_>) -> Result<Streamed, StreamError> {
         let family = match spec.source {
             FeatureSource::Mnk { table, .. } if table.evaluation == MnkEvaluation::Points => {
-                return Err(
-                    "datagen data needs a `lines` table (a `points` table is fitted from game \
-                     records: `games`)"
-                        .into(),
-                );
+                return Err(StreamError::PointsTable);
             }
             FeatureSource::Mnk { .. } => Family::Lines,
             FeatureSource::Ataxx => Family::Ataxx,
         };
         let dir = spec.out.join(CACHE_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(StreamError::io(&dir))?;
         let paths = [dir.join("train.bin"), dir.join("validation.bin")];
         let create = |p: &Path| {
             File::create(p)
                 .map(|f| BufWriter::with_capacity(1 << 20, f))
-                .map_err(|e| format!("{}: {e}", p.display()))
+                .map_err(StreamError::io(p))
         };
         let mut writers = [create(&paths[0])?, create(&paths[1])?];
         let mut sizes = [0u64; 2];
@@ -217,11 +278,11 @@ impl Streamed {
         let mut bytes = Vec::new();
         for path in spec.paths {
             for (file, format) in data_files(path)? {
-                let mut reader = DataReader::open(&file, format).map_err(|e| e.to_string())?;
+                let mut reader = DataReader::open(&file, format)?;
                 loop {
                     let mut chunk = Vec::with_capacity(CHUNK);
                     while chunk.len() < CHUNK {
-                        match reader.next_record().map_err(|e| e.to_string())? {
+                        match reader.next_record()? {
                             Some(r) => chunk.push(r),
                             None => break,
                         }
@@ -229,13 +290,15 @@ impl Streamed {
                     if chunk.is_empty() {
                         break;
                     }
-                    let rows: Vec<Result<Row, String>> = chunk
+                    let rows: Vec<Result<Row, StreamError>> = chunk
                         .par_iter()
                         .map_init(
                             || Featurer::new(spec.source),
                             |f, r| {
-                                f.row(&r.position).map_err(|e| {
-                                    format!("{}: '{}': {e}", file.display(), r.position)
+                                f.row(&r.position).map_err(|error| StreamError::Position {
+                                    path: file.clone(),
+                                    position: r.position.clone(),
+                                    error,
                                 })
                             },
                         )
@@ -254,7 +317,7 @@ impl Streamed {
                         let k = split as usize;
                         writers[k]
                             .write_all(&bytes)
-                            .map_err(|e| format!("{}: {e}", paths[k].display()))?;
+                            .map_err(StreamError::io(&paths[k]))?;
                         sizes[k] += 1;
                         if split == Split::Train && sample.len() < K_SAMPLE {
                             sample.extend(Dataset {
@@ -273,9 +336,9 @@ impl Streamed {
             }
         }
         for (w, p) in writers.iter_mut().zip(&paths) {
-            w.flush().map_err(|e| format!("{}: {e}", p.display()))?;
+            w.flush().map_err(StreamError::io(p))?;
         }
-        let open = |p: &Path| File::open(p).map_err(|e| format!("{}: {e}", p.display()));
+        let open = |p: &Path| File::open(p).map_err(StreamError::io(p));
         Ok(Streamed {
             family,
             files: [open(&paths[0])?, open(&paths[1])?],
@@ -306,14 +369,14 @@ impl Streamed {
     }
 
     /// Block `b` of a set, labelled under K.
-    fn block(&self, split: Split, b: u64, k: f64) -> Result<Dataset, String> {
+    fn block(&self, split: Split, b: u64, k: f64) -> Result<Dataset, StreamError> {
         let size = self.family.record();
         let first = b * BLOCK as u64;
         let n = (self.sizes[split as usize] - first).min(BLOCK as u64) as usize;
         let mut buf = vec![0u8; n * size];
         self.files[split as usize]
             .read_exact_at(&mut buf, first * size as u64)
-            .map_err(|e| format!("the fit's position cache ({CACHE_DIR}/): {e}"))?;
+            .map_err(StreamError::Cache)?;
         let lambda = self.lambda;
         let i16_at = |r: &[u8], i: usize| i16::from_le_bytes([r[2 * i], r[2 * i + 1]]);
         let mut labels = Vec::with_capacity(n);
@@ -360,7 +423,7 @@ impl Streamed {
     }
 
     /// Mean training and validation loss under `w`.
-    pub fn losses(&self, w: &[f64], k: f64, loss: Loss) -> Result<(f64, f64), String> {
+    pub fn losses(&self, w: &[f64], k: f64, loss: Loss) -> Result<(f64, f64), StreamError> {
         let mut out = [0.0; 2];
         for split in [Split::Train, Split::Validation] {
             let mut sum = 0.0;
@@ -383,7 +446,7 @@ impl Streamed {
         settings: &Settings,
         adam: &mut Adam,
         epoch: u64,
-    ) -> Result<(), String> {
+    ) -> Result<(), StreamError> {
         let blocks = self.blocks(Split::Train);
         for b in epoch_order(blocks as usize, settings.seed ^ 0xB10C, epoch) {
             let data = self.block(Split::Train, u64::from(b), k)?;
