@@ -9,7 +9,7 @@
 //! computed per game as it starts, resumed results are streamed (checked record by
 //! record against the schedule), and while playing it keeps per-pairing counts and one
 //! bit per finished game, not records. It holds the results folder's lock (see
-//! [`lock`](super::lock)) from before it reads the results until it returns.
+//! [`lock`](crate::jobs::lock)) from before it reads the results until it returns.
 
 use std::{
     collections::HashMap,
@@ -28,7 +28,6 @@ use super::{
     error::{RunError, io_err, write_text},
     game::{GameSetup, play_game},
     live::{LiveFiles, LiveWriter},
-    lock,
     openings::{OpeningBook, OpeningGame},
     record::{self, GameRecord, RecordWriter},
     schedule::Schedule,
@@ -40,6 +39,7 @@ use super::{
 use crate::{
     engine::Player,
     files::jsonl,
+    jobs::{JobOptions, folder::first_difference, lock, pool::worker_count},
     protocol::{EngineSpec, ExternalGame, PlayerContext},
     stats::{GameScore, Penta, SprtDecision, Wdl},
     with_game,
@@ -60,6 +60,21 @@ pub struct RunOptions {
     pub stop: Arc<AtomicBool>,
     /// Live game files: each game appended as it is written to the results.
     pub live: LiveFiles,
+}
+
+impl RunOptions {
+    /// The options of a match a long job plays into `dir` (a subfolder of its own):
+    /// its threads, `--resume` and stop flag, the whole schedule, no live files.
+    pub fn for_job(job: &JobOptions, dir: PathBuf) -> RunOptions {
+        RunOptions {
+            jobs: job.jobs,
+            resume: job.resume,
+            out_dir: dir,
+            shard: None,
+            stop: Arc::clone(&job.stop),
+            live: Default::default(),
+        }
+    }
 }
 
 /// What the runner reports while it works.
@@ -477,13 +492,11 @@ fn run_tournament<G: OpeningGame + ExternalGame>(
         total - done_before
     };
 
-    let jobs = match options.jobs {
-        0 if cfg.concurrency > 0 => cfg.concurrency as usize,
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .max(1)
-    .min(usize::try_from(remaining).unwrap_or(usize::MAX).max(1));
+    let jobs = worker_count(
+        options.jobs,
+        cfg.concurrency,
+        usize::try_from(remaining).unwrap_or(usize::MAX),
+    );
     sink(&Event::Started {
         total,
         done: done_before,
@@ -848,14 +861,4 @@ fn rounds_extended(old: &str, new: &str) -> Extension {
     } else {
         Extension::Fewer { old: ra, new: rb }
     }
-}
-
-/// The first line that differs between two configs, for the resume error.
-fn first_difference(old: &str, new: &str) -> String {
-    for (a, b) in old.lines().zip(new.lines()) {
-        if a != b {
-            return format!("was `{}`, now `{}`", a.trim(), b.trim());
-        }
-    }
-    "one has more lines".to_string()
 }

@@ -27,21 +27,24 @@ use std::{
 use super::{
     TuneError,
     config::Tune,
-    job::{
-        CONFIG_FILE, JobFolder, JobOptions, MatchPlan, STATE_FILE, Verifiable, VerificationReport,
-        damaged, first_difference, worker_count, write_atomic,
-    },
     journal::{Claims, JournalReader, JournalWriter, PairLine},
     output::{Checkpoint, TrajectoryWriter, TuneReport, write_all},
     spsa::{PairJob, PairOutcome, Spsa, State},
+    verify::{MatchPlan, Verifiable, VerificationReport},
 };
 use crate::{
     engine::Player,
+    jobs::{
+        JobOptions,
+        checkpoint::damaged,
+        folder::{CONFIG_FILE, JobFolder, STATE_FILE, first_difference, write_atomic},
+        lock::{FolderLock, lock_update, lock_worker, worker_alive},
+        pool::worker_count,
+    },
     protocol::{EngineSpec, ExternalGame, PlayerContext},
     stats::GameScore,
     tournament::{
         game::{GameSetup, play_game},
-        lock::{FolderLock, lock_update, lock_worker, worker_alive},
         openings::{OpeningBook, OpeningGame},
         schedule::ScheduledGame,
         seeds::{Stream, derive_seed},
