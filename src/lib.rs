@@ -6,10 +6,13 @@
 //! results; knows nothing of games), [`files`] and [`config`] (durable writes, TOML with
 //! file:line errors), [`eval`] (weight tables and evaluators, threat search), [`search`]
 //! (one generic alpha-beta, a file per technique), [`engine`] (built-in and outside
-//! engines, clocks), [`protocol`] (Gomocup and UAI, serving and driving), [`tournament`]
-//! (configs, schedules, openings, the runner, records and their checks), [`tune`] (SPSA and
-//! the fit), [`report`] (HTML, Markdown and console reports with plots); [`invocation`] and
-//! [`utc`] are small helpers. The command line (`src/cli/`) parses arguments and prints.
+//! engines, clocks), [`protocol`] (Gomocup and UAI, serving and driving), [`jobs`] (what
+//! every long job shares: the folder lock, the results folder's rules, checkpoints, the
+//! worker pool; it still borrows the run error and the shard from `tournament`),
+//! [`tournament`] (configs, schedules, openings, the runner, records and their checks),
+//! [`tune`] (SPSA and the fit), [`report`] (HTML, Markdown and console reports with
+//! plots); [`invocation`] and [`utc`] are small helpers. The command line (`src/cli/`)
+//! parses arguments and prints.
 
 #![warn(missing_docs)]
 
@@ -20,6 +23,7 @@ pub mod eval;
 pub mod files;
 pub mod game;
 pub mod invocation;
+pub mod jobs;
 pub mod protocol;
 pub mod report;
 pub mod search;

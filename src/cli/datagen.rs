@@ -24,7 +24,7 @@ use clap::Args;
 
 use super::{
     engine::{Flagged, apply_parsed},
-    job::interrupted,
+    long_job::interrupted,
     signals::stop_flag,
 };
 

@@ -11,13 +11,14 @@ use arena::{
     config::ConfigFile,
     tune::{
         fit::{self, Fit, FitConfig, FitEnding, FitEvent, FitReport, config::Params},
-        job::Verifiable,
+        verify::Verifiable,
     },
 };
 use clap::Args;
 
 use super::{
-    job::{Job, JobArgs, at_least_one, interrupted, live_values, print_table, set_from, value_row},
+    long_job::{Job, JobArgs, at_least_one, interrupted, set_from},
+    tables::{live_values, print_table, value_row},
     tournament::LiveArgs,
     tune::verify_and_finish,
 };

@@ -24,7 +24,7 @@ use super::{
     adjudication::AdjudicationArgs,
     elo::parse_sprt,
     engine::{Flagged, apply_parsed},
-    job::JobArgs,
+    long_job::JobArgs,
     tournament::{LiveArgs, Play, play},
 };
 

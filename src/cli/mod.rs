@@ -6,7 +6,7 @@ mod datagen;
 mod elo;
 mod engine;
 mod fit;
-mod job;
+mod long_job;
 mod matchup;
 mod merge;
 mod openings;
@@ -17,6 +17,7 @@ mod rules;
 mod serve;
 mod signals;
 mod sweep;
+mod tables;
 mod tournament;
 mod tune;
 

@@ -10,9 +10,9 @@ use std::{
 
 use anyhow::{Result, bail};
 use arena::{
+    jobs::lock,
     stats::{Anchor, rating_list::RatingList},
     tournament::{
-        lock,
         pool::Pool,
         summary,
         validate::{RunShape, read_checked},

@@ -11,8 +11,8 @@ use std::{
 
 use anyhow::Result;
 use arena::{
+    jobs::lock,
     report::{RatingReport, ReportFiles, ReportOptions, write_rating_list, write_report_with},
-    tournament::lock,
 };
 use clap::Args;
 

@@ -11,13 +11,14 @@ use anyhow::{Context, Result, bail};
 use arena::{
     config::parse_assignment,
     files,
+    jobs::lock,
     protocol::EngineSpec,
-    tournament::{Summary, Tournament, lock},
+    tournament::{Summary, Tournament},
 };
 use clap::Args;
 
 use super::{
-    job::{JobArgs, at_least_one, set_from},
+    long_job::{JobArgs, at_least_one, set_from},
     tournament::{Play, play},
 };
 
@@ -223,7 +224,7 @@ fn claim_sweep(
         Ok(old) if old != text.as_bytes() => bail!(
             "{}: made by another sweep ({}); --resume continues only the same sweep (the same config and --over)",
             path.display(),
-            arena::tune::job::first_difference(&String::from_utf8_lossy(&old), &text)
+            arena::jobs::folder::first_difference(&String::from_utf8_lossy(&old), &text)
         ),
         Ok(_) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

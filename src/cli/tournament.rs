@@ -12,7 +12,7 @@ use arena::tournament::{
 };
 use clap::Args;
 
-use super::job::{Job, JobArgs, at_least_one, done_in, interrupted, set_from};
+use super::long_job::{Job, JobArgs, at_least_one, done_in, interrupted, set_from};
 
 /// Play a tournament (or continue one with --resume) and print the standings.
 #[derive(Args, Debug)]
@@ -248,7 +248,7 @@ pub(crate) fn play(t: &Tournament, args: Play) -> Result<()> {
             date: run_date(&job.out),
             ..args.live
         },
-        ..job.options().run_options(job.out.clone())
+        ..RunOptions::for_job(&job.options(), job.out.clone())
     };
     let mut games = job.games("").with_note(shard_note);
     let outcome = arena::tournament::run(t, &options, &mut |e| games.event(e));

@@ -14,18 +14,16 @@ use arena::{
     tournament::{Ending, LiveFiles},
     tune::{
         self, Tune, TuneEnding, TuneEvent,
-        job::Verifiable,
         output::{ParamReport, TuneReport},
         runner::TuneOutcome,
+        verify::Verifiable,
     },
 };
 use clap::Args;
 
 use super::{
-    job::{
-        Job, JobArgs, StepLog, at_least_one, done_in, interrupted, print_table, print_verification,
-        set_from, value_row,
-    },
+    long_job::{Job, JobArgs, StepLog, at_least_one, done_in, interrupted, set_from},
+    tables::{print_table, print_verification, value_row},
     tournament::LiveArgs,
 };
 
@@ -93,7 +91,7 @@ pub struct TuneArgs {
 /// Parameter values for the live view: `open_three 7512  defence 1.31`.
 fn live_values(tune: &Tune, values: &[f64]) -> String {
     let params = tune.params.iter().map(|p| (p.name.as_str(), p.integer));
-    super::job::live_values(params, values)
+    super::tables::live_values(params, values)
 }
 
 /// With an opponent, the live view's score of the plus and minus engines against it so
@@ -287,7 +285,7 @@ pub(super) fn verify_and_finish<J: Verifiable>(
 ) -> Result<()> {
     let mut games = job.games("verification");
     let live = LiveFiles {
-        date: super::tournament::run_date(&job.out.join(tune::job::VERIFICATION_DIR)),
+        date: super::tournament::run_date(&job.out.join(tune::verify::VERIFICATION_DIR)),
         ..live.files()
     };
     let verified = tune::verify(target, &job.options(), pairs, &live, &mut |e| {

@@ -44,12 +44,12 @@ use crate::{
     engine::{Engine, EngineConfig, Player},
     eval::Evaluator,
     files::jsonl,
+    jobs::lock,
     search::score::is_decisive,
     tournament::{
         RunError,
         config::Adjudication,
         game::{GameSetup, play_game},
-        lock,
         openings::{Opening, read_file},
         record::GameRecord,
         schedule::ScheduledGame,

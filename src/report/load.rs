@@ -9,9 +9,10 @@
 use std::path::Path;
 
 use crate::{
+    jobs::lock,
     stats::elo::Z95,
     tournament::{
-        RunError, Summary, Tournament, lock, read_records,
+        RunError, Summary, Tournament, read_records,
         record::{ReadError, ReadRecords},
         summary::{self, ranked},
         validate::{RunShape, read_checked},

@@ -18,7 +18,6 @@ use std::{
 use super::{
     Tournament,
     error::{RunError, write_text},
-    lock,
     record::{GameRecord, read_records},
     schedule::Schedule,
     shard::{self, Shard, ShardFileKind},
@@ -62,7 +61,7 @@ pub fn merge(dir: &Path) -> Result<MergeOutcome, RunError> {
     let text = crate::config::utf8_text(&run_toml, text)?;
     let t = Tournament::from_resolved(&run_toml)?;
     // One writer per folder: no shard may be at work, nor another merge.
-    let _lock = lock::lock_exclusive(dir, "arena merge")?;
+    let _lock = crate::jobs::lock::lock_exclusive(dir, "arena merge")?;
     // What a killed writer left half-written (no writer can be at work now).
     crate::files::remove_stale_temporaries(dir);
     if t.config.sprt.is_some() {

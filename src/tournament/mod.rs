@@ -1,8 +1,8 @@
 //! Tournaments: configs, the schedule (round robin, gauntlet), openings played as
 //! colour-swapped game pairs, the parallel runner, the results store, resume, shards,
-//! the folder lock (one writer per results folder), the checks every record read must
-//! pass, statistics over the records, and PGN and SGF export (afterwards, or live as games
-//! finish).
+//! the checks every record read must pass, statistics over the records, and PGN and SGF
+//! export (afterwards, or live as games finish). The folder lock and the worker pool are
+//! every long job's ([`crate::jobs`]).
 //!
 //! Contracts: a game is a pure function of (config, master seed, game index) when engines
 //! are limited by depth or nodes; a finished game is written and flushed before it counts;
@@ -14,7 +14,6 @@ pub mod differences;
 pub mod error;
 pub mod game;
 pub mod live;
-pub mod lock;
 pub mod merge;
 pub mod openings;
 pub mod pgn;

@@ -1,4 +1,5 @@
-//! The parallel runner: games across worker threads (one game per worker at a time,
+//! The parallel runner: games across the worker threads of the job pool
+//! ([`pool`](crate::jobs::pool); one game per worker at a time,
 //! engines built per worker, reset between games, and kept while their tables fit a
 //! small budget, so memory does not grow with the number of engines), one writer that
 //! appends each finished game to `games.jsonl` and flushes it before the game counts,
@@ -9,16 +10,15 @@
 //! computed per game as it starts, resumed results are streamed (checked record by
 //! record against the schedule), and while playing it keeps per-pairing counts and one
 //! bit per finished game, not records. It holds the results folder's lock (see
-//! [`lock`](super::lock)) from before it reads the results until it returns.
+//! [`lock`](crate::jobs::lock)) from before it reads the results until it returns.
 
 use std::{
     collections::HashMap,
     fs,
     path::{Path, PathBuf},
     sync::{
-        Arc, Mutex,
-        atomic::{AtomicBool, AtomicU64, Ordering},
-        mpsc,
+        Arc,
+        atomic::{AtomicBool, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -28,7 +28,6 @@ use super::{
     error::{RunError, io_err, write_text},
     game::{GameSetup, play_game},
     live::{LiveFiles, LiveWriter},
-    lock,
     openings::{OpeningBook, OpeningGame},
     record::{self, GameRecord, RecordWriter},
     schedule::Schedule,
@@ -40,6 +39,12 @@ use super::{
 use crate::{
     engine::Player,
     files::jsonl,
+    jobs::{
+        JobOptions,
+        folder::first_difference,
+        lock,
+        pool::{self, Received, worker_count},
+    },
     protocol::{EngineSpec, ExternalGame, PlayerContext},
     stats::{GameScore, Penta, SprtDecision, Wdl},
     with_game,
@@ -60,6 +65,21 @@ pub struct RunOptions {
     pub stop: Arc<AtomicBool>,
     /// Live game files: each game appended as it is written to the results.
     pub live: LiveFiles,
+}
+
+impl RunOptions {
+    /// The options of a match a long job plays into `dir` (a subfolder of its own):
+    /// its threads, `--resume` and stop flag, the whole schedule, no live files.
+    pub fn for_job(job: &JobOptions, dir: PathBuf) -> RunOptions {
+        RunOptions {
+            jobs: job.jobs,
+            resume: job.resume,
+            out_dir: dir,
+            shard: None,
+            stop: Arc::clone(&job.stop),
+            live: Default::default(),
+        }
+    }
 }
 
 /// What the runner reports while it works.
@@ -477,13 +497,11 @@ fn run_tournament<G: OpeningGame + ExternalGame>(
         total - done_before
     };
 
-    let jobs = match options.jobs {
-        0 if cfg.concurrency > 0 => cfg.concurrency as usize,
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .max(1)
-    .min(usize::try_from(remaining).unwrap_or(usize::MAX).max(1));
+    let jobs = worker_count(
+        options.jobs,
+        cfg.concurrency,
+        usize::try_from(remaining).unwrap_or(usize::MAX),
+    );
     sink(&Event::Started {
         total,
         done: done_before,
@@ -493,190 +511,178 @@ fn run_tournament<G: OpeningGame + ExternalGame>(
 
     let names = &shape.names;
     let mut writer = RecordWriter::open(&results).map_err(io_err(&results))?;
-    // The shard's games in schedule order, handed out one at a time: slot `k` is game
-    // `k % 2` of the shard's `k / 2`-th pair.
-    let next_slot = AtomicU64::new(0);
+    // The shard's games in schedule order, handed out as workers get free: slot `k` is
+    // game `k % 2` of the shard's `k / 2`-th pair; the games the results hold are skipped.
     let slots = if sprt_result.is_some() { 0 } else { total };
+    let mut pending = (0..slots)
+        .map(|slot| 2 * owned.nth_pair(slot / 2) + slot % 2)
+        .filter(|g| !done_set.contains(*g));
     let stop = &options.stop;
-    let internal_stop = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = mpsc::channel::<Result<GameRecord, String>>();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| RunError::Input(format!("cannot start {jobs} worker threads: {e}")))?;
     let mut played = 0u64;
     let mut done = done_before;
     let mut write_error: Option<RunError> = None;
+    let mut worker_error: Option<String> = None;
     let mut ending = Ending::Complete;
-    let worker_error: Mutex<Option<String>> = Mutex::new(None);
+    let book = &book;
 
-    pool.in_place_scope(|scope| {
-        for worker in 0..jobs {
-            let (tx, fail_tx) = (tx.clone(), tx.clone());
-            let (next_slot, done_set, book) = (&next_slot, &done_set, &book);
-            let stop_flag = Arc::clone(&internal_stop);
-            let user_stop = Arc::clone(stop);
-            let worker_error = &worker_error;
-            let fail = move |msg: String| {
-                *worker_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(msg.clone());
-                let _ = fail_tx.send(Err(msg));
-            };
-            scope.spawn(move |_| {
-                // Engines are built on first use and kept while they fit (an outside
-                // engine: one process per worker, reused across games).
-                let mut engines = Players::<G>::new(t);
-                loop {
-                    if stop_flag.load(Ordering::Relaxed) || user_stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let slot = next_slot.fetch_add(1, Ordering::Relaxed);
-                    if slot >= slots {
-                        break;
-                    }
-                    let g = 2 * owned.nth_pair(slot / 2) + slot % 2;
-                    if done_set.contains(g) {
-                        continue;
-                    }
-                    let s = schedule.game(g);
-                    engines.make_room(&[s.black, s.white]);
-                    for idx in [s.black, s.white] {
-                        if engines.slots[idx].is_none() {
-                            let spec = &t.engines[idx];
-                            let context = PlayerContext {
-                                log: spec.external().map(|_| {
-                                    log_path(out, spec.name(), idx, worker, options.shard)
-                                }),
-                            };
-                            match spec.build_player::<G>(game, &context) {
-                                Ok(mut e) => {
-                                    e.set_abort_flag(Arc::clone(&stop_flag));
-                                    engines.slots[idx] = Some(e);
-                                }
-                                Err(e) => return fail(format!("engine '{}': {e}", spec.name())),
-                            }
-                        }
-                    }
-                    let start =
-                        match book.get(s.round).map_err(|e| e.to_string()).and_then(|o| {
-                            G::from_text(game, &o.position).map_err(|e| e.to_string())
-                        }) {
-                            Ok(p) => p,
-                            Err(e) => return fail(format!("opening of round {}: {e}", s.round)),
+    pool::run(
+        jobs,
+        |worker, halt| {
+            // Engines are built on first use and kept while they fit (an outside engine:
+            // one process per worker, reused across games).
+            let mut engines = Players::<G>::new(t);
+            let halt = Arc::clone(halt);
+            move |g: u64| -> Option<Result<GameRecord, String>> {
+                if halt.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let s = schedule.game(g);
+                engines.make_room(&[s.black, s.white]);
+                for idx in [s.black, s.white] {
+                    if engines.slots[idx].is_none() {
+                        let spec = &t.engines[idx];
+                        let context = PlayerContext {
+                            log: spec
+                                .external()
+                                .map(|_| log_path(out, spec.name(), idx, worker, options.shard)),
                         };
-                    let setup = GameSetup {
-                        variant: t.config.game,
-                        scheduled: s,
-                        names,
-                        start: &start,
-                        seed: derive_seed(t.config.seed, Stream::Game, g),
-                        adjudication: &t.config.adjudication,
-                        reproducible: t.engines[s.black].is_reproducible()
-                            && t.engines[s.white].is_reproducible(),
-                        stop: &stop_flag,
-                        time_controls: [
-                            t.engines[s.black].time_control(),
-                            t.engines[s.white].time_control(),
-                        ],
-                        move_limits: [
-                            t.engines[s.black].move_limit(),
-                            t.engines[s.white].move_limit(),
-                        ],
-                    };
-                    let record = {
-                        let (lo, hi) = (s.black.min(s.white), s.black.max(s.white));
-                        let (left, right) = engines.slots.split_at_mut(hi);
-                        let e_lo = left[lo].as_deref_mut().expect("built above");
-                        let e_hi = right[0].as_deref_mut().expect("built above");
-                        let (black, white): (&mut dyn Player<G>, &mut dyn Player<G>) =
-                            if s.black == lo {
-                                (e_lo, e_hi)
-                            } else {
-                                (e_hi, e_lo)
-                            };
-                        play_game(&setup, [black, white])
-                    };
-                    match record {
-                        Ok(r) => {
-                            if tx.send(Ok(r)).is_err() {
-                                break;
+                        match spec.build_player::<G>(game, &context) {
+                            Ok(mut e) => {
+                                e.set_abort_flag(Arc::clone(&halt));
+                                engines.slots[idx] = Some(e);
                             }
+                            Err(e) => return Some(Err(format!("engine '{}': {e}", spec.name()))),
                         }
-                        Err(_abandoned) => break,
                     }
                 }
-            });
-        }
-        drop(tx);
-
+                let start = match book
+                    .get(s.round)
+                    .map_err(|e| e.to_string())
+                    .and_then(|o| G::from_text(game, &o.position).map_err(|e| e.to_string()))
+                {
+                    Ok(p) => p,
+                    Err(e) => return Some(Err(format!("opening of round {}: {e}", s.round))),
+                };
+                let setup = GameSetup {
+                    variant: t.config.game,
+                    scheduled: s,
+                    names,
+                    start: &start,
+                    seed: derive_seed(t.config.seed, Stream::Game, g),
+                    adjudication: &t.config.adjudication,
+                    reproducible: t.engines[s.black].is_reproducible()
+                        && t.engines[s.white].is_reproducible(),
+                    stop: &halt,
+                    time_controls: [
+                        t.engines[s.black].time_control(),
+                        t.engines[s.white].time_control(),
+                    ],
+                    move_limits: [
+                        t.engines[s.black].move_limit(),
+                        t.engines[s.white].move_limit(),
+                    ],
+                };
+                let (lo, hi) = (s.black.min(s.white), s.black.max(s.white));
+                let (left, right) = engines.slots.split_at_mut(hi);
+                let e_lo = left[lo].as_deref_mut().expect("built above");
+                let e_hi = right[0].as_deref_mut().expect("built above");
+                let (black, white): (&mut dyn Player<G>, &mut dyn Player<G>) = if s.black == lo {
+                    (e_lo, e_hi)
+                } else {
+                    (e_hi, e_lo)
+                };
+                // An abandoned game (the pool halted) ends the worker.
+                play_game(&setup, [black, white]).ok().map(Ok)
+            }
+        },
         // The writer: this thread. Each record is appended and flushed before it counts.
-        loop {
-            if stop.load(Ordering::Relaxed) {
-                internal_stop.store(true, Ordering::Relaxed);
-            }
-            match rx.recv_timeout(Duration::from_millis(200)) {
-                Ok(Ok(record)) => {
-                    // Once the SPRT decided, games still in flight are past its pairs:
-                    // they are not written, so the results hold exactly the pairs up to
-                    // the decision, however the threads were timed.
-                    if write_error.is_some() || sprt_result.is_some() {
-                        continue;
-                    }
-                    if let Err(e) = writer.append(&record) {
-                        write_error = Some(RunError::io(writer.path(), e));
-                        internal_stop.store(true, Ordering::Relaxed);
-                        continue;
-                    }
-                    if let Some(files) = &mut live_files
-                        && let Err(e) = files.offer(&record)
-                    {
-                        // The game is in the results: a resumed run writes it.
-                        write_error = Some(e);
-                        internal_stop.store(true, Ordering::Relaxed);
-                        continue;
-                    }
-                    played += 1;
-                    done += 1;
-                    live.add(schedule, &record);
-                    let mut decided = None;
-                    if let Some(sprt) = &cfg.sprt {
-                        decided = live.sprt(sprt, &|p| owned.has_pair(p), schedule.pairs());
-                    }
-                    let progress = cfg
-                        .sprt
-                        .as_ref()
-                        .map(|sprt| live.sprt_progress(sprt, total.saturating_sub(done)));
-                    let mut standings = live.standings(t, schedule);
-                    if let Some(p) = &progress {
-                        standings.push_str(&format!("  {}", p.describe()));
-                    }
-                    sink(&Event::Game {
-                        record: &record,
-                        done,
-                        total,
-                        standings,
-                        sprt: progress,
-                    });
-                    if let Some(decided) = decided {
-                        sink(&Event::SprtDecided {
-                            decision: decided.0,
-                            llr: decided.1,
-                            pairs: decided.2,
-                        });
-                        sprt_result = Some(decided);
-                        internal_stop.store(true, Ordering::Relaxed);
+        |pool| {
+            // A worker's next game waits in the queue: never more than one per worker
+            // (memory does not grow with the schedule).
+            let feed = |pending: &mut dyn Iterator<Item = u64>| {
+                while pool.queued() < jobs {
+                    match pending.next() {
+                        Some(g) => pool.push(g),
+                        None => return pool.close(),
                     }
                 }
-                Ok(Err(_)) => internal_stop.store(true, Ordering::Relaxed),
-                Err(mpsc::RecvTimeoutError::Timeout) => sink(&Event::Tick),
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            feed(&mut pending);
+            loop {
+                if stop.load(Ordering::Relaxed) && !pool.halted() {
+                    pool.halt();
+                }
+                match pool.recv(Duration::from_millis(200)) {
+                    Received::Answer(Ok(record)) => {
+                        // Once the SPRT decided, games still in flight are past its pairs:
+                        // they are not written, so the results hold exactly the pairs up to
+                        // the decision, however the threads were timed.
+                        if write_error.is_some() || sprt_result.is_some() {
+                            continue;
+                        }
+                        if let Err(e) = writer.append(&record) {
+                            write_error = Some(RunError::io(writer.path(), e));
+                            pool.halt();
+                            continue;
+                        }
+                        if let Some(files) = &mut live_files
+                            && let Err(e) = files.offer(&record)
+                        {
+                            // The game is in the results: a resumed run writes it.
+                            write_error = Some(e);
+                            pool.halt();
+                            continue;
+                        }
+                        played += 1;
+                        done += 1;
+                        live.add(schedule, &record);
+                        let mut decided = None;
+                        if let Some(sprt) = &cfg.sprt {
+                            decided = live.sprt(sprt, &|p| owned.has_pair(p), schedule.pairs());
+                        }
+                        let progress = cfg
+                            .sprt
+                            .as_ref()
+                            .map(|sprt| live.sprt_progress(sprt, total.saturating_sub(done)));
+                        let mut standings = live.standings(t, schedule);
+                        if let Some(p) = &progress {
+                            standings.push_str(&format!("  {}", p.describe()));
+                        }
+                        sink(&Event::Game {
+                            record: &record,
+                            done,
+                            total,
+                            standings,
+                            sprt: progress,
+                        });
+                        if let Some(decided) = decided {
+                            sink(&Event::SprtDecided {
+                                decision: decided.0,
+                                llr: decided.1,
+                                pairs: decided.2,
+                            });
+                            sprt_result = Some(decided);
+                            pool.halt();
+                        }
+                    }
+                    Received::Answer(Err(msg)) => {
+                        worker_error = Some(msg);
+                        pool.halt();
+                    }
+                    Received::Idle => sink(&Event::Tick),
+                    Received::Finished => break,
+                }
+                if !pool.halted() {
+                    feed(&mut pending);
+                }
             }
-        }
-    });
+        },
+    );
     drop(writer);
     if let Some(e) = write_error {
         return Err(e);
     }
-    if let Some(msg) = worker_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(msg) = worker_error {
         return Err(RunError::Input(msg));
     }
     if sprt_result.is_some() {
@@ -848,14 +854,4 @@ fn rounds_extended(old: &str, new: &str) -> Extension {
     } else {
         Extension::Fewer { old: ra, new: rb }
     }
-}
-
-/// The first line that differs between two configs, for the resume error.
-fn first_difference(old: &str, new: &str) -> String {
-    for (a, b) in old.lines().zip(new.lines()) {
-        if a != b {
-            return format!("was `{}`, now `{}`", a.trim(), b.trim());
-        }
-    }
-    "one has more lines".to_string()
 }

@@ -31,9 +31,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    job::VerificationConfig,
-    job_base::{JobBase, JobRead, apply_set, engine_table, job_file, resolved_job},
+    base::{JobBase, JobRead, apply_set, engine_table, job_file, resolved_job},
     spsa::{Param, Settings, SpsaError},
+    verify::VerificationConfig,
 };
 use crate::{
     config::{self, ConfigError},
@@ -112,12 +112,12 @@ macro_rules! job_config {
             pub adjudication: crate::tournament::config::Adjudication,
             /// The match of the tuned (fitted) engine against the base engine.
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub verification: Option<crate::tune::job::VerificationConfig>,
+            pub verification: Option<crate::tune::verify::VerificationConfig>,
         }
 
         impl $name {
             /// Checks the run name, loads the base engine, checks its game and applies
-            /// `set` (see [`crate::tune::job_base::resolve_engine`]); `what` says what the
+            /// `set` (see [`crate::tune::base::resolve_engine`]); `what` says what the
             /// job does with it ("the tune plays").
             fn resolve_base(
                 &self,
@@ -129,14 +129,14 @@ macro_rules! job_config {
                 (std::path::PathBuf, crate::protocol::EngineSpec, crate::game::GameSpec),
                 crate::config::ConfigError,
             > {
-                let r = crate::tune::job_base::EngineRef {
+                let r = crate::tune::base::EngineRef {
                     name: &self.name,
                     engine: &self.engine,
                     game: self.game,
                     set: &self.set,
                     what,
                 };
-                let (path, spec, game) = crate::tune::job_base::resolve_engine(source, base, text, r)?;
+                let (path, spec, game) = crate::tune::base::resolve_engine(source, base, text, r)?;
                 if let Err((key, message)) = self.adjudication.check(&game) {
                     return Err(crate::config::ConfigError {
                         source: source.to_string(),
@@ -150,9 +150,9 @@ macro_rules! job_config {
             /// What the job's matches share with it, for the resolved `job`.
             pub fn plan<'a>(
                 &'a self,
-                job: &'a crate::tune::job_base::JobBase,
-            ) -> crate::tune::job::MatchPlan<'a> {
-                crate::tune::job::MatchPlan {
+                job: &'a crate::tune::base::JobBase,
+            ) -> crate::tune::verify::MatchPlan<'a> {
+                crate::tune::verify::MatchPlan {
                     name: &self.name,
                     seed: self.seed,
                     verification: self.verification.as_ref(),

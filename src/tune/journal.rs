@@ -22,7 +22,8 @@ use std::{
 
 use serde::{Deserialize, Serialize};
 
-use super::{TuneError, job::write_atomic, spsa::PairOutcome};
+use super::{TuneError, spsa::PairOutcome};
+use crate::jobs::folder::write_atomic;
 use crate::{files::jsonl::Appender, stats::GameScore};
 
 /// The folder of the journals and the claims, in a tune's folder.

@@ -8,22 +8,22 @@
 //! statistics. The tournament layer knows nothing of tuning. [`spsa`] holds the algorithm
 //! alone and knows nothing of games.
 
+pub mod base;
 pub mod config;
 pub mod fit;
-pub mod job;
-pub mod job_base;
 pub mod journal;
 pub mod output;
 pub mod runner;
 pub mod spsa;
+pub mod verify;
 
 use crate::tournament::RunError;
 
 pub use self::{
     config::{Tune, TuneConfig},
-    job::{JobOptions, verify},
     runner::{TuneEnding, TuneEvent, TuneOutcome, Worker, run},
     spsa::{Param, Settings, Spsa, State},
+    verify::verify,
 };
 
 /// Why a tune or a fit could not be done: the one error of every long job, a run's

@@ -15,14 +15,22 @@ use std::{
 use serde::{Deserialize, Serialize};
 use toml_edit::{DocumentMut, Item};
 
-pub use super::job::{CONFIG_FILE, STATE_FILE, VERIFICATION_DIR, VerificationReport};
+pub use super::verify::{VERIFICATION_DIR, VerificationReport};
 use super::{
     TuneError,
     config::Tune,
-    job::{damaged, read_json, write_atomic, write_durable, write_report},
     spsa::{Spsa, State, TrajectoryRow},
 };
-use crate::{engine::EngineConfig, protocol::EngineSpec, stats::Penta};
+pub use crate::jobs::folder::{CONFIG_FILE, STATE_FILE};
+use crate::{
+    engine::EngineConfig,
+    jobs::{
+        checkpoint::{damaged, read_json},
+        folder::{write_atomic, write_durable, write_report},
+    },
+    protocol::EngineSpec,
+    stats::Penta,
+};
 
 /// θ after every batch.
 pub const TRAJECTORY_FILE: &str = "trajectory.csv";

@@ -1,9 +1,9 @@
 //! Running a tune: game pairs between the plus and minus engines, played in parallel by
-//! this process's threads and by any other worker at work on the same folder, each pair
-//! written to the journal as it ends (`pairs/`); when every pair of a batch is in, one
-//! worker applies the batch in pair order under the folder's update lock and writes the
-//! checkpoint and every output; then the next batch. A plain `arena tune` is the one
-//! worker `main` of its folder.
+//! this process's threads (the long jobs' pool, [`crate::jobs::pool`]) and by any other
+//! worker at work on the same folder, each pair written to the journal as it ends
+//! (`pairs/`); when every pair of a batch is in, one worker applies the batch in pair
+//! order under the folder's update lock and writes the checkpoint and every output; then
+//! the next batch. A plain `arena tune` is the one worker `main` of its folder.
 //!
 //! A pair's games depend only on (config, seed, pair index) and θ of its batch: the
 //! flips, the rounding, the opening and the game seeds are all derived from them. So
@@ -13,13 +13,12 @@
 //! [`TuneEvent`]s to a sink.
 
 use std::{
-    collections::{BTreeSet, VecDeque},
+    collections::BTreeSet,
     fs,
     path::{Path, PathBuf},
     sync::{
-        Arc, Condvar, Mutex,
+        Arc,
         atomic::{AtomicBool, Ordering},
-        mpsc,
     },
     time::{Duration, Instant, SystemTime, UNIX_EPOCH},
 };
@@ -27,21 +26,24 @@ use std::{
 use super::{
     TuneError,
     config::Tune,
-    job::{
-        CONFIG_FILE, JobFolder, JobOptions, MatchPlan, STATE_FILE, Verifiable, VerificationReport,
-        damaged, first_difference, worker_count, write_atomic,
-    },
     journal::{Claims, JournalReader, JournalWriter, PairLine},
     output::{Checkpoint, TrajectoryWriter, TuneReport, write_all},
     spsa::{PairJob, PairOutcome, Spsa, State},
+    verify::{MatchPlan, Verifiable, VerificationReport},
 };
 use crate::{
     engine::Player,
+    jobs::{
+        JobOptions,
+        checkpoint::damaged,
+        folder::{CONFIG_FILE, JobFolder, STATE_FILE, first_difference, write_atomic},
+        lock::{FolderLock, lock_update, lock_worker, worker_alive},
+        pool::{self, Driver, Received, worker_count},
+    },
     protocol::{EngineSpec, ExternalGame, PlayerContext},
     stats::GameScore,
     tournament::{
         game::{GameSetup, play_game},
-        lock::{FolderLock, lock_update, lock_worker, worker_alive},
         openings::{OpeningBook, OpeningGame},
         schedule::ScheduledGame,
         seeds::{Stream, derive_seed},
@@ -277,42 +279,6 @@ struct Task {
 /// time it took.
 type Answer = (PairJob, Result<Option<PairOutcome>, String>, Duration);
 
-/// The queue of pairs this process's threads take from.
-struct Queue {
-    tasks: Mutex<(VecDeque<Task>, bool)>,
-    ready: Condvar,
-}
-
-impl Queue {
-    fn push(&self, task: Task) {
-        self.tasks
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .0
-            .push_back(task);
-        self.ready.notify_one();
-    }
-
-    /// The next task, waiting for one; None once closed.
-    fn pop(&self) -> Option<Task> {
-        let mut guard = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
-        loop {
-            if let Some(task) = guard.0.pop_front() {
-                return Some(task);
-            }
-            if guard.1 {
-                return None;
-            }
-            guard = self.ready.wait(guard).unwrap_or_else(|p| p.into_inner());
-        }
-    }
-
-    fn close(&self) {
-        self.tasks.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
-        self.ready.notify_all();
-    }
-}
-
 /// What the whole tune shares with its threads.
 struct Context<'a, G: OpeningGame> {
     tune: &'a Tune,
@@ -398,12 +364,6 @@ fn run_tune<G: OpeningGame + ExternalGame>(
         logs: out.join("logs"),
         label: &session.label,
     };
-    let queue = Queue {
-        tasks: Mutex::new((VecDeque::new(), false)),
-        ready: Condvar::new(),
-    };
-    let (tx, rx) = mpsc::channel::<Answer>();
-    let thread_stop = Arc::new(AtomicBool::new(false));
     let mut tuner = Tuner {
         out,
         tune,
@@ -417,25 +377,18 @@ fn run_tune<G: OpeningGame + ExternalGame>(
         played: 0,
         began: None,
     };
-    let result = std::thread::scope(|scope| {
-        for thread in 0..jobs {
-            let (queue, tx, cx, stop) = (&queue, tx.clone(), &cx, &thread_stop);
-            scope.spawn(move || {
-                while let Some(task) = queue.pop() {
-                    let began = Instant::now();
-                    let outcome = play_pair::<G>(cx, &task, thread, stop);
-                    if tx.send((task.job, outcome, began.elapsed())).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        let result = tuner.drive(jobs, &queue, &rx, &mut journal, &options.stop, sink);
-        thread_stop.store(true, Ordering::Relaxed);
-        queue.close();
-        result
-    });
+    let result = pool::run(
+        jobs,
+        |thread, halt| {
+            let (cx, halt) = (&cx, Arc::clone(halt));
+            move |task: Task| {
+                let began = Instant::now();
+                let outcome = play_pair::<G>(cx, &task, thread, &halt);
+                Some((task.job, outcome, began.elapsed()))
+            }
+        },
+        |pool| tuner.drive(jobs, pool, &mut journal, &options.stop, sink),
+    );
     let ending = result?;
     // The report as the last worker to apply a batch wrote it (read under the lock:
     // the checkpoint and tune.json are written one after the other).
@@ -485,8 +438,7 @@ impl Tuner<'_> {
     fn drive(
         &mut self,
         jobs: usize,
-        queue: &Queue,
-        answers: &mpsc::Receiver<Answer>,
+        pool: &Driver<'_, Task, Answer>,
         journal: &mut JournalWriter,
         stop: &AtomicBool,
         sink: &mut dyn FnMut(&TuneEvent<'_>),
@@ -531,11 +483,11 @@ impl Tuner<'_> {
                     }
                     let engines = self.engines(&job)?;
                     self.in_flight.insert(job.k);
-                    queue.push(Task { job, engines });
+                    pool.push(Task { job, engines });
                 }
             }
-            match answers.recv_timeout(POLL) {
-                Ok((job, outcome, took)) => {
+            match pool.recv(POLL) {
+                Received::Answer((job, outcome, took)) => {
                     self.in_flight.remove(&job.k);
                     match outcome {
                         Ok(Some(outcome)) => {
@@ -555,8 +507,8 @@ impl Tuner<'_> {
                         Err(e) => return Err(TuneError::Input(e)),
                     }
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => sink(&TuneEvent::Tick),
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                Received::Idle => sink(&TuneEvent::Tick),
+                Received::Finished => {
                     return Err(TuneError::Input("the tune's threads stopped".into()));
                 }
             }

@@ -395,7 +395,7 @@ pub struct TrajectoryRow {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct State {
     /// Current θ (unrounded), one per parameter.
-    #[serde(with = "super::job::exact::decimal")]
+    #[serde(with = "crate::jobs::checkpoint::exact::decimal")]
     pub theta: Vec<f64>,
     /// Pairs played and applied (k of the last applied pair).
     pub pairs_done: u64,

@@ -967,8 +967,9 @@ fn mutated_records_and_checkpoints_never_panic_and_refusals_name_file_and_line()
     use std::sync::{Arc, atomic::AtomicBool};
 
     use arena::{
+        jobs::JobOptions,
         tournament::{RunOptions, Tournament, merge, summary, validate},
-        tune::{JobOptions, Tune},
+        tune::Tune,
     };
 
     let tmp = tempfile::tempdir().unwrap();

@@ -671,7 +671,10 @@ fn a_stop_request_keeps_the_last_checkpoint_and_resume_finishes_it() {
         atomic::{AtomicBool, Ordering},
     };
 
-    use arena::tune::{JobOptions, Tune, TuneEnding, TuneEvent};
+    use arena::{
+        jobs::JobOptions,
+        tune::{Tune, TuneEnding, TuneEvent},
+    };
 
     let tmp = tempfile::tempdir().unwrap();
     use arena::config::ConfigFile;

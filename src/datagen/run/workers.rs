@@ -26,10 +26,7 @@ use super::{
     Target, check_options, data_file_named, log_file_named, play_part, scan_log,
 };
 use crate::datagen::sample::DatagenGame;
-use crate::{
-    files,
-    tournament::{RunError, lock},
-};
+use crate::{files, jobs::lock, tournament::RunError};
 
 /// The claims of the chunks in play.
 pub(super) const CLAIMS_FILE: &str = "datagen.claims";

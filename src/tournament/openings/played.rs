@@ -11,20 +11,14 @@
 //! candidates as the [`OpeningBook`] does; it knows nothing of the command line or of
 //! how progress is shown (events go to a sink).
 
-use std::{
-    collections::HashSet,
-    fmt,
-    str::FromStr,
-    sync::{Mutex, atomic::AtomicBool},
-};
-
-use rayon::prelude::*;
+use std::{collections::HashSet, fmt, str::FromStr, sync::atomic::AtomicBool, time::Duration};
 
 use super::{Opening, OpeningBook, OpeningGame, book::MAX_ATTEMPTS};
 use crate::{
     engine::{Engine, EngineConfig},
     eval::Evaluator,
     game::GameSpec,
+    jobs::pool::{self, Received},
     tournament::{
         config::{Adjudication, OpeningsConfig},
         game::{GameSetup, play_game},
@@ -321,10 +315,10 @@ fn short(kept: u64, count: u64, tried: u64, games: u64, exhausted: bool, band: &
 /// random openings from `seed`, first kept only when `filter` scores them within
 /// `o.balance_margin`) whose games under `judge` give the first player a score within
 /// its band, given to `sink` in candidate order as they are found. The candidates are
-/// played in batches on the current rayon pool; what is kept does not depend on its
-/// number of threads. Fewer than `count` after [`MAX_CANDIDATES`] candidates (or every
-/// distinct opening of a small game) is [`PlayError::Short`], after the kept ones went
-/// to the sink.
+/// played in batches by the long jobs' worker pool ([`crate::jobs::pool`]), with as many
+/// threads as the current rayon pool; what is kept does not depend on their number.
+/// Fewer than `count` after [`MAX_CANDIDATES`] candidates (or every distinct opening of a
+/// small game) is [`PlayError::Short`], after the kept ones went to the sink.
 #[allow(clippy::too_many_arguments)]
 pub fn play_balanced<G: OpeningGame>(
     spec: GameSpec,
@@ -346,100 +340,117 @@ pub fn play_balanced<G: OpeningGame>(
         true,
     );
     let threads = rayon::current_num_threads().max(1);
-    // Engines of each worker thread, built at their first game: a game starts with
-    // `new_game`, which forgets everything, so which thread plays it does not matter.
-    let engines: Vec<Mutex<Option<[Engine<G>; 2]>>> =
-        (0..threads).map(|_| Mutex::new(None)).collect();
     let names = vec![judge.engine.name.clone(); 2];
     let batch = 2 * threads as u64;
     let mut progress = PlayProgress::default();
     let mut next = 0;
     let mut exhausted = false;
-    while progress.kept < count && next < MAX_CANDIDATES && !exhausted {
-        let mut candidates = Vec::new();
-        while (candidates.len() as u64) < batch && next < MAX_CANDIDATES {
-            match book
-                .distinct_candidate(next)
-                .map_err(|e| PlayError::Setup(e.to_string()))?
-            {
-                Some(opening) => {
-                    let start = G::from_text(game, &opening.position)
-                        .map_err(|e| PlayError::Setup(format!("candidate {next}: {e}")))?;
-                    candidates.push((next, opening, start));
-                    next += 1;
+    pool::run(
+        threads,
+        // Engines of each worker thread, built at its first game: a game starts with
+        // `new_game`, which forgets everything, so which thread plays it does not matter.
+        |_, _| {
+            let mut engines: Option<[Engine<G>; 2]> = None;
+            let names = &names;
+            move |(slot, index, g, start): (usize, u64, u32, G)| {
+                if engines.is_none() {
+                    match (
+                        Engine::<G>::new(&judge.engine, game),
+                        Engine::<G>::new(&judge.engine, game),
+                    ) {
+                        (Ok(a), Ok(b)) => engines = Some([a, b]),
+                        (Err(e), _) | (_, Err(e)) => return Some((slot, Err(e))),
+                    }
                 }
-                None => {
-                    exhausted = true;
-                    break;
-                }
+                let [a, b] = engines.as_mut().expect("built above");
+                let played = play_one(spec, judge, names, [a, b], &start, seed, index, g);
+                Some((slot, Ok(played)))
             }
-        }
-        // Every game of the batch is one task, so a candidate's games spread over the
-        // threads too.
-        let tasks: Vec<(usize, u32)> = (0..candidates.len())
-            .flat_map(|c| (0..judge.games).map(move |g| (c, g)))
-            .collect();
-        let records: Vec<Result<(GameResult, Vec<String>), String>> = tasks
-            .into_par_iter()
-            .map(|(c, g)| {
-                let (index, _, start) = &candidates[c];
-                let slot = rayon::current_thread_index().unwrap_or(0) % threads;
-                let mut slot = engines[slot].lock().unwrap_or_else(|p| p.into_inner());
-                if slot.is_none() {
-                    *slot = Some([
-                        Engine::<G>::new(&judge.engine, game)?,
-                        Engine::<G>::new(&judge.engine, game)?,
-                    ]);
+        },
+        |pool| {
+            while progress.kept < count && next < MAX_CANDIDATES && !exhausted {
+                let mut candidates = Vec::new();
+                while (candidates.len() as u64) < batch && next < MAX_CANDIDATES {
+                    match book
+                        .distinct_candidate(next)
+                        .map_err(|e| PlayError::Setup(e.to_string()))?
+                    {
+                        Some(opening) => {
+                            let start = G::from_text(game, &opening.position)
+                                .map_err(|e| PlayError::Setup(format!("candidate {next}: {e}")))?;
+                            candidates.push((next, opening, start));
+                            next += 1;
+                        }
+                        None => {
+                            exhausted = true;
+                            break;
+                        }
+                    }
                 }
-                let [a, b] = slot.as_mut().expect("built above");
-                Ok(play_one(
-                    spec,
-                    judge,
-                    &names,
-                    [a, b],
-                    start,
-                    seed,
-                    *index,
-                    g,
-                ))
-            })
-            .collect();
-        let mut records = records.into_iter();
-        for (index, opening, _) in candidates {
-            let mut judged = Judged {
-                candidate: index,
-                opening,
-                half_points: 0,
-                games: judge.games,
-                distinct: 0,
-            };
-            let mut seen = HashSet::new();
-            for _ in 0..judge.games {
-                let (result, moves) = records
-                    .next()
-                    .expect("one record per game of each candidate")
-                    .map_err(PlayError::Setup)?;
-                judged.half_points += match result {
-                    GameResult::FirstWins => 2,
-                    GameResult::Draw => 1,
-                    GameResult::SecondWins => 0,
-                };
-                seen.insert(moves);
-            }
-            judged.distinct = seen.len() as u32;
-            progress.tried = index + 1;
-            progress.games += u64::from(judged.games);
-            progress.distinct += u64::from(judged.distinct);
-            if judge.band.holds(judged.half_points, judged.games) {
-                progress.kept += 1;
-                sink(PlayEvent::Kept(&judged))?;
-                if progress.kept >= count {
-                    break;
+                // Every game of the batch is one task, so a candidate's games spread over
+                // the threads too; the answers go back in their slots, in task order.
+                let mut tasks = 0;
+                for (index, _, start) in &candidates {
+                    for g in 0..judge.games {
+                        pool.push((tasks, *index, g, start.clone()));
+                        tasks += 1;
+                    }
                 }
+                let mut slots: Vec<Option<Played>> = (0..tasks).map(|_| None).collect();
+                let mut answered = 0;
+                while answered < tasks {
+                    match pool.recv(Duration::from_secs(1)) {
+                        Received::Answer((slot, record)) => {
+                            slots[slot] = Some(record);
+                            answered += 1;
+                        }
+                        Received::Idle => {}
+                        Received::Finished => {
+                            return Err(PlayError::Setup("the worker threads stopped".into()));
+                        }
+                    }
+                }
+                let mut records = slots
+                    .into_iter()
+                    .map(|r| r.expect("every task is answered"));
+                for (index, opening, _) in candidates {
+                    let mut judged = Judged {
+                        candidate: index,
+                        opening,
+                        half_points: 0,
+                        games: judge.games,
+                        distinct: 0,
+                    };
+                    let mut seen = HashSet::new();
+                    for _ in 0..judge.games {
+                        let (result, moves) = records
+                            .next()
+                            .expect("one record per game of each candidate")
+                            .map_err(PlayError::Setup)?;
+                        judged.half_points += match result {
+                            GameResult::FirstWins => 2,
+                            GameResult::Draw => 1,
+                            GameResult::SecondWins => 0,
+                        };
+                        seen.insert(moves);
+                    }
+                    judged.distinct = seen.len() as u32;
+                    progress.tried = index + 1;
+                    progress.games += u64::from(judged.games);
+                    progress.distinct += u64::from(judged.distinct);
+                    if judge.band.holds(judged.half_points, judged.games) {
+                        progress.kept += 1;
+                        sink(PlayEvent::Kept(&judged))?;
+                        if progress.kept >= count {
+                            break;
+                        }
+                    }
+                }
+                sink(PlayEvent::Progress(progress))?;
             }
-        }
-        sink(PlayEvent::Progress(progress))?;
-    }
+            Ok::<(), PlayError>(())
+        },
+    )?;
     if progress.kept < count {
         return Err(PlayError::Short {
             kept: progress.kept,
@@ -452,6 +463,9 @@ pub fn play_balanced<G: OpeningGame>(
     }
     Ok(progress)
 }
+
+/// One judging game's result and moves, or why it could not be played.
+type Played = Result<(GameResult, Vec<String>), String>;
 
 /// The seed of game `game` of candidate `candidate`: from the master seed, the candidate
 /// and the game alone (never from thread timing).

@@ -40,8 +40,8 @@ use crate::{
     eval::{Table, patterns::Pattern, table::MnkEvaluation},
     protocol::EngineSpec,
     tune::{
+        base::{JobBase, JobRead, apply_set, job_file, resolved_job},
         config::{ValueRefused, check_verification_and_openings, job_config, number, param_line},
-        job_base::{JobBase, JobRead, apply_set, job_file, resolved_job},
     },
 };
 

@@ -468,7 +468,7 @@ pub fn run_epoch(
 }
 
 /// `f64`s written as their bits (hex), so a checkpoint reads back exactly.
-pub use crate::tune::job::exact::bits as f64_bits;
+pub use crate::jobs::checkpoint::exact::bits as f64_bits;
 
 #[cfg(test)]
 mod tests {

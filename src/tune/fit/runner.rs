@@ -25,20 +25,26 @@ use super::{
     positions::{Counts, FeatureSource, Positions, Selection, read_positions},
     stream::{StreamSpec, Streamed},
 };
-pub use crate::tune::job::{CONFIG_FILE, STATE_FILE, VERIFICATION_DIR};
 use crate::{
     eval::Table,
     game::GameSpec,
+    jobs::{
+        JobOptions,
+        checkpoint::{damaged, read_json},
+        folder::{JobFolder, first_difference, write_atomic, write_report},
+        pool::worker_count,
+    },
     protocol::EngineSpec,
     tournament::{self, runner::Ending},
     tune::{
         TuneError,
-        job::{
-            JobFolder, JobOptions, MatchPlan, Verifiable, damaged, first_difference, read_json,
-            worker_count, write_atomic, write_report,
-        },
         output::{MadeBy, VerificationReport, tuned_engine, tuned_table_named},
+        verify::{MatchPlan, Verifiable},
     },
+};
+pub use crate::{
+    jobs::folder::{CONFIG_FILE, STATE_FILE},
+    tune::verify::VERIFICATION_DIR,
 };
 
 /// The numbers.
@@ -391,9 +397,11 @@ fn selfplay(
         s.seed.unwrap_or(fit.config.seed.wrapping_add(2)),
         engines,
     );
-    let outcome = tournament::run(&t, &options.run_options(dir.clone()), &mut |e| {
-        sink(&FitEvent::Selfplay(e))
-    })?;
+    let outcome = tournament::run(
+        &t,
+        &tournament::RunOptions::for_job(options, dir.clone()),
+        &mut |e| sink(&FitEvent::Selfplay(e)),
+    )?;
     Ok((outcome.ending == Ending::Complete).then_some(dir))
 }
 

@@ -1,29 +1,23 @@
-//! The skeleton that `arena tune` and `arena fit` share, so that each keeps only its own
-//! step (SPSA's batches, the fit's epochs): the options every long job takes, the
-//! results folder it owns (the lock, stale temporaries, the rules of `--resume`), its
-//! checkpoint read back with errors that name the line, the matches it plays through the
-//! tournament runner (the fit's self-play games, the verification of both), and the
-//! verification's report.
+//! The verification match of a finished tune or fit (its result against the base
+//! engine, through the tournament runner) and its report ([`verify`], [`Verifiable`]);
+//! and what every match a tune or fit plays shares with the job ([`MatchPlan`]: the
+//! fit's self-play games, the verification of both).
 //!
 //! It knows the tournament runner and engines; it knows nothing of SPSA or of fitting.
 
-use std::{
-    fs,
-    path::{Path, PathBuf},
-    sync::{Arc, atomic::AtomicBool},
-};
+use std::path::Path;
 
-use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use serde::{Deserialize, Serialize};
 
 use super::TuneError;
 use crate::{
     game::GameSpec,
+    jobs::JobOptions,
     protocol::EngineSpec,
     stats::{EloEstimate, Penta, SprtConfig, Wdl},
     tournament::{
         self, LiveFiles, Tournament, TournamentConfig,
         config::{Adjudication, Format, OpeningKind, OpeningsConfig},
-        lock::FolderLock,
         runner::{Ending, RunOptions, RunOutcome},
         summary::SprtSummary,
     },
@@ -57,50 +51,8 @@ fn default_verification_pairs() -> u32 {
     200
 }
 
-/// The resolved config of a job, in its results folder.
-pub const CONFIG_FILE: &str = "run.toml";
-/// The checkpoint of a job.
-pub const STATE_FILE: &str = "state.json";
 /// The verification match's results folder.
 pub const VERIFICATION_DIR: &str = "verification";
-
-/// How to run a long job.
-#[derive(Clone, Debug)]
-pub struct JobOptions {
-    /// Worker threads (0: the config's `jobs`, or all cores).
-    pub jobs: usize,
-    /// Continue from what the results folder holds.
-    pub resume: bool,
-    /// The results folder.
-    pub out_dir: PathBuf,
-    /// Raised to stop: the step in progress is dropped, the last checkpoint stands.
-    pub stop: Arc<AtomicBool>,
-}
-
-impl JobOptions {
-    /// The options of a match the job plays into `dir` (a subfolder of its own).
-    pub fn run_options(&self, dir: PathBuf) -> RunOptions {
-        RunOptions {
-            jobs: self.jobs,
-            resume: self.resume,
-            out_dir: dir,
-            shard: None,
-            stop: Arc::clone(&self.stop),
-            live: Default::default(),
-        }
-    }
-}
-
-/// Worker threads: `--jobs`, else the config's `jobs`, else every core; at least one
-/// and at most `most`.
-pub fn worker_count(jobs: usize, config_jobs: u32, most: usize) -> usize {
-    match jobs {
-        0 if config_jobs > 0 => config_jobs as usize,
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .clamp(1, most.max(1))
-}
 
 /// What a job's matches share with the job: its name, game, openings and adjudication,
 /// and for its verification match its seed and `[verification]`.
@@ -271,7 +223,7 @@ pub fn verify<J: Verifiable>(
         return Ok(None);
     }
     let out = &options.out_dir;
-    let _lock = crate::tournament::lock::lock_exclusive(out, J::WHAT)?;
+    let _lock = crate::jobs::lock::lock_exclusive(out, J::WHAT)?;
     let engines = job.engines(out)?;
     let played = play_verification(
         &plan,
@@ -281,7 +233,7 @@ pub fn verify<J: Verifiable>(
         (engines, job.opponent()),
         RunOptions {
             live: live.clone(),
-            ..options.run_options(out.join(VERIFICATION_DIR))
+            ..RunOptions::for_job(options, out.join(VERIFICATION_DIR))
         },
         sink,
     )?;
@@ -380,223 +332,4 @@ fn play_verification(
         opponent,
     };
     Ok(Some((outcome, report)))
-}
-
-/// A job's results folder while the job holds it: its lock taken (one writer), stale
-/// temporary files removed, and the rules of `--resume` kept.
-#[derive(Debug)]
-pub struct JobFolder {
-    dir: PathBuf,
-    _lock: FolderLock,
-}
-
-impl JobFolder {
-    /// Takes `dir` for a job (`what` names it in a refusal: `arena tune`). Without
-    /// `resume`, a folder that already holds a job of this kind (`noun`: "tune", "fit")
-    /// is refused; with it, a folder made from another config is. `resolved` is the
-    /// job's resolved config, as `run.toml` holds it.
-    pub fn claim(
-        dir: &Path,
-        what: &str,
-        noun: &str,
-        resume: bool,
-        resolved: &str,
-    ) -> Result<JobFolder, TuneError> {
-        let lock = crate::tournament::lock::lock_exclusive(dir, what)?;
-        crate::files::remove_stale_temporaries(dir);
-        let folder = JobFolder {
-            dir: dir.to_path_buf(),
-            _lock: lock,
-        };
-        let run_toml = dir.join(CONFIG_FILE);
-        let old = match fs::read(&run_toml) {
-            Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| {
-                TuneError::Input(format!(
-                    "{}: not UTF-8 text, so not a config arena wrote; move it away to start \
-                     afresh",
-                    run_toml.display()
-                ))
-            })?),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(source) => {
-                return Err(TuneError::Io {
-                    path: run_toml.display().to_string(),
-                    source,
-                });
-            }
-        };
-        let holds = old.is_some() || dir.join(STATE_FILE).exists();
-        match old {
-            _ if holds && !resume => Err(TuneError::Input(format!(
-                "{} already holds a {noun}: add --resume to continue it, or choose another \
-                 --out or run name",
-                dir.display()
-            ))),
-            Some(old) if old != resolved => Err(TuneError::Input(format!(
-                "{}: made from a different config ({}); resume needs the same config",
-                run_toml.display(),
-                first_difference(&old, resolved)
-            ))),
-            _ => Ok(folder),
-        }
-    }
-
-    /// The folder.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// Writes `run.toml` (the resolved config the folder belongs to).
-    pub fn write_config(&self, resolved: &str) -> Result<(), TuneError> {
-        write_atomic(&self.dir.join(CONFIG_FILE), resolved)
-    }
-
-    /// Writes the checkpoint, flushed to disk before it replaces the old one.
-    pub fn write_state<T: Serialize>(&self, state: &T) -> Result<(), TuneError> {
-        let json = serde_json::to_string(state).expect("a checkpoint serialises");
-        write_durable(&self.dir.join(STATE_FILE), &json)
-    }
-}
-
-/// Reads a JSON file arena wrote (None when there is none), with an error that names the
-/// file and line when it is not `what` (`a tuning checkpoint`). Returns the text too, so
-/// later checks can name the line of a key.
-pub fn read_json<T: DeserializeOwned>(
-    path: &Path,
-    what: &str,
-) -> Result<Option<(T, String)>, TuneError> {
-    let text = match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
-            TuneError::Input(format!(
-                "{}: not UTF-8 text, so not {what}; move it away to start afresh",
-                path.display()
-            ))
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(TuneError::Io {
-                path: path.display().to_string(),
-                source,
-            });
-        }
-    };
-    let value = serde_json::from_str(&text).map_err(|e| {
-        TuneError::Input(format!(
-            "{}:{}: not {what} ({e}); move it away to start afresh",
-            path.display(),
-            e.line()
-        ))
-    })?;
-    Ok(Some((value, text)))
-}
-
-/// The error for a damaged checkpoint: `state.json:LINE: key `key`: what`, the line
-/// being the key's in the checkpoint's `text`.
-pub fn damaged(path: &Path, text: &str, key: &str, what: impl std::fmt::Display) -> TuneError {
-    TuneError::Input(format!(
-        "{}:{}: key `{key}`: {what}; the checkpoint is damaged (move it away to start \
-         afresh)",
-        path.display(),
-        key_line(text, key)
-    ))
-}
-
-/// The 1-based line of the first `"key"` in JSON `text` (1 when it is not there).
-pub fn key_line(text: &str, key: &str) -> usize {
-    let quoted = format!("\"{key}\"");
-    text.find(&quoted)
-        .map_or(1, |at| text[..at].matches('\n').count() + 1)
-}
-
-/// The first line that differs between two configs, for the resume error.
-pub fn first_difference(old: &str, new: &str) -> String {
-    for (a, b) in old.lines().zip(new.lines()) {
-        if a != b {
-            return format!("was `{}`, now `{}`", a.trim(), b.trim());
-        }
-    }
-    "one has more lines".to_string()
-}
-
-/// Writes `text` to `path` through a temporary file and a rename: never half-written.
-pub fn write_atomic(path: &Path, text: &str) -> Result<(), TuneError> {
-    crate::files::write_atomic(path, text.as_bytes(), false).map_err(TuneError::from)
-}
-
-/// Writes `text` to `path` through a temporary file that is flushed to disk before the
-/// rename: after a power cut the file is the old one or the new one, never half of
-/// either.
-pub fn write_durable(path: &Path, text: &str) -> Result<(), TuneError> {
-    crate::files::write_atomic(path, text.as_bytes(), true).map_err(TuneError::from)
-}
-
-/// Writes a report as pretty JSON with a final newline.
-pub fn write_report<T: Serialize>(path: &Path, report: &T) -> Result<(), TuneError> {
-    let json = serde_json::to_string_pretty(report).expect("a report serialises");
-    write_atomic(path, &(json + "\n"))
-}
-
-/// Floats in checkpoints, read back to the very same bits: serde adapters for `Vec<f64>`
-/// (`#[serde(with = "...")]`), as decimal text (the shortest that round-trips) or as the
-/// hex digits of the bits.
-pub mod exact {
-    use serde::{Deserialize, Deserializer, Serializer, de::Error as _, ser::SerializeSeq};
-
-    fn write<S: Serializer>(
-        values: &[f64],
-        s: S,
-        text: fn(f64) -> String,
-    ) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(values.len()))?;
-        for &v in values {
-            seq.serialize_element(&text(v))?;
-        }
-        seq.end()
-    }
-
-    fn read<'de, D: Deserializer<'de>>(
-        d: D,
-        parse: fn(&str) -> Option<f64>,
-        what: &str,
-    ) -> Result<Vec<f64>, D::Error> {
-        let texts = Vec::<String>::deserialize(d)?;
-        texts
-            .iter()
-            .map(|t| parse(t).ok_or_else(|| D::Error::custom(format!("'{t}' is not {what}"))))
-            .collect()
-    }
-
-    /// Each value as the shortest decimal text that reads back to it.
-    pub mod decimal {
-        use serde::{Deserializer, Serializer};
-
-        /// Serde: writes each value as text.
-        pub fn serialize<S: Serializer>(values: &[f64], s: S) -> Result<S::Ok, S::Error> {
-            super::write(values, s, |v| v.to_string())
-        }
-
-        /// Serde: reads what [`serialize`] writes.
-        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
-            super::read(d, |t| t.parse().ok(), "a number")
-        }
-    }
-
-    /// Each value as 16 hex digits of its bits.
-    pub mod bits {
-        use serde::{Deserializer, Serializer};
-
-        /// Serde: writes each value's bits.
-        pub fn serialize<S: Serializer>(values: &[f64], s: S) -> Result<S::Ok, S::Error> {
-            super::write(values, s, |v| format!("{:016x}", v.to_bits()))
-        }
-
-        /// Serde: reads what [`serialize`] writes.
-        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
-            super::read(
-                d,
-                |t| u64::from_str_radix(t, 16).ok().map(f64::from_bits),
-                "16 hex digits",
-            )
-        }
-    }
 }

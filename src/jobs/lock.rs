@@ -28,8 +28,10 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use super::{error::RunError, shard::Shard};
-use crate::files;
+use crate::{
+    files,
+    tournament::{error::RunError, shard::Shard},
+};
 
 /// The lock file in a results folder.
 pub const LOCK_FILE: &str = ".arena.lock";

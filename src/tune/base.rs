@@ -80,12 +80,12 @@ macro_rules! job_file {
                 config: $written,
             ) -> Result<$job, crate::config::ConfigError> {
                 let (engine_path, engine, game) = config.resolve_base(source, base, text, $what)?;
-                let job = crate::tune::job_base::JobBase {
+                let job = crate::tune::base::JobBase {
                     game,
                     engine_path,
                     path: base.to_path_buf(),
                 };
-                let read = crate::tune::job_base::JobRead {
+                let read = crate::tune::base::JobRead {
                     source,
                     text,
                     engine,
