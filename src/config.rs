@@ -204,9 +204,9 @@ pub fn get_path<'a>(table: &'a toml::Table, path: &str) -> Option<&'a toml::Valu
 
 /// Sets the existing value at a dotted path. The new value must have the same type,
 /// except that an integral float may set an integer and an integer may set a float.
-pub fn set_path(table: &mut toml::Table, path: &str, value: toml::Value) -> Result<(), String> {
+pub fn set_path(table: &mut toml::Table, path: &str, value: toml::Value) -> Result<(), ParamError> {
     if get_path(table, path).is_none() {
-        return Err(unknown_parameter(table, path));
+        return Err(unknown_parameter_error(table, path));
     }
     let mut current = &mut *table;
     let mut parts: Vec<&str> = path.split('.').collect();
@@ -231,14 +231,77 @@ pub fn coerce_param(
     existing: &toml::Value,
     value: toml::Value,
     path: &str,
-) -> Result<toml::Value, String> {
-    coerce(existing, value, path).map_err(|why| format!("parameter `{path}`: {why}"))
+) -> Result<toml::Value, ParamError> {
+    use toml::Value::{Float, Integer};
+    let why = match (existing, value) {
+        (Integer(_), Float(f)) => {
+            if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                return Ok(Integer(f as i64));
+            }
+            format!("{f} is not a whole number")
+        }
+        (Float(_), Integer(i)) => return Ok(Float(i as f64)),
+        (old, new) if old.type_str() == new.type_str() => return Ok(new),
+        (old, new) => {
+            let found = type_with_example(new.type_str(), path);
+            let found = found.split(" (").next().unwrap_or(&found);
+            // The value it has now shows how to write one.
+            let expected = type_with_example(old.type_str(), path);
+            let article = expected.split(" (").next().unwrap_or(&expected);
+            let key = path.rsplit('.').next().unwrap_or(path);
+            format!(
+                "expected {article} (TOML: {key} = {old}; on the command line: \
+                 {path}={old}), found {found}"
+            )
+        }
+    };
+    Err(ParamError::Type {
+        path: path.to_string(),
+        why,
+    })
+}
+
+/// Why a named parameter cannot be set: the parameter, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    /// No parameter of that name.
+    #[error("unknown parameter `{path}`{hint}")]
+    Unknown {
+        /// The name as given.
+        path: String,
+        /// The nearest names and the list of numeric ones (see [`unknown_parameter`]).
+        hint: String,
+    },
+    /// A value of another type.
+    #[error("parameter `{path}`: {why}")]
+    Type {
+        /// The parameter.
+        path: String,
+        /// What it takes and what it was given.
+        why: String,
+    },
 }
 
 /// `unknown parameter `search.dpth`: did you mean `search.depth`? (numeric parameters:
 /// ...)`: the nearest names first, then the list; `table` is the config's parameters as
 /// a TOML tree.
 pub fn unknown_parameter(table: &toml::Table, path: &str) -> String {
+    format!(
+        "unknown parameter `{path}`{}",
+        unknown_parameter_hint(table, path)
+    )
+}
+
+/// [`unknown_parameter`] as an error.
+pub fn unknown_parameter_error(table: &toml::Table, path: &str) -> ParamError {
+    ParamError::Unknown {
+        path: path.to_string(),
+        hint: unknown_parameter_hint(table, path),
+    }
+}
+
+/// What [`unknown_parameter`] says after the name.
+fn unknown_parameter_hint(table: &toml::Table, path: &str) -> String {
     let names = numeric_names(table);
     let guess = match closest(path, &leaf_names(table)) {
         close if close.is_empty() => String::new(),
@@ -256,7 +319,7 @@ pub fn unknown_parameter(table: &toml::Table, path: &str) -> String {
     } else {
         format!(" (numeric parameters: {})", names.join(", "))
     };
-    format!("unknown parameter `{path}`{guess}{list}")
+    format!("{guess}{list}")
 }
 
 /// A TOML type with its article and how TOML writes a value of it for `key`:
@@ -274,33 +337,6 @@ pub fn type_with_example(type_str: &str, key: &str) -> String {
         other => return format!("a {other}"),
     };
     format!("{article} {type_str} (TOML: {key} = {example})")
-}
-
-fn coerce(existing: &toml::Value, value: toml::Value, path: &str) -> Result<toml::Value, String> {
-    use toml::Value::{Float, Integer};
-    match (existing, value) {
-        (Integer(_), Float(f)) => {
-            if f.fract() == 0.0 && f.abs() < 9.0e15 {
-                Ok(Integer(f as i64))
-            } else {
-                Err(format!("{f} is not a whole number"))
-            }
-        }
-        (Float(_), Integer(i)) => Ok(Float(i as f64)),
-        (old, new) if old.type_str() == new.type_str() => Ok(new),
-        (old, new) => {
-            let found = type_with_example(new.type_str(), path);
-            let found = found.split(" (").next().unwrap_or(&found);
-            // The value it has now shows how to write one.
-            let expected = type_with_example(old.type_str(), path);
-            let article = expected.split(" (").next().unwrap_or(&expected);
-            let key = path.rsplit('.').next().unwrap_or(path);
-            Err(format!(
-                "expected {article} (TOML: {key} = {old}; on the command line: \
-                 {path}={old}), found {found}"
-            ))
-        }
-    }
 }
 
 /// Every leaf (non-table value) as a dotted name, in file order.
@@ -386,20 +422,29 @@ fn numeric_names(table: &toml::Table) -> Vec<String> {
 
 /// Parses `name=value` (`search.depth=5`, `table.defence=1.5`, `search.ordering=["none"]`)
 /// into a dotted name and a TOML value.
-pub fn parse_assignment(text: &str) -> Result<(String, toml::Value), String> {
+pub fn parse_assignment(text: &str) -> Result<(String, toml::Value), AssignmentError> {
     let (name, value) = text
         .split_once('=')
-        .ok_or_else(|| format!("'{text}' is not NAME=VALUE"))?;
+        .ok_or_else(|| AssignmentError::NoEquals(text.to_string()))?;
     let name = name.trim();
     let value = value.trim();
+    let not_a_value = || AssignmentError::NotAValue(value.to_string());
     let parsed: toml::Table = toml::from_str(&format!("v = {value}"))
         .or_else(|_| toml::from_str(&format!("v = \"{value}\"")))
-        .map_err(|_| format!("'{value}' is not a value"))?;
-    let value = parsed
-        .get("v")
-        .cloned()
-        .ok_or_else(|| format!("'{value}' is not a value"))?;
+        .map_err(|_| not_a_value())?;
+    let value = parsed.get("v").cloned().ok_or_else(not_a_value)?;
     Ok((name.to_string(), value))
+}
+
+/// Why `NAME=VALUE` cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AssignmentError {
+    /// No `=`.
+    #[error("'{0}' is not NAME=VALUE")]
+    NoEquals(String),
+    /// A value TOML cannot read, even as a string.
+    #[error("'{0}' is not a value")]
+    NotAValue(String),
 }
 
 /// The 1-based line of the first line of `text` whose TOML (not its comment) contains
@@ -724,12 +769,18 @@ pub(crate) mod tests {
         let back: Demo = from_table("d", t.clone()).unwrap();
         assert_eq!(back.search.depth, 7);
         assert_eq!(back.search.factor, 2.0);
-        let e = set_path(&mut t, "search.dpth", toml::Value::Integer(1)).unwrap_err();
+        let e = set_path(&mut t, "search.dpth", toml::Value::Integer(1))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown parameter `search.dpth`"), "{e}");
         assert!(e.contains("search.depth"), "{e}");
-        let e = set_path(&mut t, "search.depth", toml::Value::Float(1.5)).unwrap_err();
+        let e = set_path(&mut t, "search.depth", toml::Value::Float(1.5))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not a whole number"), "{e}");
-        let e = set_path(&mut t, "name", toml::Value::Integer(1)).unwrap_err();
+        let e = set_path(&mut t, "name", toml::Value::Integer(1))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("expected a string"), "{e}");
     }
 

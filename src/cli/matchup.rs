@@ -8,9 +8,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use arena::{
-    engine::TimeControl,
+    engine::{TimeControl, TimeControlError},
     game::GameSpec,
-    protocol::{EngineSpec, Protocol},
+    protocol::{
+        EngineSpec, Protocol,
+        external::{CMD_KEYS, cmd_key},
+    },
     stats::SprtConfig,
     tournament::{
         Tournament, TournamentConfig,
@@ -242,7 +245,7 @@ impl Limits {
                 self.tc = Some(
                     value
                         .parse()
-                        .map_err(|e: String| anyhow::anyhow!("tc={value}: {e}"))?,
+                        .map_err(|e: TimeControlError| anyhow::anyhow!("tc={value}: {e}"))?,
                 )
             }
             _ => return Ok(false),
@@ -625,33 +628,39 @@ fn external(cwd: &Path, spec: &Spec<'_>, flags: &Limits) -> Result<Side> {
         .map_or_else(|| command.to_string(), |s| s.to_string_lossy().into_owned());
     let mut limits = Limits::default();
     for &(key, value) in &spec.pairs {
-        match key {
-            "name" => name = value.to_string(),
-            "proto" | "protocol" => {
+        // The outside key each name sets comes from the one declaration of the keys.
+        let outside = match key.split_once('.') {
+            Some((option, _)) => cmd_key(&format!("{option}.KEY")),
+            None if key == "protocol" => Some("protocol"),
+            None => cmd_key(key),
+        };
+        match outside {
+            _ if key == "name" => name = value.to_string(),
+            Some("protocol") => {
                 let protocol: Protocol = value
                     .parse()
                     .map_err(|e: String| anyhow::anyhow!("proto={value}: {e}"))?;
                 entry.protocol = Some(protocol);
             }
-            "arg" => entry.args.push(value.to_string()),
-            "restart" => {
+            Some("args") => entry.args.push(value.to_string()),
+            Some("restart") => {
                 entry.restart = Some(match value {
                     "on" | "true" => true,
                     "off" | "false" => false,
                     other => bail!("restart={other}: on or off"),
                 });
             }
-            "dir" => entry.working_dir = Some(absolute(cwd, Path::new(value))),
-            k if k.starts_with("option.") => {
-                let key = &k["option.".len()..];
+            Some("working_dir") => entry.working_dir = Some(absolute(cwd, Path::new(value))),
+            Some("options") => {
+                let key = &key["option.".len()..];
                 let parsed = arena::config::parse_assignment(&format!("v={value}"))
                     .map_or_else(|_| toml::Value::String(value.into()), |(_, v)| v);
                 entry.options.insert(key.to_string(), parsed);
             }
-            other if limits.take(other, value)? => {}
-            other => bail!(
-                "unknown key '{other}' after cmd=... (known: name, proto, arg, dir, \
-                 restart, option.KEY, depth, nodes, movetime, tc)"
+            Some(_) if limits.take(key, value)? => {}
+            _ => bail!(
+                "unknown key '{key}' after cmd=... (known: name, {})",
+                CMD_KEYS.join(", ")
             ),
         }
     }

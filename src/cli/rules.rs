@@ -84,7 +84,7 @@ pub struct ShowArgs {
 }
 
 /// clap value parser for game names.
-pub fn parse_game(s: &str) -> Result<GameSpec, String> {
+pub fn parse_game(s: &str) -> Result<GameSpec, arena::game::GameSpecError> {
     s.parse()
 }
 

@@ -740,7 +740,7 @@ fn play<G: DatagenGame>(
                 let mut eval = match G::evaluator(game, d.engine.table.as_ref(), &forced_search) {
                     Ok(e) => e,
                     Err(e) => {
-                        let _ = tx.send((0, Err(GameError::Evaluator(e))));
+                        let _ = tx.send((0, Err(GameError::Evaluator(e.to_string()))));
                         return;
                     }
                 };

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::{Engine, EngineConfig, EngineGame};
 use crate::{
-    game::{GameSpec, MnkRule},
+    game::{GameSpec, MnkRule, PositionError},
     search::Limits,
     stats::branching::effective_branching_factor,
     with_game,
@@ -84,9 +84,25 @@ pub struct BenchReport {
     pub ebf: Option<f64>,
 }
 
+/// Why the bench could not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BenchError {
+    /// The engine cannot be built (a table for another game, a hash table too large).
+    #[error("{0}")]
+    Engine(String),
+    /// A position given that cannot be read.
+    #[error("position {number}: {error}")]
+    Position {
+        /// Which position, from 1.
+        number: usize,
+        /// Why it cannot be read.
+        error: PositionError,
+    },
+}
+
 /// Runs the bench for `config` (its game's positions, `depth` or the game's bench depth;
 /// the config's own limits are replaced by the depth).
-pub fn run(config: &EngineConfig, depth: Option<u32>) -> Result<BenchReport, String> {
+pub fn run(config: &EngineConfig, depth: Option<u32>) -> Result<BenchReport, BenchError> {
     run_on(config, depth, None)
 }
 
@@ -95,7 +111,7 @@ pub fn run_on(
     config: &EngineConfig,
     depth: Option<u32>,
     positions: Option<&[String]>,
-) -> Result<BenchReport, String> {
+) -> Result<BenchReport, BenchError> {
     with_game!(config.game, |G, game| run_bench::<G>(
         config, &game, depth, positions
     ))
@@ -107,14 +123,14 @@ fn run_bench<G: EngineGame>(
     game: &G::Config,
     depth: Option<u32>,
     given: Option<&[String]>,
-) -> Result<BenchReport, String> {
+) -> Result<BenchReport, BenchError> {
     let (fixed, default_depth) = positions(&config.game);
     let texts: Vec<&str> = match given {
         Some(list) => list.iter().map(String::as_str).collect(),
         None => fixed.to_vec(),
     };
     let depth = depth.unwrap_or(default_depth);
-    let mut engine = Engine::<G>::new(config, game)?;
+    let mut engine = Engine::<G>::new(config, game).map_err(BenchError::Engine)?;
     let mut report = BenchReport {
         depth,
         lines: Vec::new(),
@@ -125,7 +141,10 @@ fn run_bench<G: EngineGame>(
     };
     let start = Instant::now();
     for (i, text) in texts.iter().enumerate() {
-        let pos = G::from_text(game, text).map_err(|e| format!("position {}: {e}", i + 1))?;
+        let pos = G::from_text(game, text).map_err(|error| BenchError::Position {
+            number: i + 1,
+            error,
+        })?;
         engine.searcher().new_game(0);
         let limits = Limits {
             depth: Some(depth),

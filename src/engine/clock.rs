@@ -22,32 +22,61 @@ pub struct TimeControl {
     pub increment: Duration,
 }
 
+/// Why a time control cannot be read: the whole text and the part that is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeControlError {
+    /// A part that is no number.
+    #[error("time control '{text}': '{part}' is not a number of seconds (like 10+0.1)")]
+    NotANumber {
+        /// The time control as given.
+        text: String,
+        /// The part that is no number.
+        part: String,
+    },
+    /// A negative, infinite or huge number of seconds.
+    #[error("time control '{text}': {part} seconds is out of range (0 to 10000000)")]
+    OutOfRange {
+        /// The time control as given.
+        text: String,
+        /// The part out of range.
+        part: String,
+    },
+    /// No time for the game.
+    #[error("time control '{text}': the game needs some time (like 10+0.1)")]
+    NoTime {
+        /// The time control as given.
+        text: String,
+    },
+}
+
 impl FromStr for TimeControl {
-    type Err = String;
+    type Err = TimeControlError;
 
     /// Reads `SECONDS[+INCREMENT]` (`10+0.1`, `60`, `0.5+0.05`), as cutechess writes it.
-    fn from_str(s: &str) -> Result<TimeControl, String> {
+    fn from_str(s: &str) -> Result<TimeControl, TimeControlError> {
         let text = s.trim();
         let (base, inc) = match text.split_once('+') {
             Some((b, i)) => (b.trim(), Some(i.trim())),
             None => (text, None),
         };
-        let seconds = |t: &str| -> Result<Duration, String> {
-            let v: f64 = t.parse().map_err(|_| {
-                format!("time control '{s}': '{t}' is not a number of seconds (like 10+0.1)")
+        let seconds = |t: &str| {
+            let v: f64 = t.parse().map_err(|_| TimeControlError::NotANumber {
+                text: s.to_string(),
+                part: t.to_string(),
             })?;
             if !v.is_finite() || !(0.0..=1.0e7).contains(&v) {
-                return Err(format!(
-                    "time control '{s}': {t} seconds is out of range (0 to 10000000)"
-                ));
+                return Err(TimeControlError::OutOfRange {
+                    text: s.to_string(),
+                    part: t.to_string(),
+                });
             }
             Ok(Duration::from_secs_f64(v))
         };
         let base = seconds(base)?;
         if base.is_zero() {
-            return Err(format!(
-                "time control '{s}': the game needs some time (like 10+0.1)"
-            ));
+            return Err(TimeControlError::NoTime {
+                text: s.to_string(),
+            });
         }
         let increment = inc.map(seconds).transpose()?.unwrap_or(Duration::ZERO);
         Ok(TimeControl { base, increment })
@@ -93,7 +122,7 @@ mod tests {
         for bad in ["", "x+1", "10+y", "0", "-1+1", "inf", "10+-1"] {
             assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
         }
-        let e = "ten".parse::<TimeControl>().unwrap_err();
+        let e = "ten".parse::<TimeControl>().unwrap_err().to_string();
         assert!(e.contains("'ten' is not a number"), "{e}");
     }
 }

@@ -25,8 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use super::TimeControl;
 use crate::{
-    config::{self, ConfigError},
-    eval::{EVAL_LIMIT, OrderFlags, Table, mnk::Shape},
+    config::{self, ConfigError, ParamError},
+    eval::{EVAL_LIMIT, OrderFlags, Table, mnk::Shape, table::TableError},
     game::GameSpec,
     search::{
         Limits, SearchParams, SearchSettings,
@@ -355,28 +355,112 @@ pub const MAX_NAME_CHARS: usize = 64;
 /// control character (ESC, BEL, CR, NUL, a line break: printed raw, they would drive
 /// the terminal or break a line of a protocol or a report); the error shows the name
 /// escaped.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), NameError> {
     if name.trim().is_empty() {
-        return Err("key `name` is empty".into());
+        return Err(NameError::Empty);
     }
     let chars = name.chars().count();
     if chars > MAX_NAME_CHARS {
         let start: String = name.chars().take(24).collect();
-        return Err(format!(
-            "key `name`: \"{}…\" has {chars} characters; an engine name has at most \
-             {MAX_NAME_CHARS} (names head the standings, the report's tables and the plots)",
-            start.escape_debug()
-        ));
+        return Err(NameError::TooLong {
+            start: start.escape_debug().to_string(),
+            chars,
+        });
     }
     if let Some(c) = name.chars().find(|c| c.is_control()) {
-        return Err(format!(
-            "key `name`: \"{}\" holds the control character {}: names are shown on \
-             terminals and in reports",
-            name.escape_debug(),
-            c.escape_unicode()
-        ));
+        return Err(NameError::Control {
+            name: name.escape_debug().to_string(),
+            char: c.escape_unicode().to_string(),
+        });
     }
     Ok(())
+}
+
+/// Why [`check_name`] refused an engine name (key `name`); names are shown escaped.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// An empty name.
+    #[error("key `name` is empty")]
+    Empty,
+    /// More than [`MAX_NAME_CHARS`] characters.
+    #[error(
+        "key `name`: \"{start}…\" has {chars} characters; an engine name has at most \
+         {MAX_NAME_CHARS} (names head the standings, the report's tables and the plots)"
+    )]
+    TooLong {
+        /// Its first 24 characters, escaped.
+        start: String,
+        /// How many it has.
+        chars: usize,
+    },
+    /// A control character.
+    #[error(
+        "key `name`: \"{name}\" holds the control character {char}: names are shown on \
+         terminals and in reports"
+    )]
+    Control {
+        /// The name, escaped.
+        name: String,
+        /// The character, escaped (`\u{1b}`).
+        char: String,
+    },
+}
+
+/// Why a built-in engine's config is refused, or one of its named parameters cannot be
+/// set; the message names the key.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EngineError {
+    /// Its name.
+    #[error(transparent)]
+    Name(#[from] NameError),
+    /// A named parameter it does not have, or a value of another type.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// A weight of its table.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// `name` set to something else than a string.
+    #[error("parameter `name` must be a string")]
+    NameNotString,
+    /// A value its type refuses (serde's message, which names the key).
+    #[error("{0}")]
+    Value(String),
+    /// A table of another family of games.
+    #[error("key `table`: a {table} table cannot evaluate {family} ({game})")]
+    TableFamily {
+        /// The table's family.
+        table: &'static str,
+        /// The engine's.
+        family: &'static str,
+        /// The engine's game.
+        game: GameSpec,
+    },
+    /// A candidate radius past the board.
+    #[error(
+        "search.radius = {radius} is larger than the {width}x{height} board: at most {side} \
+         (0 means every empty cell)"
+    )]
+    Radius {
+        /// The radius.
+        radius: u32,
+        /// The board's width.
+        width: usize,
+        /// The board's height.
+        height: usize,
+        /// The largest radius that means something.
+        side: u32,
+    },
+    /// A search setting, or a combination of them, refused; or a number outside its
+    /// range (the message names the key).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// For callers that still report errors as text.
+impl From<EngineError> for String {
+    fn from(e: EngineError) -> String {
+        e.to_string()
+    }
 }
 
 /// The name of an engine made from the engine `base` (`base-opponent`, `base-a`):
@@ -488,6 +572,7 @@ impl EngineConfig {
             search: file.search,
         };
         engine.validate().map_err(|e| {
+            let e = e.to_string();
             // A weight of the table file out of its range: the table's file and line.
             if let (Some(path), Some(text)) = (&engine.table_path, &table_text)
                 && let Some((key, rest)) =
@@ -514,7 +599,9 @@ impl EngineConfig {
             _ => return Err(err("an engine without `name`".into())),
         };
         let game: GameSpec = match tree.remove("game") {
-            Some(toml::Value::String(s)) => s.parse().map_err(err)?,
+            Some(toml::Value::String(s)) => s
+                .parse()
+                .map_err(|e: crate::game::GameSpecError| err(e.to_string()))?,
             _ => return Err(err(format!("engine '{name}' without `game`"))),
         };
         let search: SearchConfig = match tree.remove("search") {
@@ -535,45 +622,45 @@ impl EngineConfig {
             table,
             search,
         };
-        engine.validate().map_err(err)?;
+        engine.validate().map_err(|e| err(e.to_string()))?;
         Ok(engine)
     }
 
     /// Checks limits, ordering and that the table suits the game.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), EngineError> {
         self.validate_with(true)
     }
 
     /// [`EngineConfig::validate`], with the limit check only when `need_limit`.
-    fn validate_with(&self, need_limit: bool) -> Result<(), String> {
+    fn validate_with(&self, need_limit: bool) -> Result<(), EngineError> {
         check_name(&self.name)?;
         let family = self.game.family();
         if let Some(t) = &self.table
             && t.family() != family
         {
-            return Err(format!(
-                "key `table`: a {} table cannot evaluate {} ({})",
-                t.family(),
+            return Err(EngineError::TableFamily {
+                table: t.family(),
                 family,
-                self.game
-            ));
+                game: self.game,
+            });
         }
         if let GameSpec::Mnk(board) = self.game {
             // Candidates come from the cells within `radius` of a stone: past the
             // board's side every cell is one, and a larger radius only costs time.
             let side = board.width().max(board.height()) as u32;
             if self.search.radius > side {
-                return Err(format!(
-                    "search.radius = {} is larger than the {}x{} board: at most {side} \
-                     (0 means every empty cell)",
-                    self.search.radius,
-                    board.width(),
-                    board.height()
-                ));
+                return Err(EngineError::Radius {
+                    radius: self.search.radius,
+                    width: board.width(),
+                    height: board.height(),
+                    side,
+                });
             }
         }
-        self.search.validate(family, need_limit)?;
-        self.check_ranges()
+        self.search
+            .validate(family, need_limit)
+            .map_err(EngineError::Invalid)?;
+        self.check_ranges().map_err(EngineError::Invalid)
     }
 
     /// Every parameter as a TOML tree: `search.*` and `table.*`.
@@ -601,7 +688,7 @@ impl EngineConfig {
 
     /// Sets a named parameter (`search.depth`, `table.open_three`, `name`), checking the
     /// result.
-    pub fn set(&mut self, name: &str, value: toml::Value) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, value: toml::Value) -> Result<(), EngineError> {
         let updated = self.with_param(name, value)?;
         updated.validate()?;
         *self = updated;
@@ -609,7 +696,7 @@ impl EngineConfig {
     }
 
     /// [`EngineConfig::set`] for a served engine (see [`EngineConfig::set_all_served`]).
-    pub fn set_served(&mut self, name: &str, value: toml::Value) -> Result<(), String> {
+    pub fn set_served(&mut self, name: &str, value: toml::Value) -> Result<(), EngineError> {
         let updated = self.with_param(name, value)?;
         updated.validate_with(false)?;
         *self = updated;
@@ -647,22 +734,20 @@ impl EngineConfig {
         let mut keys = Vec::new();
         for (key, value) in assignments {
             let key = key.as_ref();
-            updated = updated.with_param(key, value).map_err(|message| SetError {
+            updated = updated.with_param(key, value).map_err(|e| SetError {
                 key: Some(key.to_string()),
-                message,
+                message: e.to_string(),
             })?;
             keys.push(key.to_string());
         }
-        updated
-            .validate_with(need_limit)
-            .map_err(|message| SetError {
-                key: None,
-                message: if keys.is_empty() {
-                    message
-                } else {
-                    format!("{message} (after setting {})", keys.join(", "))
-                },
-            })?;
+        updated.validate_with(need_limit).map_err(|e| SetError {
+            key: None,
+            message: if keys.is_empty() {
+                e.to_string()
+            } else {
+                format!("{e} (after setting {})", keys.join(", "))
+            },
+        })?;
         *self = updated;
         Ok(())
     }
@@ -673,18 +758,18 @@ impl EngineConfig {
     /// the table; the table's other keys (`family`, `name`, `evaluation`, a whole
     /// section) through its TOML form ([`EngineConfig::with_param_through_toml`]). The
     /// messages are [`config::set_path`]'s.
-    fn with_param(&self, name: &str, value: toml::Value) -> Result<EngineConfig, String> {
+    fn with_param(&self, name: &str, value: toml::Value) -> Result<EngineConfig, EngineError> {
         if name == "name" {
             let name = value
                 .as_str()
-                .ok_or_else(|| "parameter `name` must be a string".to_string())?
+                .ok_or(EngineError::NameNotString)?
                 .to_string();
             return Ok(EngineConfig {
                 name,
                 ..self.clone()
             });
         }
-        let serde_error = |e: toml::de::Error| e.message().replace('\n', " ");
+        let serde_error = |e: toml::de::Error| EngineError::Value(e.message().replace('\n', " "));
         let mut updated = self.clone();
         if name == "search" {
             let current = toml::Value::Table(config::to_table(&self.search));
@@ -735,8 +820,8 @@ impl EngineConfig {
     }
 
     /// `unknown parameter `NAME`...`, with the names it has.
-    fn unknown_param(&self, name: &str) -> String {
-        config::unknown_parameter(&self.params(), name)
+    fn unknown_param(&self, name: &str) -> EngineError {
+        config::unknown_parameter_error(&self.params(), name).into()
     }
 
     /// [`EngineConfig::with_param`] through the config's TOML form: the tree of
@@ -745,18 +830,18 @@ impl EngineConfig {
         &self,
         name: &str,
         value: toml::Value,
-    ) -> Result<EngineConfig, String> {
+    ) -> Result<EngineConfig, EngineError> {
         let mut tree = self.params();
         config::set_path(&mut tree, name, value)?;
         let search: SearchConfig = match tree.remove("search") {
             Some(toml::Value::Table(t)) => {
-                config::from_table("search", t).map_err(|e| e.message)?
+                config::from_table("search", t).map_err(|e| EngineError::Value(e.message))?
             }
             _ => unreachable!("params() always has a search table"),
         };
         let table = match tree.remove("table") {
             Some(toml::Value::Table(t)) => {
-                Some(Table::from_toml("table", t).map_err(|e| e.message)?)
+                Some(Table::from_toml("table", t).map_err(|e| EngineError::Value(e.message))?)
             }
             _ => None,
         };
@@ -879,8 +964,13 @@ mod tests {
             }
             for name in &names {
                 for value in &values {
-                    let typed = engine.with_param(name, value.clone());
-                    let through = engine.with_param_through_toml(name, value.clone());
+                    // The same config, or the same message.
+                    let typed = engine
+                        .with_param(name, value.clone())
+                        .map_err(|e| e.to_string());
+                    let through = engine
+                        .with_param_through_toml(name, value.clone())
+                        .map_err(|e| e.to_string());
                     assert_eq!(typed, through, "{} {name} = {value}", engine.name);
                     checked += 1;
                 }

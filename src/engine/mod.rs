@@ -17,8 +17,8 @@ use std::{
 };
 
 pub use self::{
-    clock::TimeControl,
-    config::{EngineConfig, OrderingKind, SearchConfig, SetError},
+    clock::{TimeControl, TimeControlError},
+    config::{EngineConfig, EngineError, NameError, OrderingKind, SearchConfig, SetError},
 };
 use crate::{
     eval::{AtaxxTable, Evaluator, MnkTable, Table, ataxx::AtaxxEval, mnk::MnkEval},
@@ -116,7 +116,24 @@ pub trait EngineGame: Game {
         config: &Self::Config,
         table: Option<&Table>,
         search: &SearchConfig,
-    ) -> Result<Self::Eval, String>;
+    ) -> Result<Self::Eval, TableMismatch>;
+}
+
+/// A table of one family of games given to an engine of another.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the table is for {table}, not for {game}")]
+pub struct TableMismatch {
+    /// The table's family (`mnk`, `ataxx`).
+    pub table: &'static str,
+    /// The games the engine plays, as messages name them (`m,n,k-games`, `ataxx`).
+    pub game: &'static str,
+}
+
+/// For callers that still report errors as text.
+impl From<TableMismatch> for String {
+    fn from(e: TableMismatch) -> String {
+        e.to_string()
+    }
 }
 
 impl EngineGame for Mnk {
@@ -126,15 +143,15 @@ impl EngineGame for Mnk {
         config: &Self::Config,
         table: Option<&Table>,
         search: &SearchConfig,
-    ) -> Result<MnkEval, String> {
+    ) -> Result<MnkEval, TableMismatch> {
         let table = match table {
             None => MnkTable::zero(),
             Some(Table::Mnk(t)) => t.clone(),
             Some(other) => {
-                return Err(format!(
-                    "the table is for {}, not for m,n,k-games",
-                    other.family()
-                ));
+                return Err(TableMismatch {
+                    table: other.family(),
+                    game: "m,n,k-games",
+                });
             }
         };
         let mut eval = MnkEval::with_shape(config, &table, search.radius as usize, search.shape);
@@ -151,14 +168,14 @@ impl EngineGame for Ataxx {
         _config: &(),
         table: Option<&Table>,
         _search: &SearchConfig,
-    ) -> Result<AtaxxEval, String> {
+    ) -> Result<AtaxxEval, TableMismatch> {
         match table {
             None => Ok(AtaxxEval::new(&AtaxxTable::material_only())),
             Some(Table::Ataxx(t)) => Ok(AtaxxEval::new(t)),
-            Some(other) => Err(format!(
-                "the table is for {}, not for ataxx",
-                other.family()
-            )),
+            Some(other) => Err(TableMismatch {
+                table: other.family(),
+                game: "ataxx",
+            }),
         }
     }
 }

@@ -571,7 +571,8 @@ mod tests {
         let mut e = builtin::engine("gomoku-seed003-threat").unwrap();
         let err = e
             .set("search.params.lmr_divisor", toml::Value::Integer(0))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "search.params.lmr_divisor = 0 is outside its range 1..=100000"
@@ -583,7 +584,7 @@ mod tests {
             ("search.params.nmp_divisor", 0),
             ("search.threat_prune", 5),
         ] {
-            let err = e.set(key, toml::Value::Integer(v)).unwrap_err();
+            let err = e.set(key, toml::Value::Integer(v)).unwrap_err().to_string();
             assert!(
                 err.starts_with(&format!("{key} = {v} is outside its range")),
                 "{err}"
@@ -593,7 +594,8 @@ mod tests {
         let mut ataxx = builtin::engine("ataxx-seed004").unwrap();
         let err = ataxx
             .set("search.params.vcf_near", toml::Value::Integer(2))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             err.starts_with("search.params.vcf_near = 2 is outside"),
             "{err}"

@@ -54,7 +54,9 @@ impl Table {
                 ));
             }
         };
-        table.validate().map_err(|e| ConfigError::new(source, e))?;
+        table
+            .validate()
+            .map_err(|e| ConfigError::new(source, e.to_string()))?;
         Ok(table)
     }
 
@@ -80,7 +82,7 @@ impl Table {
         }
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), TableError> {
         match self {
             Table::Mnk(t) => t.validate(),
             Table::Ataxx(_) => Ok(()),
@@ -109,7 +111,7 @@ impl Table {
     /// Sets the number `key` (see [`Table::weight`]) to `value`, of the type
     /// [`Table::weight`] gives, and checks the table as reading it does (the message
     /// names the key: `key `defence`: ...`).
-    pub fn set_weight(&mut self, key: &str, value: &toml::Value) -> Result<(), String> {
+    pub fn set_weight(&mut self, key: &str, value: &toml::Value) -> Result<(), TableError> {
         let slot = match (&mut *self, value) {
             (Table::Mnk(t), toml::Value::Float(f)) if key == "defence" => {
                 t.defence = *f;
@@ -128,12 +130,46 @@ impl Table {
             _ => None,
         };
         let Some((slot, v)) = slot else {
-            return Err(format!(
-                "the table has no number `{key}` that takes {value}"
-            ));
+            return Err(TableError::NoNumber {
+                key: key.to_string(),
+                value: value.to_string(),
+            });
         };
         *slot = v;
         self.validate()
+    }
+}
+
+/// What is wrong with a table's weights; each names its key.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum TableError {
+    /// `defence` outside 0..=100.
+    #[error("key `defence`: {0} is outside 0..=100")]
+    Defence(f64),
+    /// A per-cell term that a `points` evaluation never reads.
+    #[error(
+        "key `{0}`: a `points` evaluation never reads it (its points add double_four, \
+         four_three and double_three instead); use it with evaluation = \"lines\""
+    )]
+    Unread(&'static str),
+    /// A named number the table does not have, or not of the value's type.
+    #[error("the table has no number `{key}` that takes {value}")]
+    NoNumber {
+        /// The key as given.
+        key: String,
+        /// The value, as TOML writes it.
+        value: String,
+    },
+}
+
+impl TableError {
+    /// The key the error is about.
+    pub fn key(&self) -> &str {
+        match self {
+            TableError::Defence(_) => "defence",
+            TableError::Unread(key) => key,
+            TableError::NoNumber { key, .. } => key,
+        }
     }
 }
 
@@ -424,21 +460,14 @@ fn one() -> f64 {
 }
 
 impl MnkTable {
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), TableError> {
         if !(self.defence.is_finite() && self.defence >= 0.0 && self.defence <= 100.0) {
-            return Err(format!(
-                "key `defence`: {} is outside 0..=100",
-                self.defence
-            ));
+            return Err(TableError::Defence(self.defence));
         }
         if self.evaluation == MnkEvaluation::Points {
             for (key, v) in Self::CELL_KEYS.iter().zip(self.cell_weights()) {
                 if v != 0 {
-                    return Err(format!(
-                        "key `{key}`: a `points` evaluation never reads it (its points add \
-                         double_four, four_three and double_three instead); use it with \
-                         evaluation = \"lines\""
-                    ));
+                    return Err(TableError::Unread(key));
                 }
             }
         }

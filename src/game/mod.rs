@@ -18,7 +18,7 @@ pub use self::{
     mnk::{Mnk, MnkConfig, MnkMove, MnkRule},
     perft::{perft, perft_divide},
     renju::Forbidden,
-    spec::GameSpec,
+    spec::{GameSpec, GameSpecError},
 };
 
 /// One of the two players. `First` moves first: black (`x`) in both families.

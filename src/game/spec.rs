@@ -29,10 +29,45 @@ impl GameSpec {
     }
 }
 
-impl FromStr for GameSpec {
-    type Err = String;
+/// Why a game name cannot be read (the name as given, and what is wrong with it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameSpecError {
+    /// A name that is no game.
+    #[error("unknown game '{0}': expected {GAME_NAMES}")]
+    Unknown(String),
+    /// `mnk:` without three or four parts.
+    #[error("bad game '{0}': expected mnk:WIDTH,HEIGHT,K[,exact|,freestyle|,renju]")]
+    Shape(String),
+    /// A size that is no number.
+    #[error("bad game '{text}': '{part}' is not a number")]
+    NotANumber {
+        /// The name as given.
+        text: String,
+        /// The part that is no number.
+        part: String,
+    },
+    /// A rule that is none of the three.
+    #[error("bad game '{text}': rule '{rule}' is not 'exact', 'freestyle' or 'renju'")]
+    Rule {
+        /// The name as given.
+        text: String,
+        /// The rule as given.
+        rule: String,
+    },
+    /// Sizes the board cannot have.
+    #[error("bad game '{text}': {why}")]
+    Board {
+        /// The name as given.
+        text: String,
+        /// Why the board cannot have them.
+        why: String,
+    },
+}
 
-    fn from_str(s: &str) -> Result<GameSpec, String> {
+impl FromStr for GameSpec {
+    type Err = GameSpecError;
+
+    fn from_str(s: &str) -> Result<GameSpec, GameSpecError> {
         let name = s.trim().to_ascii_lowercase();
         match name.as_str() {
             "tictactoe" | "tic-tac-toe" => return Ok(GameSpec::Mnk(MnkConfig::tictactoe())),
@@ -45,31 +80,35 @@ impl FromStr for GameSpec {
             _ => {}
         }
         let Some(rest) = name.strip_prefix("mnk:") else {
-            return Err(format!("unknown game '{s}': expected {GAME_NAMES}"));
+            return Err(GameSpecError::Unknown(s.to_string()));
         };
         let parts: Vec<&str> = rest.split(',').map(str::trim).collect();
-        let bad =
-            || format!("bad game '{s}': expected mnk:WIDTH,HEIGHT,K[,exact|,freestyle|,renju]");
         if !(3..=4).contains(&parts.len()) {
-            return Err(bad());
+            return Err(GameSpecError::Shape(s.to_string()));
         }
-        let num = |t: &str| -> Result<u32, String> {
-            t.parse()
-                .map_err(|_| format!("bad game '{s}': '{t}' is not a number"))
+        let num = |t: &str| {
+            t.parse().map_err(|_| GameSpecError::NotANumber {
+                text: s.to_string(),
+                part: t.to_string(),
+            })
         };
         let rule = match parts.get(3) {
             None | Some(&"freestyle") => MnkRule::Freestyle,
             Some(&"exact") => MnkRule::Exact,
             Some(&"renju") => MnkRule::Renju,
             Some(other) => {
-                return Err(format!(
-                    "bad game '{s}': rule '{other}' is not 'exact', 'freestyle' or 'renju'"
-                ));
+                return Err(GameSpecError::Rule {
+                    text: s.to_string(),
+                    rule: other.to_string(),
+                });
             }
         };
         MnkConfig::new(num(parts[0])?, num(parts[1])?, num(parts[2])?, rule)
             .map(GameSpec::Mnk)
-            .map_err(|e| format!("bad game '{s}': {e}"))
+            .map_err(|why| GameSpecError::Board {
+                text: s.to_string(),
+                why,
+            })
     }
 }
 
@@ -167,15 +206,18 @@ mod tests {
 
     #[test]
     fn bad_names_say_what_is_wrong() {
-        let e = "chess".parse::<GameSpec>().unwrap_err();
+        let e = "chess".parse::<GameSpec>().unwrap_err().to_string();
         assert!(e.contains("unknown game 'chess'"), "{e}");
-        let e = "mnk:21,15,5".parse::<GameSpec>().unwrap_err();
+        let e = "mnk:21,15,5".parse::<GameSpec>().unwrap_err().to_string();
         assert!(e.contains("21x15"), "{e}");
-        let e = "mnk:15,15,7".parse::<GameSpec>().unwrap_err();
+        let e = "mnk:15,15,7".parse::<GameSpec>().unwrap_err().to_string();
         assert!(e.contains("k = 7"), "{e}");
-        let e = "mnk:15,x,5".parse::<GameSpec>().unwrap_err();
+        let e = "mnk:15,x,5".parse::<GameSpec>().unwrap_err().to_string();
         assert!(e.contains("'x' is not a number"), "{e}");
-        let e = "mnk:15,15,5,caro".parse::<GameSpec>().unwrap_err();
+        let e = "mnk:15,15,5,caro"
+            .parse::<GameSpec>()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("rule 'caro'"), "{e}");
     }
 }

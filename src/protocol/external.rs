@@ -25,12 +25,17 @@ use std::{
 
 use serde::{Deserialize, Serialize};
 
+use self::keys::{Resolving, outside_keys, resolved_outside_form, written_outside_form};
 use super::{Protocol, client::process::Launch, serve::gomocup::SIZES};
 use crate::{
     config::{self, ConfigError},
-    engine::TimeControl,
+    engine::{NameError, TimeControl},
     game::GameSpec,
 };
+
+pub mod keys;
+
+pub use self::keys::{CMD_KEYS, OutsideKeys, cmd_key};
 
 /// Default time past a move's limit before the engine counts as hung (Piskvork's).
 pub const DEFAULT_TOLERANCE_MS: u64 = crate::engine::clock::MOVE_TOLERANCE_MS;
@@ -54,62 +59,134 @@ fn is_default_reply_timeout(v: &u64) -> bool {
     *v == DEFAULT_REPLY_TIMEOUT_MS
 }
 
-/// An outside engine and how to play it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExternalEngine {
-    /// Name in results.
-    pub name: String,
-    /// The protocol it speaks.
-    pub protocol: Protocol,
-    /// The program: a path (resolved against the config's folder) or a name in `PATH`.
-    pub command: String,
-    /// Its arguments, passed as they are (no shell).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<String>,
-    /// The folder it runs in (default: the current one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub working_dir: Option<String>,
-    /// Sent after start-up: `INFO key value` (gomocup), `setoption name key value Y`
-    /// (uai).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub options: BTreeMap<String, String>,
-    /// Depth limit per move (gomocup `INFO max_depth`, uai `go depth`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth: Option<u32>,
-    /// Node limit per move (gomocup `INFO max_node`, uai `go nodes`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u64>,
-    /// Time per move in milliseconds (gomocup `INFO timeout_turn`, uai `go movetime`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub movetime_ms: Option<u64>,
-    /// A game time control, `seconds+increment` (gomocup `timeout_match` and
-    /// `time_left`, uai `btime`/`wtime`/`binc`/`winc`); the harness keeps the clock.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tc: Option<TimeControl>,
-    /// Time past a move's limit before the engine counts as hung and is killed.
-    #[serde(
-        default = "default_tolerance",
-        skip_serializing_if = "is_default_tolerance"
+outside_keys!(resolved_outside_form! {
+    /// An outside engine and how to play it: the resolved form, as `run.toml` stores it
+    /// (paths resolved, defaults filled in; the keys after `command` are declared in
+    /// [`keys`]).
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct ExternalEngine {
+        /// Name in results.
+        pub name: String,
+        /// The program: a path (resolved against the config's folder) or a name in
+        /// `PATH`.
+        pub command: String,
+    }
+});
+
+/// What is wrong with an outside engine: its keys, limits, options or a parameter given
+/// to it. The messages are lowercase and name the key.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExternalError {
+    /// The name cannot be shown (empty, too long, a control character).
+    #[error(transparent)]
+    Name(#[from] NameError),
+    /// `command = ""`.
+    #[error("key `command` is empty")]
+    EmptyCommand,
+    /// The protocol plays the other family of games.
+    #[error("protocol \"{protocol}\" plays {plays} games, the tournament plays {game}")]
+    WrongGame {
+        /// The engine's protocol.
+        protocol: Protocol,
+        /// The family it plays, as messages name it (`m,n,k`, `ataxx`).
+        plays: &'static str,
+        /// The tournament's game.
+        game: GameSpec,
+    },
+    /// A board a Gomocup engine cannot be given.
+    #[error("gomocup engines play boards with sides {min} to {max}, not {width}x{height}")]
+    BoardSize {
+        /// The smallest side.
+        min: usize,
+        /// The largest side.
+        max: usize,
+        /// The board's width.
+        width: usize,
+        /// The board's height.
+        height: usize,
+    },
+    /// No depth, nodes, movetime_ms or tc.
+    #[error("an external engine needs a limit: depth, nodes, movetime_ms or tc")]
+    NoLimit,
+    /// Both movetime_ms and tc.
+    #[error("give movetime_ms or tc, not both")]
+    MovetimeAndTc,
+    /// A depth, node or move-time limit of 0.
+    #[error("depth, nodes and movetime_ms must be at least 1")]
+    ZeroLimit,
+    /// `reply_timeout_ms = 0`.
+    #[error("reply_timeout_ms must be at least 1")]
+    ZeroReplyTimeout,
+    /// An option with an empty key.
+    #[error("options: an option has an empty key")]
+    EmptyOptionKey,
+    /// An option key with a line break or another control character.
+    #[error("options: the key \"{0}\" holds a line break or a control character")]
+    OptionKeyControl(String),
+    /// An option value with a line break or another control character.
+    #[error("options: the value of '{0}' holds a line break or a control character")]
+    OptionValueControl(String),
+    /// A Gomocup option key with a space.
+    #[error("options: '{0}' is not an INFO key (no spaces)")]
+    InfoKeySpaces(String),
+    /// A UAI option key that `setoption` could not carry.
+    #[error(
+        "options: the UAI option '{0}' holds the word 'name' or 'value', which setoption \
+         cannot carry"
     )]
-    pub tolerance_ms: u64,
-    /// Wait for replies without a time limit (handshakes; moves limited by depth or
-    /// nodes only).
-    #[serde(
-        default = "default_reply_timeout",
-        skip_serializing_if = "is_default_reply_timeout"
+    UaiNameOrValue(String),
+    /// An option value of `options.KEY` that is no string, number or boolean.
+    #[error("options.{key}: {error}")]
+    OptionType {
+        /// The option.
+        key: String,
+        /// What it holds.
+        error: OptionTypeError,
+    },
+    /// A named parameter's value that does not fit it.
+    #[error("`{key}`: {message}")]
+    Value {
+        /// The parameter as given (`search.depth`, `option.Hash`).
+        key: String,
+        /// What is wrong with the value.
+        message: String,
+    },
+    /// A named parameter an outside engine does not have.
+    #[error(
+        "'{engine}' is an outside engine: it has no parameter `{key}` (its parameters: {})",
+        keys::PARAMETERS
     )]
-    pub reply_timeout_ms: u64,
-    /// A fresh process for every game (`Some(true)`, cutechess-cli's `restart=on`),
-    /// never (`Some(false)`: only after a fault), or, by default (`None`), before a game
-    /// that begins from the position the process's last game began from. A process
-    /// that has played keeps what it learnt (a hash table many engines clear on no
-    /// protocol command), and a gauntlet plays each round's opening against every
-    /// challenger in turn, a pair one opening twice: without a fresh process the engine
-    /// would meet an opening it has just searched.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub restart: Option<bool>,
+    NoParameter {
+        /// The engine's name.
+        engine: String,
+        /// The parameter as given.
+        key: String,
+    },
 }
+
+impl ExternalError {
+    /// The top-level key of an engine file the error is about, when a line can show it.
+    pub fn key(&self) -> Option<&'static str> {
+        match self {
+            ExternalError::Name(_) => Some("name"),
+            ExternalError::EmptyCommand => Some("command"),
+            _ => None,
+        }
+    }
+
+    fn value(key: &str, message: impl Into<String>) -> ExternalError {
+        ExternalError::Value {
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A TOML value that cannot be sent as an option value (an array, a table, a date).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a {0} cannot be sent as an option value")]
+pub struct OptionTypeError(pub &'static str);
 
 impl ExternalEngine {
     /// Rebuilds an engine from its resolved form, as `run.toml` stores it.
@@ -117,7 +194,8 @@ impl ExternalEngine {
         config::from_table(source, tree)
     }
 
-    /// The resolved form (what `run.toml` stores).
+    /// The resolved form (what `run.toml` stores; a TOML table sorts its keys, so the
+    /// order of the fields does not show).
     pub fn to_resolved(&self) -> toml::Table {
         config::to_table(self)
     }
@@ -132,56 +210,54 @@ impl ExternalEngine {
     }
 
     /// Checks that the engine can play `game` and has a usable limit.
-    pub fn validate(&self, game: GameSpec) -> Result<(), String> {
+    pub fn validate(&self, game: GameSpec) -> Result<(), ExternalError> {
         crate::engine::config::check_name(&self.name)?;
         if self.command.trim().is_empty() {
-            return Err("key `command` is empty".into());
+            return Err(ExternalError::EmptyCommand);
         }
         if self.protocol.family() != game.family() {
-            return Err(format!(
-                "protocol \"{}\" plays {} games, the tournament plays {}",
-                self.protocol,
-                if self.protocol.family() == "mnk" {
+            return Err(ExternalError::WrongGame {
+                protocol: self.protocol,
+                plays: if self.protocol.family() == "mnk" {
                     "m,n,k"
                 } else {
                     "ataxx"
                 },
-                game
-            ));
+                game,
+            });
         }
         if let GameSpec::Mnk(c) = game
             && self.protocol == Protocol::Gomocup
             && (!SIZES.contains(&c.width()) || !SIZES.contains(&c.height()))
         {
-            return Err(format!(
-                "gomocup engines play boards with sides {} to {}, not {}x{}",
-                SIZES.start(),
-                SIZES.end(),
-                c.width(),
-                c.height()
-            ));
+            return Err(ExternalError::BoardSize {
+                min: *SIZES.start(),
+                max: *SIZES.end(),
+                width: c.width(),
+                height: c.height(),
+            });
         }
         self.check_settings()
     }
 
     /// Checks what does not depend on the game: a usable limit, the timeouts, options
     /// that go over the protocol as one line each.
-    pub fn check_settings(&self) -> Result<(), String> {
+    pub fn check_settings(&self) -> Result<(), ExternalError> {
         if self.depth.is_none()
             && self.nodes.is_none()
             && self.movetime_ms.is_none()
             && self.tc.is_none()
         {
-            return Err("an external engine needs a limit: depth, nodes, movetime_ms or tc".into());
+            return Err(ExternalError::NoLimit);
         }
         if self.movetime_ms.is_some() && self.tc.is_some() {
-            return Err("give movetime_ms or tc, not both".into());
+            return Err(ExternalError::MovetimeAndTc);
         }
         if self.depth == Some(0) || self.nodes == Some(0) || self.movetime_ms == Some(0) {
-            return Err("depth, nodes and movetime_ms must be at least 1".into());
+            return Err(ExternalError::ZeroLimit);
         }
         if self.reply_timeout_ms == 0 {
-            return Err("reply_timeout_ms must be at least 1".into());
+            return Err(ExternalError::ZeroReplyTimeout);
         }
         for (key, value) in &self.options {
             check_option(self.protocol, key, value)?;
@@ -192,13 +268,12 @@ impl ExternalEngine {
     /// The named parameters an outside engine has: its options (`option.NAME`), its
     /// limits (`depth`, `nodes`, `movetime_ms`, `tc`, also written `search.depth` ...
     /// as a built-in engine's, so one assignment sets both kinds; 0 or "" clears one)
-    /// and its waits (`tolerance_ms`, `reply_timeout_ms`).
-    pub const PARAMETERS: &'static str = "option.NAME, depth, nodes, movetime_ms, tc, \
-                                          tolerance_ms, reply_timeout_ms, restart";
+    /// and its waits (`tolerance_ms`, `reply_timeout_ms`); from [`keys`].
+    pub const PARAMETERS: &'static str = keys::PARAMETERS;
 
     /// Sets one named parameter (see [`ExternalEngine::PARAMETERS`]), checked with the
     /// others; nothing changes on error.
-    pub fn set(&mut self, key: &str, value: toml::Value) -> Result<(), String> {
+    pub fn set(&mut self, key: &str, value: toml::Value) -> Result<(), ExternalError> {
         let mut next = self.clone();
         next.assign(key, value)?;
         next.check_settings()?;
@@ -207,65 +282,20 @@ impl ExternalEngine {
     }
 
     /// Sets one named parameter without the final check (for several at once).
-    pub fn assign(&mut self, key: &str, value: toml::Value) -> Result<(), String> {
-        let count = |v: &toml::Value| -> Result<u64, String> {
-            match v {
-                toml::Value::Integer(i) if *i >= 0 => Ok(*i as u64),
-                toml::Value::Float(f) if f.fract() == 0.0 && *f >= 0.0 && *f < 9e15 => {
-                    Ok(*f as u64)
-                }
-                other => Err(format!(
-                    "`{key}`: {other} is not a whole number of at least 0"
-                )),
-            }
-        };
-        let some = |n: u64| (n > 0).then_some(n);
+    pub fn assign(&mut self, key: &str, value: toml::Value) -> Result<(), ExternalError> {
         if let Some(option) = key.strip_prefix("option.") {
-            let text = option_text(&value).map_err(|e| format!("`{key}`: {e}"))?;
+            let text = option_text(&value).map_err(|e| ExternalError::value(key, e.to_string()))?;
             check_option(self.protocol, option, &text)?;
             self.options.insert(option.to_string(), text);
             return Ok(());
         }
-        match key.strip_prefix("search.").unwrap_or(key) {
-            "depth" => {
-                self.depth = some(count(&value)?)
-                    .map(|d| u32::try_from(d).map_err(|_| format!("`{key}`: {d} is too deep")))
-                    .transpose()?;
-            }
-            "nodes" => self.nodes = some(count(&value)?),
-            "movetime_ms" => self.movetime_ms = some(count(&value)?),
-            "tc" => {
-                self.tc = match &value {
-                    toml::Value::String(t) if t.trim().is_empty() => None,
-                    toml::Value::String(t) => Some(t.parse().map_err(|e| format!("`{key}`: {e}"))?),
-                    other => {
-                        return Err(format!(
-                            "`{key}`: {other} is not a time control like \"10+0.1\""
-                        ));
-                    }
-                };
-            }
-            "tolerance_ms" if !key.starts_with("search.") => self.tolerance_ms = count(&value)?,
-            "reply_timeout_ms" if !key.starts_with("search.") => {
-                self.reply_timeout_ms = count(&value)?;
-            }
-            "restart" => {
-                self.restart = Some(
-                    value
-                        .as_bool()
-                        .ok_or_else(|| format!("`{key}`: {value} is not true or false"))?,
-                );
-            }
-            _ => {
-                return Err(format!(
-                    "'{}' is an outside engine: it has no parameter `{key}` (its parameters: \
-                     {})",
-                    self.name,
-                    Self::PARAMETERS
-                ));
-            }
+        match self.assign_parameter(key, value) {
+            Some(done) => done,
+            None => Err(ExternalError::NoParameter {
+                engine: self.name.clone(),
+                key: key.to_string(),
+            }),
         }
-        Ok(())
     }
 
     /// Whether its games can be replayed exactly (no time limit; the engine itself is
@@ -308,102 +338,146 @@ impl ExternalEngine {
     }
 }
 
-/// The keys of an outside engine as a config writes them: an `[[engines]]` entry with
-/// `command`, or an engine file of its own (which may also say its `game`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExternalFields {
-    /// Name in results (default: the program's file name).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// The game it plays (engine files only; default: the protocol's, gomoku or ataxx).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub game: Option<GameSpec>,
-    /// The program (relative to the config when it holds a `/`, else looked up in
-    /// `PATH`).
-    pub command: String,
-    /// Its arguments.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<String>,
-    /// `gomocup` or `uai` (default: the game's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<Protocol>,
-    /// The folder it runs in (relative to the config).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub working_dir: Option<String>,
-    /// Options sent at start-up (`INFO key value` / `setoption`).
-    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
-    pub options: toml::Table,
-    /// Depth limit per move.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth: Option<u32>,
-    /// Node limit per move.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u64>,
-    /// Time per move in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub movetime_ms: Option<u64>,
-    /// A game time control `seconds+increment` (`"10+0.1"`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tc: Option<TimeControl>,
-    /// Time past a move's limit before it counts as hung (default 1000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tolerance_ms: Option<u64>,
-    /// Wait for replies without a time limit (default 60000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply_timeout_ms: Option<u64>,
-    /// A fresh process for every game (true), only after faults (false); unset: before
-    /// a game from the position the process's last game began from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub restart: Option<bool>,
+/// A value a named parameter of an outside engine takes from `--set` or `set = {...}`.
+trait SetParameter {
+    /// Sets it from `value`, given as `key`.
+    fn set_parameter(&mut self, key: &str, value: toml::Value) -> Result<(), ExternalError>;
 }
+
+/// A whole number of at least 0.
+fn count(key: &str, value: &toml::Value) -> Result<u64, ExternalError> {
+    match value {
+        toml::Value::Integer(i) if *i >= 0 => Ok(*i as u64),
+        toml::Value::Float(f) if f.fract() == 0.0 && *f >= 0.0 && *f < 9e15 => Ok(*f as u64),
+        other => Err(ExternalError::value(
+            key,
+            format!("{other} is not a whole number of at least 0"),
+        )),
+    }
+}
+
+/// A wait: a whole number of milliseconds.
+impl SetParameter for u64 {
+    fn set_parameter(&mut self, key: &str, value: toml::Value) -> Result<(), ExternalError> {
+        *self = count(key, &value)?;
+        Ok(())
+    }
+}
+
+/// A node or move-time limit: 0 clears it.
+impl SetParameter for Option<u64> {
+    fn set_parameter(&mut self, key: &str, value: toml::Value) -> Result<(), ExternalError> {
+        let n = count(key, &value)?;
+        *self = (n > 0).then_some(n);
+        Ok(())
+    }
+}
+
+/// A depth limit: 0 clears it.
+impl SetParameter for Option<u32> {
+    fn set_parameter(&mut self, key: &str, value: toml::Value) -> Result<(), ExternalError> {
+        let n = count(key, &value)?;
+        *self = (n > 0)
+            .then_some(n)
+            .map(|d| {
+                u32::try_from(d).map_err(|_| ExternalError::value(key, format!("{d} is too deep")))
+            })
+            .transpose()?;
+        Ok(())
+    }
+}
+
+/// A time control: "" clears it.
+impl SetParameter for Option<TimeControl> {
+    fn set_parameter(&mut self, key: &str, value: toml::Value) -> Result<(), ExternalError> {
+        *self = match &value {
+            toml::Value::String(t) if t.trim().is_empty() => None,
+            toml::Value::String(t) => Some(t.parse().map_err(
+                |e: crate::engine::clock::TimeControlError| {
+                    ExternalError::value(key, e.to_string())
+                },
+            )?),
+            other => {
+                return Err(ExternalError::value(
+                    key,
+                    format!("{other} is not a time control like \"10+0.1\""),
+                ));
+            }
+        };
+        Ok(())
+    }
+}
+
+/// A switch.
+impl SetParameter for Option<bool> {
+    fn set_parameter(&mut self, key: &str, value: toml::Value) -> Result<(), ExternalError> {
+        *self =
+            Some(value.as_bool().ok_or_else(|| {
+                ExternalError::value(key, format!("{value} is not true or false"))
+            })?);
+        Ok(())
+    }
+}
+
+outside_keys!(written_outside_form! {
+    /// The keys of an outside engine as a config writes them: an engine file of its own
+    /// (which may also say its `game`); the keys after `command` are declared in
+    /// [`keys`].
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct ExternalFields {
+        /// Name in results (default: the program's file name).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// The game it plays (engine files only; default: the protocol's, gomoku or
+        /// ataxx).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub game: Option<GameSpec>,
+        /// The program (relative to the config when it holds a `/`, else looked up in
+        /// `PATH`).
+        pub command: String,
+    }
+});
 
 impl ExternalFields {
     /// The engine, paths resolved against `base` (the config file), checked to play
     /// `game`.
-    pub fn resolve(&self, base: &Path, game: GameSpec) -> Result<ExternalEngine, String> {
-        let command = self.command.as_str();
-        // A path is relative to the config; a bare name is looked up in PATH.
-        let command_path = if command.contains('/') || command.contains('\\') {
-            config::resolve(base, command).display().to_string()
-        } else {
-            command.to_string()
-        };
-        let name = match &self.name {
-            Some(n) => n.clone(),
-            None => Path::new(command)
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| command.to_string()),
-        };
-        let mut options = BTreeMap::new();
-        for (key, value) in &self.options {
-            let text = option_text(value).map_err(|e| format!("options.{key}: {e}"))?;
-            options.insert(key.clone(), text);
-        }
-        let engine = ExternalEngine {
-            name,
-            protocol: self
-                .protocol
-                .unwrap_or_else(|| Protocol::for_family(game.family())),
-            command: command_path,
-            args: self.args.clone(),
-            working_dir: self
-                .working_dir
-                .as_ref()
-                .map(|d| config::resolve(base, d).display().to_string()),
-            options,
-            depth: self.depth,
-            nodes: self.nodes,
-            movetime_ms: self.movetime_ms,
-            tc: self.tc,
-            tolerance_ms: self.tolerance_ms.unwrap_or(DEFAULT_TOLERANCE_MS),
-            reply_timeout_ms: self.reply_timeout_ms.unwrap_or(DEFAULT_REPLY_TIMEOUT_MS),
-            restart: self.restart,
-        };
-        engine.validate(game)?;
-        Ok(engine)
+    pub fn resolve(&self, base: &Path, game: GameSpec) -> Result<ExternalEngine, ExternalError> {
+        resolve(
+            self.name.as_deref(),
+            &self.command,
+            &self.outside_keys(),
+            base,
+            game,
+        )
     }
+}
+
+/// The outside engine `command` (named `name`, by default after the program's file)
+/// with the keys `keys` written in the config `base`, checked to play `game`.
+pub fn resolve(
+    name: Option<&str>,
+    command: &str,
+    keys: &OutsideKeys,
+    base: &Path,
+    game: GameSpec,
+) -> Result<ExternalEngine, ExternalError> {
+    // A path is relative to the config; a bare name is looked up in PATH.
+    let command_path = if command.contains('/') || command.contains('\\') {
+        config::resolve(base, command).display().to_string()
+    } else {
+        command.to_string()
+    };
+    let name = match name {
+        Some(n) => n.to_string(),
+        None => Path::new(command)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| command.to_string()),
+    };
+    let engine = ExternalEngine::resolve_keys(name, command_path, keys, &Resolving { base, game })?;
+    engine.validate(game)?;
+    Ok(engine)
 }
 
 /// An engine file that describes an outside program (it has `command`): the engine and
@@ -417,10 +491,9 @@ pub fn load_file(path: &Path, text: &str) -> Result<(ExternalEngine, GameSpec), 
         (None, Some(Protocol::Uai)) => GameSpec::Ataxx,
         (None, _) => "gomoku".parse().expect("gomoku is a game"),
     };
-    let engine = fields.resolve(path, game).map_err(|m| {
-        let key = m.strip_prefix("key `").and_then(|r| r.split('`').next());
-        let line = key.and_then(|k| config::top_level_line(text, k));
-        ConfigError::at(&source, line, m)
+    let engine = fields.resolve(path, game).map_err(|e| {
+        let line = e.key().and_then(|k| config::top_level_line(text, k));
+        ConfigError::at(&source, line, e.to_string())
     })?;
     Ok((engine, game))
 }
@@ -430,51 +503,55 @@ pub fn load_file(path: &Path, text: &str) -> Result<(ExternalEngine, GameSpec), 
 /// inject commands), an empty key, a Gomocup key with spaces (`INFO key value`), a UAI
 /// key holding the words `name` or `value` (`setoption name K value V` could not be
 /// read back).
-fn check_option(protocol: Protocol, key: &str, value: &str) -> Result<(), String> {
-    let shown = key.escape_debug();
+fn check_option(protocol: Protocol, key: &str, value: &str) -> Result<(), ExternalError> {
+    let shown = || key.escape_debug().to_string();
     if key.trim().is_empty() {
-        return Err("options: an option has an empty key".into());
+        return Err(ExternalError::EmptyOptionKey);
     }
     if key.chars().any(char::is_control) {
-        return Err(format!(
-            "options: the key \"{shown}\" holds a line break or a control character"
-        ));
+        return Err(ExternalError::OptionKeyControl(shown()));
     }
     if value.chars().any(char::is_control) {
-        return Err(format!(
-            "options: the value of '{shown}' holds a line break or a control character"
-        ));
+        return Err(ExternalError::OptionValueControl(shown()));
     }
     match protocol {
         Protocol::Gomocup if key.contains(char::is_whitespace) => {
-            Err(format!("options: '{shown}' is not an INFO key (no spaces)"))
+            Err(ExternalError::InfoKeySpaces(shown()))
         }
         Protocol::Uai
             if key
                 .split_whitespace()
                 .any(|w| w.eq_ignore_ascii_case("name") || w.eq_ignore_ascii_case("value")) =>
         {
-            Err(format!(
-                "options: the UAI option '{shown}' holds the word 'name' or 'value', which \
-                 setoption cannot carry"
-            ))
+            Err(ExternalError::UaiNameOrValue(shown()))
         }
         _ => Ok(()),
     }
 }
 
 /// An option value from TOML as the protocols send it (`64`, `1.5`, `true`, `text`).
-pub fn option_text(value: &toml::Value) -> Result<String, String> {
+pub fn option_text(value: &toml::Value) -> Result<String, OptionTypeError> {
     match value {
         toml::Value::String(s) => Ok(s.clone()),
         toml::Value::Integer(i) => Ok(i.to_string()),
         toml::Value::Float(f) => Ok(f.to_string()),
         toml::Value::Boolean(b) => Ok(b.to_string()),
-        other => Err(format!(
-            "a {} cannot be sent as an option value",
-            other.type_str()
-        )),
+        other => Err(OptionTypeError(other.type_str())),
     }
+}
+
+/// A written `options` table as the protocols send its values.
+pub fn option_texts(options: &toml::Table) -> Result<BTreeMap<String, String>, ExternalError> {
+    options
+        .iter()
+        .map(|(key, value)| {
+            let text = option_text(value).map_err(|error| ExternalError::OptionType {
+                key: key.clone(),
+                error,
+            })?;
+            Ok((key.clone(), text))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -503,17 +580,25 @@ mod tests {
     fn validation_names_the_problem() {
         let gomoku: GameSpec = "gomoku".parse().unwrap();
         assert!(spec().validate(gomoku).is_ok());
-        let e = spec().validate(GameSpec::Ataxx).unwrap_err();
+        let e = spec().validate(GameSpec::Ataxx).unwrap_err().to_string();
         assert!(e.contains("protocol \"gomocup\" plays m,n,k games"), "{e}");
-        let e = spec().validate("tictactoe".parse().unwrap()).unwrap_err();
+        let e = spec()
+            .validate("tictactoe".parse().unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("sides 5 to 20, not 3x3"), "{e}");
         let mut s = spec();
         s.depth = None;
-        let e = s.validate(gomoku).unwrap_err();
+        let e = s.validate(gomoku).unwrap_err().to_string();
         assert!(e.contains("needs a limit"), "{e}");
         s.movetime_ms = Some(10);
         s.tc = Some("1+0".parse().unwrap());
-        assert!(s.validate(gomoku).unwrap_err().contains("not both"));
+        assert!(
+            s.validate(gomoku)
+                .unwrap_err()
+                .to_string()
+                .contains("not both")
+        );
         assert!(!s.is_reproducible());
     }
 
@@ -530,7 +615,7 @@ mod tests {
             (" ", "3", "empty key"),
         ] {
             s.options = [(key.to_string(), value.to_string())].into();
-            let e = s.validate(GameSpec::Ataxx).unwrap_err();
+            let e = s.validate(GameSpec::Ataxx).unwrap_err().to_string();
             assert!(e.contains(want), "{key:?}: {e}");
         }
         s.options = [("Skill Level".to_string(), "3".to_string())].into();
@@ -540,6 +625,7 @@ mod tests {
         assert!(
             g.validate("gomoku".parse().unwrap())
                 .unwrap_err()
+                .to_string()
                 .contains("no spaces")
         );
     }

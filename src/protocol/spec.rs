@@ -137,15 +137,16 @@ impl EngineSpec {
             EngineSpec::External(e) => {
                 let mut next = e.clone();
                 for (key, value) in assignments {
-                    next.assign(key.as_ref(), value)
-                        .map_err(|message| SetError {
-                            key: Some(key.as_ref().to_string()),
-                            message,
-                        })?;
+                    next.assign(key.as_ref(), value).map_err(|e| SetError {
+                        key: Some(key.as_ref().to_string()),
+                        message: e.to_string(),
+                    })?;
                 }
                 // The combination is checked once, as a built-in engine's is.
-                next.check_settings()
-                    .map_err(|message| SetError { key: None, message })?;
+                next.check_settings().map_err(|e| SetError {
+                    key: None,
+                    message: e.to_string(),
+                })?;
                 *e = next;
                 Ok(())
             }

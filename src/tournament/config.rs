@@ -41,9 +41,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     config::{self, ConfigError},
-    engine::{EngineConfig, SearchConfig, SetError, TimeControl},
+    engine::{EngineConfig, SearchConfig, SetError},
     game::GameSpec,
-    protocol::{EngineSpec, ExternalEngine, Protocol, external::ExternalFields},
+    protocol::{
+        EngineSpec, ExternalEngine, external,
+        external::keys::{outside_keys, written_outside_form},
+    },
     stats::SprtConfig,
 };
 
@@ -351,110 +354,42 @@ impl Adjudication {
     }
 }
 
-/// One `[[engines]]` entry: a file with overrides, inline engine fields, or an outside
-/// program (`command`, with the keys from `args` on).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EngineEntry {
-    /// An engine config file (relative to the tournament config).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
-    /// Name (required inline; overrides the file's name).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Inline: the game (default: the tournament's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub game: Option<GameSpec>,
-    /// Inline: the table file (relative to the tournament config).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub table: Option<String>,
-    /// Inline: the search settings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub search: Option<SearchConfig>,
-    /// Named parameters to set (`"search.depth" = 3`, `"table.defence" = 2.0`).
-    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
-    pub set: toml::Table,
-    /// External: the program to start (relative to the tournament config when it holds
-    /// a `/`, else looked up in `PATH`). Makes the entry an outside engine.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
-    /// External: its arguments.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<String>,
-    /// External: `gomocup` or `uai` (default: the game's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<Protocol>,
-    /// External: the folder it runs in (relative to the tournament config).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub working_dir: Option<String>,
-    /// External: options sent at start-up (`INFO key value` / `setoption`).
-    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
-    pub options: toml::Table,
-    /// External: depth limit per move.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth: Option<u32>,
-    /// External: node limit per move.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u64>,
-    /// External: time per move in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub movetime_ms: Option<u64>,
-    /// External: a game time control `seconds+increment` (`"10+0.1"`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tc: Option<TimeControl>,
-    /// External: time past a move's limit before it counts as hung (default 1000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tolerance_ms: Option<u64>,
-    /// External: wait for replies without a time limit (default 60000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply_timeout_ms: Option<u64>,
-    /// External: a fresh process for every game (true), only after faults (false);
-    /// unset: before a game from the position its last game began from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub restart: Option<bool>,
-}
+outside_keys!(written_outside_form! {
+    /// One `[[engines]]` entry: a file with overrides, inline engine fields, or an outside
+    /// program (`command`, with the keys after it declared in
+    /// [`crate::protocol::external::keys`]).
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct EngineEntry {
+        /// An engine config file (relative to the tournament config).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub file: Option<String>,
+        /// Name (required inline; overrides the file's name).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Inline: the game (default: the tournament's).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub game: Option<GameSpec>,
+        /// Inline: the table file (relative to the tournament config).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub table: Option<String>,
+        /// Inline: the search settings.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub search: Option<SearchConfig>,
+        /// Named parameters to set (`"search.depth" = 3`, `"table.defence" = 2.0`).
+        #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+        pub set: toml::Table,
+        /// External: the program to start (relative to the tournament config when it
+        /// holds a `/`, else looked up in `PATH`). Makes the entry an outside engine.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub command: Option<String>,
+    }
+});
 
 impl EngineEntry {
-    /// The keys of an outside engine's entry besides `name` and `command`, in the order
-    /// messages list them.
-    pub const EXTERNAL_KEYS: [&'static str; 11] = [
-        "args",
-        "protocol",
-        "working_dir",
-        "options",
-        "depth",
-        "nodes",
-        "movetime_ms",
-        "tc",
-        "tolerance_ms",
-        "reply_timeout_ms",
-        "restart",
-    ];
-
     /// The keys of a built-in engine's entry besides `name`, in the order messages
     /// list them.
     pub const BUILTIN_KEYS: [&'static str; 5] = ["file", "game", "table", "search", "set"];
-
-    /// The keys of [`EngineEntry::EXTERNAL_KEYS`] this entry gives, in that order.
-    fn external_keys_given(&self) -> impl Iterator<Item = &'static str> {
-        let given = [
-            !self.args.is_empty(),
-            self.protocol.is_some(),
-            self.working_dir.is_some(),
-            !self.options.is_empty(),
-            self.depth.is_some(),
-            self.nodes.is_some(),
-            self.movetime_ms.is_some(),
-            self.tc.is_some(),
-            self.tolerance_ms.is_some(),
-            self.reply_timeout_ms.is_some(),
-            self.restart.is_some(),
-        ];
-        Self::EXTERNAL_KEYS
-            .into_iter()
-            .zip(given)
-            .filter_map(|(key, given)| given.then_some(key))
-    }
 
     /// The keys of [`EngineEntry::BUILTIN_KEYS`] this entry gives, in that order.
     fn builtin_keys_given(&self) -> impl Iterator<Item = &'static str> {
@@ -853,7 +788,7 @@ fn resolve_engine(
     if let Some(command) = &entry.command {
         return resolve_external(base, config, entry, command).map(EngineSpec::External);
     }
-    if let Some(key) = entry.external_keys_given().next() {
+    if let Some(key) = entry.outside_keys_given().next() {
         return Err(EntryError::at_key(
             key,
             format!(
@@ -877,7 +812,7 @@ fn resolve_external(
     command: &str,
 ) -> Result<ExternalEngine, EntryError> {
     if let Some(key) = entry.builtin_keys_given().next() {
-        let (last, rest) = EngineEntry::EXTERNAL_KEYS
+        let (last, rest) = EngineEntry::OUTSIDE_KEYS
             .split_last()
             .expect("an outside engine has keys");
         return Err(EntryError::at_key(
@@ -889,23 +824,13 @@ fn resolve_external(
             ),
         ));
     }
-    ExternalFields {
-        name: entry.name.clone(),
-        game: None,
-        command: command.to_string(),
-        args: entry.args.clone(),
-        protocol: entry.protocol,
-        working_dir: entry.working_dir.clone(),
-        options: entry.options.clone(),
-        depth: entry.depth,
-        nodes: entry.nodes,
-        movetime_ms: entry.movetime_ms,
-        tc: entry.tc,
-        tolerance_ms: entry.tolerance_ms,
-        reply_timeout_ms: entry.reply_timeout_ms,
-        restart: entry.restart,
-    }
-    .resolve(base, config.game)
+    external::resolve(
+        entry.name.as_deref(),
+        command,
+        &entry.outside_keys(),
+        base,
+        config.game,
+    )
     .map_err(|e| EntryError::passed_on(e.to_string()))
 }
 

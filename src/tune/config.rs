@@ -581,6 +581,7 @@ fn builtin_param(engine: &EngineConfig, entry: &ParamEntry) -> Resolved {
                 .clone()
                 .set(&entry.name, toml::Value::Integer(0))
                 .err()
+                .map(|e| e.to_string())
                 .unwrap_or_else(|| "is not a numeric parameter".into()),
         };
         return Err(("name", why));

@@ -29,7 +29,7 @@ use super::{Event, Inbox, Output, ServeError, check, split_command};
 use crate::{
     config,
     engine::{Engine, EngineConfig},
-    game::{Ataxx, Game, GameSpec, Side},
+    game::{Ataxx, Game, GameSpec, MoveError, PositionError, Side},
     protocol::info::{ScoreUnits, format_iteration, format_total},
     search::{
         Limits,
@@ -181,7 +181,7 @@ struct State {
     config: EngineConfig,
     engine: Option<Engine<Ataxx>>,
     /// The position of the last `position` command, or why it was refused.
-    position: Result<Ataxx, String>,
+    position: Result<Ataxx, CommandError>,
     abort: Arc<AtomicBool>,
 }
 
@@ -197,18 +197,68 @@ struct Go {
     infinite: bool,
 }
 
-fn parse_go(rest: &str) -> Result<Go, String> {
+/// Why a UAI command is refused (answered with `info string error: ...`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum CommandError {
+    /// `go KEY` without its number.
+    #[error("go {0}: a value is missing")]
+    MissingValue(String),
+    /// `go KEY VALUE` with a value that is no number.
+    #[error("go {key}: '{value}' is not a number")]
+    NotANumber {
+        /// The limit.
+        key: String,
+        /// Its value as sent.
+        value: String,
+    },
+    /// `position fen ...` with a FEN that cannot be read.
+    #[error("position: {0}")]
+    Fen(PositionError),
+    /// `position` without `startpos` or `fen`.
+    #[error("position: expected 'startpos' or 'fen <fen>', got '{0}'")]
+    Setup(String),
+    /// A move of `position ... moves` that cannot be played.
+    #[error("position: move {number}: {error}")]
+    Move {
+        /// Which move, from 1.
+        number: usize,
+        /// Why it cannot be played.
+        error: MoveError,
+    },
+    /// `setoption` without `name`.
+    #[error("setoption: expected 'name X value Y', got '{0}'")]
+    SetoptionShape(String),
+    /// An option the engine does not list.
+    #[error("setoption: no option '{0}'")]
+    NoOption(String),
+    /// A value that cannot be read.
+    #[error(transparent)]
+    Assignment(#[from] config::AssignmentError),
+    /// A value the engine refuses.
+    #[error("setoption {name}: {error}")]
+    Refused {
+        /// The option.
+        name: String,
+        /// Why it is refused.
+        error: String,
+    },
+}
+
+fn parse_go(rest: &str) -> Result<Go, CommandError> {
     let mut go = Go::default();
     let mut words = rest.split_whitespace();
     while let Some(key) = words.next() {
-        let mut value = || -> Result<u64, String> {
+        let mut value = || {
             let v = words
                 .next()
-                .ok_or_else(|| format!("go {key}: a value is missing"))?;
+                .ok_or_else(|| CommandError::MissingValue(key.to_string()))?;
             // Clocks can go negative in some GUIs: count that as no time left.
             v.parse::<i64>()
                 .map(|n| n.max(0) as u64)
-                .map_err(|_| format!("go {key}: '{v}' is not a number"))
+                .map_err(|_| CommandError::NotANumber {
+                    key: key.to_string(),
+                    value: v.to_string(),
+                })
         };
         match key {
             "btime" => go.time[Side::First.index()] = Some(value()?),
@@ -228,7 +278,7 @@ fn parse_go(rest: &str) -> Result<Go, String> {
     Ok(go)
 }
 
-fn parse_position(rest: &str) -> Result<Ataxx, String> {
+fn parse_position(rest: &str) -> Result<Ataxx, CommandError> {
     let (setup, moves) = match rest.split_once(" moves") {
         Some((setup, moves)) => (setup.trim(), Some(moves.trim())),
         None if rest.trim() == "moves" => ("", Some("")),
@@ -237,15 +287,15 @@ fn parse_position(rest: &str) -> Result<Ataxx, String> {
     let mut pos = if setup == "startpos" {
         Ataxx::default()
     } else if let Some(fen) = setup.strip_prefix("fen") {
-        Ataxx::from_fen(fen.trim()).map_err(|e| format!("position: {e}"))?
+        Ataxx::from_fen(fen.trim()).map_err(CommandError::Fen)?
     } else {
-        return Err(format!(
-            "position: expected 'startpos' or 'fen <fen>', got '{setup}'"
-        ));
+        return Err(CommandError::Setup(setup.to_string()));
     };
     for (i, text) in moves.unwrap_or("").split_whitespace().enumerate() {
-        pos.try_play(text)
-            .map_err(|e| format!("position: move {}: {e}", i + 1))?;
+        pos.try_play(text).map_err(|error| CommandError::Move {
+            number: i + 1,
+            error,
+        })?;
     }
     Ok(pos)
 }
@@ -270,11 +320,11 @@ impl State {
     /// `setoption name N value V`: `Hash` or a parameter the engine lists. A value out
     /// of its range, or not a number, is refused and leaves the engine as it was; a
     /// new `Hash` is allocated at once, so one that cannot be had is refused here.
-    fn set_option(&mut self, rest: &str) -> Result<(), String> {
+    fn set_option(&mut self, rest: &str) -> Result<(), CommandError> {
         let rest = rest.trim();
         let body = rest
             .strip_prefix("name")
-            .ok_or_else(|| format!("setoption: expected 'name X value Y', got '{rest}'"))?;
+            .ok_or_else(|| CommandError::SetoptionShape(rest.to_string()))?;
         let (name, value) = match body.split_once(" value") {
             Some((n, v)) => (n.trim(), v.trim()),
             None => (body.trim(), ""),
@@ -285,16 +335,19 @@ impl State {
             self.config
                 .tunable_param(name)
                 .map(|p| p.name)
-                .ok_or_else(|| format!("setoption: no option '{name}'"))?
+                .ok_or_else(|| CommandError::NoOption(name.to_string()))?
         };
         let (_, parsed) = config::parse_assignment(&format!("{param}={value}"))?;
         let mut updated = self.config.clone();
+        let refused = |error: String| CommandError::Refused {
+            name: name.to_string(),
+            error,
+        };
         updated
             .set_served(&param, parsed)
-            .map_err(|e| format!("setoption {name}: {e}"))?;
+            .map_err(|e| refused(e.to_string()))?;
         if updated.search.tt_mb != self.config.search.tt_mb {
-            let mut engine = Engine::<Ataxx>::new(&updated, &())
-                .map_err(|e| format!("setoption {name}: {e}"))?;
+            let mut engine = Engine::<Ataxx>::new(&updated, &()).map_err(refused)?;
             engine.searcher().set_abort_flag(Arc::clone(&self.abort));
             engine.searcher().new_game(0);
             self.config = updated;

@@ -202,8 +202,8 @@ pub fn default_margin<G: OpeningGame>(
     engine: &EngineConfig,
     game: &G::Config,
 ) -> Result<i32, PlayError> {
-    let eval =
-        G::evaluator(game, engine.table.as_ref(), &engine.search).map_err(PlayError::Setup)?;
+    let eval = G::evaluator(game, engine.table.as_ref(), &engine.search)
+        .map_err(|e| PlayError::Setup(e.to_string()))?;
     Ok((eval.unit() / 10).max(1))
 }
 

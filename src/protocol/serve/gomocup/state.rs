@@ -73,7 +73,7 @@ impl State {
                         board.play(mv);
                         Some(Reply::Search)
                     }
-                    Err(e) => err(e),
+                    Err(e) => err(e.to_string()),
                 }
             }
             "TAKEBACK" => {
@@ -167,8 +167,10 @@ impl State {
             // and leaves the engine as it was.
             _ if key.contains('.') => {
                 let before = self.config.clone();
-                let result = config::parse_assignment(&format!("{key}={value}"))
-                    .and_then(|(name, v)| self.config.set_served(&name, v));
+                let result = match config::parse_assignment(&format!("{key}={value}")) {
+                    Ok((name, v)) => self.config.set_served(&name, v).map_err(|e| e.to_string()),
+                    Err(e) => Err(e.to_string()),
+                };
                 if let Err(e) = result {
                     return err(format!("INFO {key}: {e}"));
                 }
@@ -233,9 +235,9 @@ impl State {
         None
     }
 
-    pub(super) fn set_board(&mut self, lines: &[String]) -> Result<(), String> {
+    pub(super) fn set_board(&mut self, lines: &[String]) -> Result<(), BoardError> {
         let Some(board) = &self.board else {
-            return Err("BOARD before START".into());
+            return Err(BoardError::BeforeStart);
         };
         let game = *board.mnk();
         let mut own = Vec::new();
@@ -244,16 +246,21 @@ impl State {
             let parts: Vec<&str> = line.split(',').map(str::trim).collect();
             let nums: Vec<i32> = parts.iter().filter_map(|p| p.parse().ok()).collect();
             if parts.len() != 3 || nums.len() != 3 {
-                return Err(format!("BOARD line '{line}' is not x,y,field"));
+                return Err(BoardError::Line(line.clone()));
             }
             let mv = game
                 .at(nums[0], nums[1])
-                .ok_or_else(|| format!("BOARD line '{line}': outside the board"))?;
+                .ok_or_else(|| BoardError::Outside(line.clone()))?;
             match nums[2] {
                 1 => own.push(mv),
                 2 => theirs.push(mv),
-                3 => return Err("continuous games (field 3) are not supported".into()),
-                f => return Err(format!("BOARD line '{line}': field {f} is not 1 or 2")),
+                3 => return Err(BoardError::Continuous),
+                f => {
+                    return Err(BoardError::Field {
+                        line: line.clone(),
+                        field: f,
+                    });
+                }
             }
         }
         // The engine moves next: it is the first player when the counts are equal.
@@ -262,11 +269,10 @@ impl State {
         } else if theirs.len() == own.len() + 1 {
             (theirs, own)
         } else {
-            return Err(format!(
-                "{} own and {} opponent stones: the side to move cannot have more stones",
-                own.len(),
-                theirs.len()
-            ));
+            return Err(BoardError::Counts {
+                own: own.len(),
+                theirs: theirs.len(),
+            });
         };
         // Renju managers send the lines in move order, and whether a black stone was
         // forbidden depends on the stones before it: keep that order when the colours
@@ -295,14 +301,10 @@ impl State {
         {
             for mv in &order {
                 if pos.outcome().is_some() {
-                    return Err(
-                        "the game is over before the last stone (a line is complete, \
-                                or under renju black's stone was forbidden)"
-                            .into(),
-                    );
+                    return Err(BoardError::Over);
                 }
                 if !pos.is_legal(*mv) {
-                    return Err(format!("{} is taken twice", pos.format_xy(*mv)));
+                    return Err(BoardError::Twice(pos.format_xy(*mv)));
                 }
                 pos.play(*mv);
             }
@@ -317,18 +319,84 @@ fn parse_pair(text: &str) -> Option<(i32, i32)> {
     Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
 }
 
-fn parse_move(board: &Mnk, text: &str) -> Result<MnkMove, String> {
-    let (x, y) = parse_pair(text).ok_or_else(|| format!("'{text}' is not x,y"))?;
-    let mv = board
-        .mnk()
-        .at(x, y)
-        .ok_or_else(|| format!("{x},{y} is outside the board"))?;
+fn parse_move(board: &Mnk, text: &str) -> Result<MnkMove, MoveError> {
+    let (x, y) = parse_pair(text).ok_or_else(|| MoveError::NotAPair(text.to_string()))?;
+    let mv = board.mnk().at(x, y).ok_or(MoveError::Outside { x, y })?;
     if !board.is_legal(mv) {
         return Err(if board.outcome().is_some() {
-            "the game is already over".to_string()
+            MoveError::Over
         } else {
-            format!("{x},{y} is taken")
+            MoveError::Taken { x, y }
         });
     }
     Ok(mv)
+}
+
+/// Why a `BOARD` command's stones cannot be set up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum BoardError {
+    /// No board yet.
+    #[error("BOARD before START")]
+    BeforeStart,
+    /// A line that is not `x,y,field`.
+    #[error("BOARD line '{0}' is not x,y,field")]
+    Line(String),
+    /// A stone off the board.
+    #[error("BOARD line '{0}': outside the board")]
+    Outside(String),
+    /// Field 3 (continuous games).
+    #[error("continuous games (field 3) are not supported")]
+    Continuous,
+    /// Another field.
+    #[error("BOARD line '{line}': field {field} is not 1 or 2")]
+    Field {
+        /// The line.
+        line: String,
+        /// Its field.
+        field: i32,
+    },
+    /// Stone counts no game can reach.
+    #[error("{own} own and {theirs} opponent stones: the side to move cannot have more stones")]
+    Counts {
+        /// The engine's stones.
+        own: usize,
+        /// The opponent's.
+        theirs: usize,
+    },
+    /// A stone after the game ended.
+    #[error(
+        "the game is over before the last stone (a line is complete, or under renju black's \
+         stone was forbidden)"
+    )]
+    Over,
+    /// One cell given twice.
+    #[error("{0} is taken twice")]
+    Twice(String),
+}
+
+/// Why a `TURN` move cannot be played.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum MoveError {
+    /// Not `x,y`.
+    #[error("'{0}' is not x,y")]
+    NotAPair(String),
+    /// Off the board.
+    #[error("{x},{y} is outside the board")]
+    Outside {
+        /// Column.
+        x: i32,
+        /// Row.
+        y: i32,
+    },
+    /// The game has ended.
+    #[error("the game is already over")]
+    Over,
+    /// An occupied cell.
+    #[error("{x},{y} is taken")]
+    Taken {
+        /// Column.
+        x: i32,
+        /// Row.
+        y: i32,
+    },
 }
