@@ -2,10 +2,7 @@
 //! `search.movetime_ms`, a table weight), one results folder per point, and a scaling
 //! table of every pairing's Elo against the value.
 
-use std::{
-    fmt::Write as _,
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use arena::{
@@ -13,7 +10,11 @@ use arena::{
     files,
     jobs::lock,
     protocol::EngineSpec,
-    tournament::{Summary, Tournament},
+    report::write_scaling,
+    tournament::{
+        Summary, Tournament,
+        sweep::{claim_sweep, has_parameter, point_folder},
+    },
 };
 use clap::Args;
 
@@ -131,7 +132,7 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
     // One sweep per folder: a second one (another --over on the same --out) would
     // overwrite the scaling files with points of its own.
     let _lock = lock::lock_exclusive(&out, "arena sweep")?;
-    claim_sweep(&out, &base, key, &values, args.job.resume)?;
+    claim_sweep(&out, &base.config.name, key, &values, args.job.resume)?;
     let mut summaries = Vec::new();
     for (v, t, dir) in &points {
         // The sweep's own folder: a link there is not followed.
@@ -156,205 +157,13 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
             .with_context(|| format!("{}: not a summary", path.display()))?;
         summaries.push((v.clone(), summary));
     }
-    let (csv, markdown) = scaling(key, &summaries);
-    files::write_atomic(&out.join("scaling.csv"), csv.as_bytes(), true)
-        .with_context(|| format!("writing {}", out.join("scaling.csv").display()))?;
-    files::write_atomic(&out.join("scaling.md"), markdown.as_bytes(), true)
-        .with_context(|| format!("writing {}", out.join("scaling.md").display()))?;
-    let svg = arena::report::scaling_plot(key, &series(&summaries))?;
-    files::write_atomic(&out.join("scaling.svg"), svg.as_bytes(), true)
-        .with_context(|| format!("writing {}", out.join("scaling.svg").display()))?;
-    println!("\n{markdown}");
+    let written = write_scaling(&out, key, &summaries)?;
+    println!("\n{}", written.table);
     println!(
         "scaling table in {} and {}, plot in {}",
-        out.join("scaling.md").display(),
-        out.join("scaling.csv").display(),
-        out.join("scaling.svg").display()
+        written.markdown.display(),
+        written.csv.display(),
+        written.svg.display()
     );
     Ok(())
-}
-
-/// The folder name of the point `key` = `value` inside the sweep's folder: `KEY=VALUE`,
-/// with `/`, `\`, `%`, control characters and a leading dot written as `%XX` (their
-/// UTF-8 bytes), so that no value (`../../x`, an option's path) names a folder outside
-/// the sweep's or a hidden one, and two values never share a folder.
-fn point_folder(key: &str, value: &str) -> String {
-    let mut name = String::new();
-    for (i, c) in format!("{key}={value}").char_indices() {
-        if matches!(c, '/' | '\\' | '%') || c.is_control() || (i == 0 && c == '.') {
-            let mut bytes = [0; 4];
-            for b in c.encode_utf8(&mut bytes).bytes() {
-                name.push_str(&format!("%{b:02X}"));
-            }
-        } else {
-            name.push(c);
-        }
-    }
-    name
-}
-
-/// What `sweep.toml` records of a sweep: its config and its `--over`, so that a second
-/// sweep into the same folder is refused and a resume is the same sweep.
-const SWEEP_FILE: &str = "sweep.toml";
-
-/// Refuses a folder that holds another sweep (or, without `resume`, any sweep), then
-/// records this one.
-fn claim_sweep(
-    out: &Path,
-    base: &Tournament,
-    key: &str,
-    values: &[&str],
-    resume: bool,
-) -> Result<()> {
-    let mut record = toml::Table::new();
-    record.insert("config".into(), base.config.name.clone().into());
-    record.insert("over".into(), format!("{key}={}", values.join(",")).into());
-    let text = toml::to_string(&record).expect("a sweep record serialises");
-    let path = out.join(SWEEP_FILE);
-    match std::fs::read(&path) {
-        Ok(old) if !resume => bail!(
-            "{} already holds a sweep ({}): add --resume to continue it, or choose another --out",
-            out.display(),
-            String::from_utf8_lossy(&old)
-                .lines()
-                .find(|l| l.starts_with("over"))
-                .unwrap_or("")
-                .trim()
-        ),
-        Ok(old) if old != text.as_bytes() => bail!(
-            "{}: made by another sweep ({}); --resume continues only the same sweep (the same config and --over)",
-            path.display(),
-            arena::jobs::folder::first_difference(&String::from_utf8_lossy(&old), &text)
-        ),
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            files::write_atomic(&path, text.as_bytes(), true)
-                .with_context(|| format!("writing {}", path.display()))?;
-            Ok(())
-        }
-        Err(e) => Err(anyhow::Error::new(e).context(format!("reading {}", path.display()))),
-    }
-}
-
-/// Each pairing's (value, Elo, low, high) for the plot: values that are not numbers are
-/// placed by their order.
-fn series(summaries: &[(String, Summary)]) -> Vec<arena::report::ScalingSeries> {
-    let pairings = summaries.first().map_or(0, |(_, s)| s.pairings.len());
-    (0..pairings)
-        .map(|i| {
-            let label = summaries[0].1.pairings[i].names.join(" vs ");
-            let points = summaries
-                .iter()
-                .enumerate()
-                .filter_map(|(k, (v, s))| {
-                    let e = s.pairings.get(i)?.estimate?;
-                    Some((v.parse().unwrap_or(k as f64), e.elo, e.elo_low, e.elo_high))
-                })
-                .collect();
-            (label, points)
-        })
-        .collect()
-}
-
-/// The scaling table: one row per (pairing, value), as CSV and as Markdown.
-fn scaling(key: &str, summaries: &[(String, Summary)]) -> (String, String) {
-    let mut csv = format!("pairing,{key},games,elo,elo_low,elo_high,nelo,nelo_error,los\n");
-    let mut md = format!(
-        "# Elo against {key}\n\nFirst engine's view, 95 % intervals; every point plays the \
-         same openings.\n\n| pairing | {key} | games | Elo [95 %] | nElo | LOS |\n|---|---:|---:|---|---|---:|\n"
-    );
-    let number = |x: f64| {
-        if x.is_finite() {
-            format!("{x:.1}")
-        } else if x.is_nan() {
-            // Unknown (nElo from too few pairs): an empty cell, as for no games.
-            String::new()
-        } else if x > 0.0 {
-            "+inf".into()
-        } else {
-            "-inf".into()
-        }
-    };
-    let pairings = summaries.first().map_or(0, |(_, s)| s.pairings.len());
-    for i in 0..pairings {
-        for (v, s) in summaries {
-            let Some(p) = s.pairings.get(i) else { continue };
-            let label = format!("{} vs {}", p.names[0], p.names[1]);
-            let cells = match &p.estimate {
-                Some(e) => vec![
-                    p.wdl.games().to_string(),
-                    number(e.elo),
-                    number(e.elo_low),
-                    number(e.elo_high),
-                    number(e.nelo),
-                    number(e.nelo_error),
-                    format!("{:.4}", e.los),
-                ],
-                None => vec![
-                    "0".into(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                ],
-            };
-            let _ = writeln!(csv, "{label},{v},{}", cells.join(","));
-            let _ = match p.estimate {
-                Some(e) => writeln!(
-                    md,
-                    "| {label} | {v} | {} | {} [{}, {}] | {} ± {} | {:.1} % |",
-                    cells[0],
-                    cells[1],
-                    cells[2],
-                    cells[3],
-                    cells[4],
-                    cells[5],
-                    100.0 * e.los
-                ),
-                None => writeln!(md, "| {label} | {v} | 0 | - | - | - |"),
-            };
-        }
-    }
-    (csv, md)
-}
-
-/// Whether a sweep over `key` sets it on `spec`: a built-in engine has every parameter
-/// but an outside engine's option (its own errors name a missing one); an outside engine
-/// has its options and its limits and waits.
-fn has_parameter(spec: &EngineSpec, key: &str) -> bool {
-    match spec {
-        EngineSpec::Builtin(_) => !key.starts_with("option."),
-        EngineSpec::External(_) => {
-            key.starts_with("option.")
-                || matches!(
-                    key.strip_prefix("search.").unwrap_or(key),
-                    "depth" | "nodes" | "movetime_ms" | "tc"
-                )
-                || matches!(key, "tolerance_ms" | "reply_timeout_ms" | "restart")
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::point_folder;
-
-    #[test]
-    fn point_folders_stay_inside_the_sweep() {
-        assert_eq!(point_folder("search.depth", "3"), "search.depth=3");
-        assert_eq!(
-            point_folder("option.foo", "../../../pwn1"),
-            "option.foo=..%2F..%2F..%2Fpwn1"
-        );
-        assert_eq!(
-            point_folder("option.f", "a\\b%2F\n"),
-            "option.f=a%5Cb%252F%0A"
-        );
-        assert_ne!(
-            point_folder("option.f", "%2F"),
-            point_folder("option.f", "/")
-        );
-    }
 }

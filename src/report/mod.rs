@@ -20,6 +20,7 @@ mod load;
 mod markdown;
 mod raster;
 mod ratings;
+mod scaling;
 mod text;
 mod tuning;
 mod viewer;
@@ -32,15 +33,10 @@ pub use self::{
     console::summary_text,
     env::Environment,
     ratings::{RatingReport, write_rating_list},
+    scaling::{ScalingFiles, write_scaling},
     text::rate,
 };
 pub use crate::stats::branching::effective_branching_factor;
-
-/// The plot of a sweep (`arena sweep`) as SVG: each pairing's Elo with its 95 % interval
-/// against the swept value.
-pub fn scaling_plot(key: &str, series: &[ScalingSeries]) -> Result<String, ReportError> {
-    charts::scaling_svg(key, series)
-}
 
 /// Why a report could not be written.
 #[derive(Debug, thiserror::Error)]

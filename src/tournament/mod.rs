@@ -26,6 +26,7 @@ pub mod seeds;
 pub mod sgf;
 pub mod shard;
 pub mod summary;
+pub mod sweep;
 pub mod validate;
 
 pub use self::{
