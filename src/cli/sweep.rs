@@ -122,7 +122,7 @@ pub fn sweep(args: SweepArgs) -> Result<()> {
         if !taken {
             bail!(
                 "--over: no engine of {} has a parameter {key} (built-in engines: search.*, \
-                 table.*; outside engines: option.NAME, {})",
+                 table.*; outside engines: {})",
                 args.config.display(),
                 arena::protocol::external::ExternalEngine::PARAMETERS
             );

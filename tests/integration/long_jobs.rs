@@ -9,7 +9,10 @@ use std::{
     process::Stdio,
 };
 
-use crate::common::{arena_process, data, finish, lines, run_bad_input, run_ok, signal, wait_for};
+use crate::common::{
+    arena_bin, arena_process, data, finish, lines, run_bad_input, run_ok, shipped_engine, signal,
+    wait_for, write,
+};
 
 /// A two-engine 9×9 gomoku tournament whose depth a sweep can change: 40 games a point,
 /// about a second each at depth 2.
@@ -410,4 +413,46 @@ fn a_signal_sent_to_the_process_and_its_group_counts_once() {
     );
     assert!(out.join("summary.json").exists(), "{stderr}");
     assert!(out.join("report.html").exists(), "{stderr}");
+}
+
+/// A sweep over a key no engine of the config has is refused before any game, and the
+/// message lists what each kind of engine takes, each key once (it used to say
+/// `option.NAME, option.NAME, depth, ...`).
+#[test]
+fn a_sweep_over_a_key_no_engine_has_lists_each_kind_of_key_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let served = write(
+        tmp.path(),
+        "served.toml",
+        &format!(
+            "name = \"served\"\ncommand = \"{}\"\nargs = [\"serve\", \"{}\", \"--protocol\", \
+             \"gomocup\"]\nprotocol = \"gomocup\"\nnodes = 300\n",
+            arena_bin(),
+            shipped_engine("gomoku-seed003-threat.toml")
+        ),
+    );
+    let config = write(
+        tmp.path(),
+        "sweep.toml",
+        &format!(
+            "name = \"s\"\ngame = \"mnk:9,9,5\"\nrounds = 1\n[openings]\nkind = \"random\"\n\
+             plies = 2\nradius = 1\n[[engines]]\nfile = \"{served}\"\nname = \"a\"\n\
+             [[engines]]\nfile = \"{served}\"\nname = \"b\"\n"
+        ),
+    );
+    let out = tmp.path().join("out");
+    let e = run_bad_input(&[
+        "sweep",
+        &config,
+        "--over",
+        "table.material=1,2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("no engine of") && e.contains("table.material"),
+        "{e}"
+    );
+    assert_eq!(e.matches("option.NAME").count(), 1, "{e}");
+    assert!(!out.join("sweep.toml").exists(), "{e}");
 }
