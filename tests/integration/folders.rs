@@ -17,7 +17,7 @@ use std::{
 use arena::tournament::{GameRecord, read_records};
 
 use crate::common::{
-    arena_bin, arena_process, data, run_bad_input, run_ok, run_to, shipped_engine, table,
+    arena_process, data, run_bad_input, run_ok, run_to, served_gomocup, shipped_engine, table,
     tictactoe_config, write,
 };
 
@@ -120,16 +120,7 @@ fn lock_files_are_never_followed_or_truncated_and_readers_take_no_lock() {
 #[test]
 fn a_sweep_value_cannot_name_a_folder_outside_the_sweep() {
     let tmp = tempfile::tempdir().unwrap();
-    let served = write(
-        tmp.path(),
-        "served.toml",
-        &format!(
-            "name = \"served\"\ncommand = \"{}\"\nargs = [\"serve\", \"{}\", \"--protocol\", \
-             \"gomocup\"]\nprotocol = \"gomocup\"\nnodes = 300\n",
-            arena_bin(),
-            shipped_engine("gomoku-seed003-threat.toml")
-        ),
-    );
+    let served = served_gomocup(tmp.path(), "served.toml", "gomoku-seed003-threat.toml", 300);
     let config = write(
         tmp.path(),
         "sweep.toml",

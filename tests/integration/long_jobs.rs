@@ -10,8 +10,8 @@ use std::{
 };
 
 use crate::common::{
-    arena_bin, arena_process, data, finish, lines, run_bad_input, run_ok, shipped_engine, signal,
-    wait_for, write,
+    arena_process, data, finish, lines, run_bad_input, run_ok, served_gomocup, signal, wait_for,
+    write,
 };
 
 /// A two-engine 9×9 gomoku tournament whose depth a sweep can change: 40 games a point,
@@ -421,16 +421,7 @@ fn a_signal_sent_to_the_process_and_its_group_counts_once() {
 #[test]
 fn a_sweep_over_a_key_no_engine_has_lists_each_kind_of_key_once() {
     let tmp = tempfile::tempdir().unwrap();
-    let served = write(
-        tmp.path(),
-        "served.toml",
-        &format!(
-            "name = \"served\"\ncommand = \"{}\"\nargs = [\"serve\", \"{}\", \"--protocol\", \
-             \"gomocup\"]\nprotocol = \"gomocup\"\nnodes = 300\n",
-            arena_bin(),
-            shipped_engine("gomoku-seed003-threat.toml")
-        ),
-    );
+    let served = served_gomocup(tmp.path(), "served.toml", "gomoku-seed003-threat.toml", 300);
     let config = write(
         tmp.path(),
         "sweep.toml",

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use crate::common::{arena_bin, assert_refused, run_bad_input, run_ok, shipped_engine, write};
+use crate::common::{assert_refused, run_bad_input, run_ok, served_gomocup, shipped_engine, write};
 
 /// A tune of gomoku-strong's futility margin against `opponent` (with `extra` keys).
 fn config(opponent: &str, extra: &str) -> String {
@@ -143,16 +143,7 @@ fn each_engine_plays_the_opponent_and_theta_is_the_same_on_any_thread_count() {
 #[test]
 fn an_opponent_served_over_gomocup_tunes_to_the_in_process_theta() {
     let tmp = tempfile::tempdir().unwrap();
-    let served = write(
-        tmp.path(),
-        "served.toml",
-        &format!(
-            "name = \"served\"\ncommand = \"{}\"\nargs = [\"serve\", \"{}\", \"--protocol\", \
-             \"gomocup\"]\nprotocol = \"gomocup\"\nnodes = 600\n",
-            arena_bin(),
-            shipped_engine("gomoku-modern.toml")
-        ),
-    );
+    let served = served_gomocup(tmp.path(), "served.toml", "gomoku-modern.toml", 600);
     let inside = write(
         tmp.path(),
         "in.toml",

@@ -472,3 +472,18 @@ pub fn tictactoe_config(dir: &std::path::Path, name: &str, extra: &str) -> Strin
         ),
     )
 }
+
+/// Writes `dir/file`: an outside engine that is arena itself serving the shipped engine
+/// `engine` over gomocup, limited to `nodes` a move.
+pub fn served_gomocup(dir: &std::path::Path, file: &str, engine: &str, nodes: u64) -> String {
+    write(
+        dir,
+        file,
+        &format!(
+            "name = \"served\"\ncommand = \"{}\"\nargs = [\"serve\", \"{}\", \"--protocol\", \
+             \"gomocup\"]\nprotocol = \"gomocup\"\nnodes = {nodes}\n",
+            arena_bin(),
+            shipped_engine(engine)
+        ),
+    )
+}
