@@ -34,6 +34,17 @@ pub struct WriteError {
 /// shards on several machines may write the same `run.toml` into one shared folder at
 /// once. On error the temporary file is removed and the error names `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> Result<(), WriteError> {
+    write_atomic_with(path, durable, |file| file.write_all(bytes))
+}
+
+/// [`write_atomic`] for a file written piece by piece: `write` fills the temporary file
+/// (buffer it: the file is unbuffered), which then replaces `path` as a whole, or, when
+/// `write` fails, is removed and `path` left as it was.
+pub fn write_atomic_with(
+    path: &Path,
+    durable: bool,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<(), WriteError> {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -48,16 +59,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> Result<(), Writ
         path: path.to_path_buf(),
         error,
     };
-    let write = || -> std::io::Result<()> {
+    let fill = || -> std::io::Result<()> {
         // A new file, never one (or a link) already there under the temporary name.
         let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        file.write_all(bytes)?;
+        write(&mut file)?;
         if durable {
             file.sync_all()?;
         }
         Ok(())
     };
-    if let Err(e) = write() {
+    if let Err(e) = fill() {
         let _ = fs::remove_file(&tmp);
         return Err(failed(e));
     }

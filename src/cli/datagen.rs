@@ -1,6 +1,8 @@
 //! `arena datagen`: training data from self-play games of a built-in engine (or from its
 //! games against another one), with a progress line (positions per second) on standard
 //! error. The engine argument may be a datagen config, whose `[datagen]` flags override.
+//! With `--from-games` it plays nothing and writes the positions of recorded games
+//! ([`arena::datagen::from_games`]).
 
 use std::{
     io::{self, IsTerminal, Write},
@@ -12,7 +14,7 @@ use anyhow::{Result, bail};
 use arena::{
     datagen::{
         self, Counts, Datagen, DatagenEnding, DatagenEvent, DatagenFile, DatagenRun, Format,
-        Target, is_datagen_config,
+        FromGames, Target, is_datagen_config,
         run::{DEFAULT_DEDUP_WINDOW, DEFAULT_SCORE_CLIP},
     },
     engine::EngineConfig,
@@ -28,7 +30,8 @@ use super::{
     signals::stop_flag,
 };
 
-/// Generate training positions from self-play games of a built-in engine.
+/// Generate training positions from self-play games of a built-in engine, or from games
+/// already played (--from-games).
 #[derive(Args, Debug)]
 #[command(after_help = "\
 Plays games of the engine against itself, or against the --against engine (the engine \
@@ -44,6 +47,14 @@ Formats: text (positions.txt: `FEN | score | result`, the FEN as `arena show --f
 reads it), bin and binpack (c-gomoku-cli's sample formats, for gomoku and renju), bullet \
 (bullet's 32-byte AtaxxBoard, positions.data). docs/training-data.md has them field by \
 field.
+
+--from-games DIR plays no games: it writes the positions of games already played, by \
+any engines (outside ones too), from results folders of `arena run` or `arena match` \
+(their games.jsonl, checked against their run.toml), each labelled with the score the \
+mover's search reported and the game's result: an outside engine's search as a teacher. \
+--player NAME keeps one engine's positions, --decisive-above N counts a score beyond ±N \
+as a forced result (engines that report a win as cp 999000), --keep-forcing keeps the \
+positions with a capture swing or a four. The same records give the same bytes.
 
 The argument may instead be a datagen config: `engine = \"PATH\"`, optional `against`, \
 and a [datagen] table with the flags' names (positions, games, depth, nodes, \
@@ -62,12 +73,39 @@ Examples:
   arena datagen configs/engines/ataxx-strong.toml --games 3000 --depth 4 --shard 1/3 --out data/ataxx
   arena datagen configs/engines/ataxx-strong.toml --against configs/engines/ataxx-modern.toml --games 200 --depth 3
   arena datagen configs/datagen-ataxx.toml --positions 5000
+  arena datagen --from-games results/autaxx-selfplay --decisive-above 20000 --keep-forcing --out data/autaxx
   parallel -j4 arena datagen configs/engines/ataxx-strong.toml --games 2000 --depth 3 --out data/ax --worker {} ::: 1 2 3 4")]
 pub struct DatagenArgs {
     /// The engine config (TOML) of a built-in engine (it plays both sides without
-    /// --against), or a datagen config (a [datagen] table).
-    #[arg(value_name = "CONFIG")]
-    engine: PathBuf,
+    /// --against), or a datagen config (a [datagen] table). Not with --from-games.
+    #[arg(value_name = "CONFIG", required_unless_present = "from_games")]
+    engine: Option<PathBuf>,
+    /// Play no games: write the positions of the games in these results folders (or
+    /// games.jsonl files; any engines, outside ones included), each labelled with the
+    /// score the mover's search reported and the game's result. Repeat for more.
+    #[arg(long, value_name = "DIR", conflicts_with_all = [
+        "engine", "against", "positions", "games", "depth", "nodes", "random_plies",
+        "openings", "seed", "resume", "shard", "worker", "workers", "set",
+    ])]
+    from_games: Vec<PathBuf>,
+    /// With --from-games: only the positions where this engine moved (its name in the
+    /// records); repeat for more. Default: every engine's.
+    #[arg(long, value_name = "NAME")]
+    player: Vec<String>,
+    /// With --from-games: a score beyond ±N counts as a forced result, as a mate score
+    /// does (for engines that report a win as a large cp score, e.g. 999000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    decisive_above: Option<i32>,
+    /// With --from-games: keep the positions datagen leaves out as forcing (an Ataxx
+    /// capture swing of more than 8 stones, a gomoku four to make or answer): their
+    /// recorded score already saw the tactics, and an Ataxx search evaluates such
+    /// positions at its leaves.
+    #[arg(long)]
+    keep_forcing: bool,
+    /// With --from-games: leave out the positions before each game's first N moves
+    /// (after its opening).
+    #[arg(long, value_name = "N")]
+    skip_moves: Option<usize>,
     /// Play the engine against this built-in engine (same game): games alternate who
     /// moves first; each position is scored by the engine that searched it.
     #[arg(long, value_name = "ENGINE.toml")]
@@ -125,7 +163,7 @@ pub struct DatagenArgs {
     score_clip: Option<i32>,
     /// Drop a position seen before within the same window of N games (windows start at
     /// game indices that are multiples of N; memory grows with N, not with the run;
-    /// default 64).
+    /// default 64; with --from-games, 0 drops none).
     #[arg(long, value_name = "N")]
     dedup_window: Option<u64>,
     /// Set a named parameter of the engine (not of --against's) first, e.g. --set
@@ -138,14 +176,27 @@ pub struct DatagenArgs {
 }
 
 pub fn datagen(args: DatagenArgs) -> Result<()> {
+    let Some(config) = args.engine.clone() else {
+        return from_games(&args);
+    };
+    if !args.player.is_empty()
+        || args.decisive_above.is_some()
+        || args.keep_forcing
+        || args.skip_moves.is_some()
+    {
+        bail!(
+            "--player, --decisive-above, --keep-forcing and --skip-moves choose positions of \
+             games already played: give them with --from-games DIR"
+        );
+    }
     // A datagen config gives defaults for every flag; the flags given override them.
-    let file = if is_datagen_config(&args.engine) {
-        Some(DatagenFile::load(&args.engine)?)
+    let file = if is_datagen_config(&config) {
+        Some(DatagenFile::load(&config)?)
     } else {
         None
     };
     let f = file.as_ref();
-    let engine_path = f.map_or_else(|| args.engine.clone(), |f| f.engine.clone());
+    let engine_path = f.map_or_else(|| config.clone(), |f| f.engine.clone());
     let against_path = args
         .against
         .clone()
@@ -298,6 +349,63 @@ pub fn datagen(args: DatagenArgs) -> Result<()> {
             return Err(super::Interrupted.into());
         }
         return interrupted(&mut stdout);
+    }
+    Ok(())
+}
+
+/// `arena datagen --from-games`: positions from games already played.
+fn from_games(args: &DatagenArgs) -> Result<()> {
+    let fg = FromGames {
+        sources: args.from_games.clone(),
+        players: args.player.clone(),
+        decisive_above: args.decisive_above,
+        keep_forcing: args.keep_forcing,
+        skip_moves: args.skip_moves.unwrap_or(0),
+        format: args.format.unwrap_or(Format::Text),
+        score_clip: args.score_clip.unwrap_or(DEFAULT_SCORE_CLIP),
+        dedup_window: args.dedup_window.unwrap_or(DEFAULT_DEDUP_WINDOW),
+    };
+    let out = args.out.clone().unwrap_or_else(|| {
+        let name = args.from_games[0]
+            .file_name()
+            .map_or_else(|| "games".into(), |n| file_safe(&n.to_string_lossy()));
+        Path::new("results").join(format!("datagen-from-{name}"))
+    });
+    if !args.quiet {
+        eprintln!(
+            "datagen: reading the games of {}",
+            args.from_games
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let o = datagen::from_games(&fg, &out, args.jobs.unwrap_or(0))?;
+    let mut stdout = io::stdout().lock();
+    writeln!(
+        stdout,
+        "{}: {} positions from {} games of {} ({} left out: a forfeit or a fault), in {:.1} s",
+        o.data.display(),
+        o.positions,
+        o.games,
+        o.game,
+        o.forfeited,
+        o.elapsed.as_secs_f64()
+    )?;
+    writeln!(
+        stdout,
+        "skipped: {} at or after a forced result, {} with a forced line or a capture swing, \
+         {} duplicates, {} moves without a score, {} moves of other players, {} before \
+         --skip-moves",
+        o.decided, o.forcing, o.duplicates, o.unscored, o.other_players, o.early
+    )?;
+    if o.positions == 0 {
+        writeln!(
+            stdout,
+            "warning: no position was written: the records hold no scores for the positions \
+             asked for (see the skipped counts)"
+        )?;
     }
     Ok(())
 }

@@ -103,6 +103,19 @@ impl Format {
     }
 }
 
+/// Refuses a score clip below 1, or beyond what `format` holds (`--score-clip`).
+pub fn check_clip(format: Format, clip: i32) -> Result<(), String> {
+    if clip < 1 {
+        return Err("--score-clip: must be at least 1".into());
+    }
+    if format != Format::Text && clip > BINARY_SCORE_LIMIT {
+        return Err(format!(
+            "--score-clip {clip}: the {format} format holds scores up to {BINARY_SCORE_LIMIT}"
+        ));
+    }
+    Ok(())
+}
+
 /// A data format arena does not write.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown format '{0}': text, bin, binpack or bullet")]

@@ -16,11 +16,13 @@
 
 pub mod config;
 pub mod format;
+pub mod from_games;
 pub mod run;
 pub mod sample;
 
 pub use self::{
     config::{DatagenFile, is_datagen_config},
     format::{DataReader, Format, Record},
+    from_games::{FromGames, FromGamesOutcome, from_games},
     run::{Counts, Datagen, DatagenEnding, DatagenEvent, DatagenOutcome, DatagenRun, Target, run},
 };

@@ -61,7 +61,8 @@ use crate::{
 
 mod game;
 
-pub use self::game::GameError;
+pub use self::game::{GameError, Labelling, samples_of};
+pub(super) use game::played_out;
 mod log;
 mod workers;
 
@@ -236,17 +237,7 @@ impl Datagen {
                 )));
             }
         }
-        if self.score_clip < 1 {
-            return Err(RunError::Input("--score-clip: must be at least 1".into()));
-        }
-        if self.format != Format::Text && self.score_clip > format::BINARY_SCORE_LIMIT {
-            return Err(RunError::Input(format!(
-                "--score-clip {}: the {} format holds scores up to {}",
-                self.score_clip,
-                self.format,
-                format::BINARY_SCORE_LIMIT
-            )));
-        }
+        format::check_clip(self.format, self.score_clip).map_err(RunError::Input)?;
         if self.dedup_window < 1 {
             return Err(RunError::Input("--dedup-window: must be at least 1".into()));
         }

@@ -73,6 +73,12 @@ pub struct GameSamples {
     pub decided: u64,
     /// Positions skipped because the static look saw a forced line or a capture swing.
     pub forcing: u64,
+    /// Positions skipped because they came before the first moves asked for.
+    pub early: u64,
+    /// Positions skipped because their move came with no search score.
+    pub unscored: u64,
+    /// Positions skipped because the side whose positions are not wanted moved there.
+    pub other_side: u64,
     /// Positions searched (every engine move of the game).
     pub searched: u64,
     /// Microseconds the searches took.

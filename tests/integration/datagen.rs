@@ -949,3 +949,446 @@ fn datagen_workers_join_into_what_one_process_writes_after_a_killed_worker() {
     let e = run_bad_input(&bad.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(e.contains("--games"), "{e}");
 }
+
+/// Plays `arena match ARGS` into `out` (quietly), expecting success.
+fn play_match(out: &Path, args: &[&str]) {
+    let mut all = vec!["match"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", out.to_str().unwrap(), "--quiet"]);
+    run_ok(&all);
+}
+
+/// `arena datagen --from-games ARGS --out OUT --quiet`; returns stdout.
+fn from_games(out: &Path, args: &[&str]) -> String {
+    let mut all = vec!["datagen"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", out.to_str().unwrap(), "--quiet"]);
+    run_ok(&all)
+}
+
+/// One position before a move of a record, as this test replays it: the FEN, the mover's
+/// name, its score and the result (half points) for the side to move.
+#[derive(Clone, Debug)]
+struct Replayed {
+    fen: String,
+    mover: String,
+    score: Option<i64>,
+    result: u8,
+}
+
+/// An Ataxx position replayed by this test from the rules (not arena's code): stones
+/// `x` and `o` by (file, rank), a move `b2` (a single), `b2d4` (a jump) or `0000` (a
+/// pass) converts the neighbours of its target.
+struct Board {
+    cells: std::collections::HashMap<(i32, i32), char>,
+    side: char,
+    half: u32,
+    full: u32,
+}
+
+impl Board {
+    fn from_fen(fen: &str) -> Board {
+        let w: Vec<&str> = fen.split(' ').collect();
+        let mut cells = std::collections::HashMap::new();
+        for (r, row) in w[0].split('/').enumerate() {
+            let mut f = 0;
+            for ch in row.chars() {
+                if let Some(d) = ch.to_digit(10) {
+                    f += d as i32;
+                } else {
+                    cells.insert((f, 6 - r as i32), ch);
+                    f += 1;
+                }
+            }
+        }
+        Board {
+            cells,
+            side: w[1].chars().next().unwrap(),
+            half: w[2].parse().unwrap(),
+            full: w[3].parse().unwrap(),
+        }
+    }
+
+    fn fen(&self) -> String {
+        let mut rows = Vec::new();
+        for rank in (0..7).rev() {
+            let (mut s, mut empty) = (String::new(), 0);
+            for f in 0..7 {
+                match self.cells.get(&(f, rank)) {
+                    None => empty += 1,
+                    Some(&ch) => {
+                        if empty > 0 {
+                            s += &empty.to_string();
+                            empty = 0;
+                        }
+                        s.push(ch);
+                    }
+                }
+            }
+            if empty > 0 {
+                s += &empty.to_string();
+            }
+            rows.push(s);
+        }
+        format!(
+            "{} {} {} {}",
+            rows.join("/"),
+            self.side,
+            self.half,
+            self.full
+        )
+    }
+
+    fn play(&mut self, mv: &str) {
+        let sq = |t: &str| {
+            let b = t.as_bytes();
+            (i32::from(b[0] - b'a'), i32::from(b[1] - b'1'))
+        };
+        let other = if self.side == 'x' { 'o' } else { 'x' };
+        if mv == "0000" {
+            self.half += 1;
+        } else {
+            let to = if mv.len() == 2 {
+                self.half = 0;
+                sq(mv)
+            } else {
+                assert_eq!(self.cells.remove(&sq(&mv[..2])), Some(self.side), "{mv}");
+                self.half += 1;
+                sq(&mv[2..])
+            };
+            assert!(!self.cells.contains_key(&to), "{mv}");
+            self.cells.insert(to, self.side);
+            for df in -1..=1 {
+                for dr in -1..=1 {
+                    let n = (to.0 + df, to.1 + dr);
+                    if self.cells.get(&n) == Some(&other) {
+                        self.cells.insert(n, self.side);
+                    }
+                }
+            }
+        }
+        if self.side == 'o' {
+            self.full += 1;
+        }
+        self.side = other;
+    }
+}
+
+/// Every position before a move of every Ataxx record in `folder`, by game.
+fn replay_ataxx(folder: &Path) -> Vec<Vec<Replayed>> {
+    let text = std::fs::read_to_string(folder.join("games.jsonl")).unwrap();
+    text.lines()
+        .map(|line| {
+            let g: serde_json::Value = serde_json::from_str(line).unwrap();
+            let first = match g["result"].as_str().unwrap() {
+                "1-0" => 2,
+                "0-1" => 0,
+                _ => 1,
+            };
+            let mut board = Board::from_fen(g["opening"].as_str().unwrap());
+            let names = [
+                g["black_name"].as_str().unwrap(),
+                g["white_name"].as_str().unwrap(),
+            ];
+            let mut out = Vec::new();
+            for (i, mv) in g["moves"].as_array().unwrap().iter().enumerate() {
+                let (side, result) = if board.side == 'x' {
+                    (0, first)
+                } else {
+                    (1, 2 - first)
+                };
+                out.push(Replayed {
+                    fen: board.fen(),
+                    mover: names[side].to_string(),
+                    score: g["stats"][i]["score"].as_i64(),
+                    result,
+                });
+                board.play(mv.as_str().unwrap());
+            }
+            out
+        })
+        .collect()
+}
+
+/// Parses `FEN | score | result` lines.
+fn text_lines(path: &Path) -> Vec<(String, i64, u8)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(" | ").collect();
+            let result = match f[2] {
+                "1.0" => 2,
+                "0.5" => 1,
+                "0.0" => 0,
+                r => panic!("{r}"),
+            };
+            (f[0].to_string(), f[1].parse().unwrap(), result)
+        })
+        .collect()
+}
+
+#[test]
+fn datagen_from_games_writes_the_recorded_scores_of_the_positions_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games");
+    let strong = shipped_engine("ataxx-strong.toml");
+    let modern = shipped_engine("ataxx-modern.toml");
+    play_match(
+        &games,
+        &[
+            &strong,
+            &modern,
+            "--depth",
+            "2",
+            "--rounds",
+            "3",
+            "--max-plies",
+            "60",
+        ],
+    );
+    let g = games.to_str().unwrap();
+    let replayed = replay_ataxx(&games);
+    // A position may come up in several games (with other scores): the line is one of
+    // them.
+    let mut all: std::collections::HashMap<String, Vec<Replayed>> = Default::default();
+    for game in &replayed {
+        for p in game {
+            all.entry(p.fen.clone()).or_default().push(p.clone());
+        }
+    }
+    // Whether a line is a position where `name` moved, with its score and result.
+    let moved = |line: &(String, i64, u8), name: &str| {
+        all[&line.0]
+            .iter()
+            .any(|p| p.mover == name && (p.score, p.result) == (Some(line.1), line.2))
+    };
+    // Every line is a position of the games with the score its mover reported and the
+    // result for the side to move; the output is the same on one thread or two.
+    let one = dir.path().join("one");
+    let said = from_games(&one, &["--from-games", g, "--jobs", "1"]);
+    let lines = text_lines(&one.join("positions.txt"));
+    assert!(lines.len() > 40, "{said}");
+    assert!(
+        said.contains(&format!("{} positions from 6 games of ataxx", lines.len())),
+        "{said}"
+    );
+    for (fen, score, result) in &lines {
+        let seen = all
+            .get(fen)
+            .unwrap_or_else(|| panic!("{fen}: not a position of the games"));
+        assert!(
+            seen.iter()
+                .any(|p| (p.score, p.result) == (Some(*score), *result)),
+            "{fen}: {score} {result} is not what the games say: {seen:?}"
+        );
+    }
+    let two = dir.path().join("two");
+    from_games(&two, &["--from-games", g, "--jobs", "2"]);
+    assert_eq!(
+        read(&one.join("positions.txt")),
+        read(&two.join("positions.txt"))
+    );
+    // bullet holds the same positions.
+    let bullet = dir.path().join("bullet");
+    from_games(&bullet, &["--from-games", g, "--format", "bullet"]);
+    agree(
+        &text_positions(&one.join("positions.txt"), true),
+        &bullet_positions(&read(&bullet.join("positions.data"))),
+        true,
+        "from-games bullet",
+    );
+    // One player's positions only: each side's are its own, and together they hold
+    // what both give (fewer: a position both reached is written once).
+    let mut each = 0;
+    for name in ["ataxx-modern", "ataxx-strong"] {
+        let only = dir.path().join(name);
+        from_games(&only, &["--from-games", g, "--player", name]);
+        let mine = text_lines(&only.join("positions.txt"));
+        assert!(!mine.is_empty() && mine.len() < lines.len(), "{name}");
+        assert!(mine.iter().all(|l| moved(l, name)), "{name}");
+        each += mine.len();
+    }
+    assert!(each >= lines.len());
+    // A score beyond --decisive-above ends what a game gives, as a mate score does.
+    let cut = dir.path().join("cut");
+    from_games(&cut, &["--from-games", g, "--decisive-above", "300"]);
+    let kept: std::collections::HashSet<String> = text_lines(&cut.join("positions.txt"))
+        .into_iter()
+        .map(|l| l.0)
+        .collect();
+    assert!(!kept.is_empty());
+    // A kept position comes before the cut in some game (it may come up after it in
+    // another).
+    let mut before_cut = std::collections::HashSet::new();
+    let mut cut_somewhere = false;
+    for game in &replayed {
+        let mut decided = false;
+        for p in game {
+            decided |= p.score.is_some_and(|s| s.abs() > 300);
+            if decided {
+                cut_somewhere = true;
+            } else {
+                before_cut.insert(p.fen.clone());
+            }
+        }
+    }
+    assert!(cut_somewhere, "the games have scores beyond 300");
+    for fen in &kept {
+        assert!(
+            before_cut.contains(fen),
+            "{fen}: after a score beyond 300 in every game"
+        );
+    }
+    assert!(kept.len() < lines.len());
+    // --skip-moves leaves out each game's first moves.
+    let late = dir.path().join("late");
+    from_games(&late, &["--from-games", g, "--skip-moves", "10"]);
+    let after: std::collections::HashSet<&str> = replayed
+        .iter()
+        .flat_map(|game| game.iter().skip(10).map(|p| p.fen.as_str()))
+        .collect();
+    let kept_late = text_lines(&late.join("positions.txt"));
+    assert!(!kept_late.is_empty() && kept_late.len() < lines.len());
+    for l in &kept_late {
+        assert!(
+            after.contains(l.0.as_str()),
+            "{}: among the first 10 moves",
+            l.0
+        );
+    }
+    // What `datagen.toml` says it was made from.
+    let options = std::fs::read_to_string(one.join("datagen.toml")).unwrap();
+    assert!(
+        options.contains("from_games") && options.contains(g),
+        "{options}"
+    );
+}
+
+#[test]
+fn datagen_from_games_of_gomoku_agrees_in_the_binary_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games");
+    let strong = shipped_engine("gomoku-strong.toml");
+    play_match(&games, &[&strong, &strong, "--depth", "2", "--rounds", "2"]);
+    let g = games.to_str().unwrap();
+    let run = |format: &str| {
+        let out = dir.path().join(format);
+        from_games(&out, &["--from-games", g, "--format", format]);
+        out
+    };
+    let text = text_positions(&run("text").join("positions.txt"), false);
+    let bin = bin_positions(&read(&run("bin").join("positions.bin")), 0);
+    agree(&text, &bin, false, "from-games bin");
+    let packed = binpack_positions(&read(&run("binpack").join("positions.binpack")), 0);
+    agree(&text, &packed, true, "from-games binpack");
+    // --keep-forcing adds the positions with a four to make or answer, and keeps the rest.
+    let all = dir.path().join("all");
+    from_games(&all, &["--from-games", g, "--keep-forcing"]);
+    let quiet = text_lines(&dir.path().join("text/positions.txt"));
+    let every = text_lines(&all.join("positions.txt"));
+    assert!(every.len() > quiet.len(), "{} {}", every.len(), quiet.len());
+    for line in &quiet {
+        assert!(every.contains(line), "{line:?}");
+    }
+}
+
+#[test]
+fn datagen_from_games_refuses_what_it_cannot_read_and_overwrites_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let ataxx_games = dir.path().join("ataxx");
+    let gomoku_games = dir.path().join("gomoku");
+    let ataxx = shipped_engine("ataxx-strong.toml");
+    let gomoku = shipped_engine("gomoku-strong.toml");
+    play_match(
+        &ataxx_games,
+        &[&ataxx, &ataxx, "--depth", "1", "--rounds", "1"],
+    );
+    play_match(
+        &gomoku_games,
+        &[&gomoku, &gomoku, "--depth", "1", "--rounds", "1"],
+    );
+    let (a, m) = (
+        ataxx_games.to_str().unwrap(),
+        gomoku_games.to_str().unwrap(),
+    );
+    let out = dir.path().join("out");
+    let o = out.to_str().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let e = empty.to_str().unwrap();
+    for (args, needle) in [
+        (vec!["--from-games", e], "no game records"),
+        (vec!["--from-games", a, "--from-games", m], "one game"),
+        (
+            vec!["--from-games", a, "--player", "nobody"],
+            "ataxx-strong",
+        ),
+        (vec!["--from-games", a, "--format", "bin"], "c-gomoku-cli"),
+        (vec!["--from-games", a, "--decisive-above", "0"], "0"),
+        (
+            vec![&ataxx, "--games", "1", "--player", "x"],
+            "--from-games",
+        ),
+    ] {
+        let args = [vec!["datagen", "--quiet", "--out", o], args].concat();
+        let err = run_bad_input(&args);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    // A usage error (clap's, with the usage line): an engine and --from-games.
+    let usage = arena()
+        .args(["datagen", &ataxx, "--from-games", a])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&usage.stderr);
+    assert_eq!(usage.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
+    assert!(!out.join("positions.txt").exists());
+    // A records file without its run.toml, and an edited record, are refused by name.
+    let copy = dir.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    std::fs::copy(ataxx_games.join("games.jsonl"), copy.join("games.jsonl")).unwrap();
+    let c = copy.to_str().unwrap();
+    let err = run_bad_input(&["datagen", "--quiet", "--from-games", c, "--out", o]);
+    assert!(err.contains("run.toml"), "{err}");
+    std::fs::copy(ataxx_games.join("run.toml"), copy.join("run.toml")).unwrap();
+    let records = std::fs::read_to_string(copy.join("games.jsonl")).unwrap();
+    let first = records.lines().next().unwrap();
+    let result = if first.contains("\"result\":\"1-0\"") {
+        "1-0"
+    } else {
+        "0-1"
+    };
+    let flipped = if result == "1-0" { "0-1" } else { "1-0" };
+    let edited = records.replacen(
+        &format!("\"result\":\"{result}\""),
+        &format!("\"result\":\"{flipped}\""),
+        1,
+    );
+    assert_ne!(edited, records, "the first game is decisive: {first}");
+    std::fs::write(copy.join("games.jsonl"), edited).unwrap();
+    let err = run_bad_input(&["datagen", "--quiet", "--from-games", c, "--out", o]);
+    assert!(err.contains("games.jsonl:1"), "{err}");
+    // Self-play of one engine at a depth limit plays a pair's two games alike: the
+    // default window writes the second's positions once, --dedup-window 1 twice.
+    let twice = dir.path().join("twice");
+    from_games(&twice, &["--from-games", a, "--dedup-window", "1"]);
+    // A folder that holds data is left as it is.
+    from_games(&out, &["--from-games", a]);
+    let (once, both) = (
+        text_lines(&out.join("positions.txt")),
+        text_lines(&twice.join("positions.txt")),
+    );
+    assert!(!once.is_empty());
+    assert_eq!(both.len(), 2 * once.len());
+    let none = dir.path().join("none");
+    from_games(&none, &["--from-games", a, "--dedup-window", "0"]);
+    assert_eq!(
+        read(&none.join("positions.txt")),
+        read(&twice.join("positions.txt"))
+    );
+    let before = read(&out.join("positions.txt"));
+    let err = run_bad_input(&["datagen", "--quiet", "--from-games", a, "--out", o]);
+    assert!(err.contains("already holds data"), "{err}");
+    assert_eq!(read(&out.join("positions.txt")), before);
+}

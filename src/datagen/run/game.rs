@@ -3,6 +3,7 @@
 //! plies, nothing at or after a forced result).
 
 use super::*;
+use crate::game::Side;
 
 /// Why a datagen worker cannot play or read a game.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -113,12 +114,52 @@ pub(super) fn one_game<G: DatagenGame>(
         Ok(r) => r,
         Err(_abandoned) => return Ok(None),
     };
-    samples_of(&start, &record, eval, d.score_clip, text).map(Some)
+    samples_of(&start, &record, eval, &Labelling::own(d.score_clip), text).map(Some)
+}
+
+/// Which positions of a record are written, and how their scores are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Labelling {
+    /// Scores are clipped to ±this.
+    pub clip: i32,
+    /// A score beyond ±this counts as a forced result, as a mate score does (outside
+    /// engines that report a win as a large `cp`); `None`: only mate scores do.
+    pub decisive_above: Option<i32>,
+    /// Positions before the first this many moves of the record (after its opening)
+    /// are not written.
+    pub skip_moves: usize,
+    /// Whether positions the static look calls forcing (a capture swing, a four to make
+    /// or answer) are written too.
+    pub keep_forcing: bool,
+    /// Whether the positions where the first player (`[0]`) or the second (`[1]`) moved
+    /// are written; a position of the other is still replayed, and its forced result
+    /// still ends what the game gives.
+    pub sides: [bool; 2],
+}
+
+impl Labelling {
+    /// Datagen's own games: every side, only mate scores are forced results.
+    pub fn own(clip: i32) -> Labelling {
+        Labelling {
+            clip,
+            decisive_above: None,
+            keep_forcing: false,
+            skip_moves: 0,
+            sides: [true, true],
+        }
+    }
+
+    fn is_decisive(&self, score: i32) -> bool {
+        is_decisive(score)
+            || self
+                .decisive_above
+                .is_some_and(|a| score.unsigned_abs() > a.unsigned_abs())
+    }
 }
 
 /// Whether a game ended on the board (or by adjudication), so its result says something
 /// about its positions (not a forfeit or a fault).
-fn played_out(reason: &str) -> bool {
+pub(in crate::datagen) fn played_out(reason: &str) -> bool {
     crate::game::EndReason::ALL
         .iter()
         .any(|r| r.as_str() == reason)
@@ -130,7 +171,7 @@ pub fn samples_of<G: DatagenGame>(
     start: &G,
     record: &GameRecord,
     eval: &mut G::Eval,
-    clip: i32,
+    labels: &Labelling,
     text: bool,
 ) -> Result<GameSamples, GameError> {
     let mut out = GameSamples {
@@ -166,11 +207,19 @@ pub fn samples_of<G: DatagenGame>(
             });
         }
         let score = record.stats.get(i).and_then(|s| s.score);
-        decided |= score.is_some_and(is_decisive);
-        if decided {
+        decided |= score.is_some_and(|s| labels.is_decisive(s));
+        let side = match pos.side_to_move() {
+            Side::First => 0,
+            Side::Second => 1,
+        };
+        if i < labels.skip_moves {
+            out.early += 1;
+        } else if !labels.sides[side] {
+            out.other_side += 1;
+        } else if decided {
             out.decided += 1;
         } else if let Some(score) = score {
-            if pos.forcing(eval) {
+            if !labels.keep_forcing && pos.forcing(eval) {
                 out.forcing += 1;
             } else {
                 out.samples.push(Sample {
@@ -179,13 +228,15 @@ pub fn samples_of<G: DatagenGame>(
                     } else {
                         String::new()
                     },
-                    score: score.clamp(-clip, clip),
+                    score: score.clamp(-labels.clip, labels.clip),
                     result: half_points(first, pos.side_to_move()),
                     key: pos.hash(),
                     board: pos.board(),
                     mv: pos.move_code(mv),
                 });
             }
+        } else {
+            out.unscored += 1;
         }
         if out.mnk.is_some() {
             out.moves.push(pos.move_code(mv));

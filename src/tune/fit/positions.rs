@@ -498,6 +498,18 @@ fn checked_records(
     path: &Path,
     game: GameSpec,
 ) -> Result<Vec<(usize, GameRecord)>, PositionsError> {
+    let (played, records) = run_records(path, Some(game))?;
+    debug_assert_eq!(played, game);
+    Ok(records)
+}
+
+/// The records of the results file `path` with their lines, checked against the
+/// `run.toml` beside it as [`read_positions`] checks them, and the game the run plays
+/// (which must be `game` when given). `arena datagen --from-games` reads them so.
+pub fn run_records(
+    path: &Path,
+    game: Option<GameSpec>,
+) -> Result<(GameSpec, Vec<(usize, GameRecord)>), PositionsError> {
     let folder = path.parent().unwrap_or(Path::new("."));
     let run_toml = folder.join("run.toml");
     if !run_toml.is_file() {
@@ -507,7 +519,9 @@ fn checked_records(
     }
     let run =
         Tournament::from_resolved(&run_toml).map_err(|e| PositionsError::Run(e.to_string()))?;
-    if run.config.game != game {
+    if let Some(game) = game
+        && run.config.game != game
+    {
         return Err(PositionsError::OtherGame {
             path: path.to_path_buf(),
             run: run.config.game,
@@ -532,7 +546,7 @@ fn checked_records(
         ScanError::Read(e) => PositionsError::Scan(e.to_string()),
         ScanError::Record(e) => e,
     })?;
-    Ok(records)
+    Ok((run.config.game, records))
 }
 
 /// The records file of a results folder (or the path itself when it is a file).
