@@ -54,7 +54,9 @@ any engines (outside ones too), from results folders of `arena run` or `arena ma
 mover's search reported and the game's result: an outside engine's search as a teacher. \
 --player NAME keeps one engine's positions, --decisive-above N counts a score beyond ±N \
 as a forced result (engines that report a win as cp 999000), --keep-forcing keeps the \
-positions with a capture swing or a four. The same records give the same bytes.
+positions with a capture swing or a four, --skip-moves N leaves out each game's first N \
+moves, --dedup-window 0 keeps every duplicate. The same records give the same bytes; \
+docs/training-data.md has a recipe and what each choice cost.
 
 The argument may instead be a datagen config: `engine = \"PATH\"`, optional `against`, \
 and a [datagen] table with the flags' names (positions, games, depth, nodes, \
@@ -73,7 +75,7 @@ Examples:
   arena datagen configs/engines/ataxx-strong.toml --games 3000 --depth 4 --shard 1/3 --out data/ataxx
   arena datagen configs/engines/ataxx-strong.toml --against configs/engines/ataxx-modern.toml --games 200 --depth 3
   arena datagen configs/datagen-ataxx.toml --positions 5000
-  arena datagen --from-games results/autaxx-selfplay --decisive-above 20000 --keep-forcing --out data/autaxx
+  arena datagen --from-games results/autaxx-self --decisive-above 4999 --keep-forcing --dedup-window 0 --skip-moves 2 --out data/autaxx
   parallel -j4 arena datagen configs/engines/ataxx-strong.toml --games 2000 --depth 3 --out data/ax --worker {} ::: 1 2 3 4")]
 pub struct DatagenArgs {
     /// The engine config (TOML) of a built-in engine (it plays both sides without
