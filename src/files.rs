@@ -260,6 +260,45 @@ mod tests {
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
+    #[test]
+    fn a_file_written_in_pieces_appears_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("positions.txt");
+        write_atomic(&path, b"old\n", false).unwrap();
+        // A writer that fails half way leaves the old file and no temporary.
+        let e = write_atomic_with(&path, true, |f| {
+            f.write_all(b"half of the new")?;
+            Err(io::Error::other("the replay failed"))
+        })
+        .unwrap_err();
+        assert_eq!(e.path, path);
+        assert!(e.to_string().contains("the replay failed"), "{e}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old\n");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        // One that finishes replaces it whole.
+        write_atomic_with(&path, true, |f| {
+            for line in ["a\n", "b\n"] {
+                f.write_all(line.as_bytes())?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "a\nb\n");
+        // A link in its place is replaced, never followed.
+        let target = dir.path().join("elsewhere");
+        fs::write(&target, "keep").unwrap();
+        let link = dir.path().join("linked.txt");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomic_with(&link, false, |f| f.write_all(b"new")).unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+        assert!(
+            !fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+
     /// Regression: a failed write named the temporary file, not the file meant.
     #[test]
     fn errors_name_the_real_file() {

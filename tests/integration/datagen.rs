@@ -1373,6 +1373,31 @@ fn datagen_from_games_refuses_what_it_cannot_read_and_overwrites_nothing() {
     // default window writes the second's positions once, --dedup-window 1 twice.
     let twice = dir.path().join("twice");
     from_games(&twice, &["--from-games", a, "--dedup-window", "1"]);
+    // A folder another arena writes into is refused at once.
+    let busy = dir.path().join("busy");
+    let mut running = arena_process()
+        .args([
+            "datagen", &ataxx, "--games", "100000", "--depth", "3", "--quiet",
+        ])
+        .args(["--jobs", "1", "--out", busy.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&mut running, "datagen started", || {
+        crate::common::lines(&busy.join("datagen.log")) > 0
+    });
+    let err = run_bad_input(&[
+        "datagen",
+        "--quiet",
+        "--from-games",
+        a,
+        "--out",
+        busy.to_str().unwrap(),
+    ]);
+    running.kill().unwrap();
+    running.wait().unwrap();
+    assert!(err.contains("in use by another arena"), "{err}");
     // A folder that holds data is left as it is.
     from_games(&out, &["--from-games", a]);
     let (once, both) = (
