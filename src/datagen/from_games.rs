@@ -137,6 +137,10 @@ impl FromGames {
             "keep_forcing".into(),
             toml::Value::Boolean(self.keep_forcing),
         );
+        t.insert(
+            "skip_moves".into(),
+            toml::Value::Integer(i64::try_from(self.skip_moves).unwrap_or(i64::MAX)),
+        );
         if let Some(a) = self.decisive_above {
             t.insert("decisive_above".into(), toml::Value::Integer(a.into()));
         }

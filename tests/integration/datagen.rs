@@ -1248,6 +1248,8 @@ fn datagen_from_games_writes_the_recorded_scores_of_the_positions_asked_for() {
         .iter()
         .flat_map(|game| game.iter().skip(10).map(|p| p.fen.as_str()))
         .collect();
+    let options = std::fs::read_to_string(late.join("datagen.toml")).unwrap();
+    assert!(options.contains("skip_moves = 10"), "{options}");
     let kept_late = text_lines(&late.join("positions.txt"));
     assert!(!kept_late.is_empty() && kept_late.len() < lines.len());
     for l in &kept_late {
