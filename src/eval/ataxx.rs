@@ -63,6 +63,10 @@ const TEMPO_FILLED: usize = 7;
 /// The first square class's and the first hole's slot.
 const SQUARE_0: usize = 8;
 const HOLE_1: usize = 18;
+/// The territory's slot.
+const TERRITORY: usize = 26;
+/// The slot of the side to move's best capture (its own, as the tempo terms).
+const CAPTURE: usize = 27;
 
 impl AtaxxEval {
     /// An evaluator with `table`'s weights.
@@ -78,7 +82,7 @@ impl AtaxxEval {
     }
 
     /// The count behind each of `side`'s own terms ([`AtaxxTable::TERM_KEYS`] order;
-    /// the tempo slots are 0): only those the table uses, the others 0.
+    /// the tempo and capture slots are 0): only those the table uses, the others 0.
     pub fn side_counts(&self, pos: &Ataxx, side: Side) -> [i64; ATAXX_TERM_COUNT] {
         side_counts(pos, side, &self.used)
     }
@@ -88,14 +92,14 @@ impl AtaxxEval {
     pub fn side_terms(&self, pos: &Ataxx, side: Side) -> i64 {
         let c = self.side_counts(pos, side);
         (0..ATAXX_TERM_COUNT)
-            .filter(|&i| i != TEMPO && i != TEMPO_FILLED)
+            .filter(|&i| i != TEMPO && i != TEMPO_FILLED && i != CAPTURE)
             .map(|i| self.weights[i] * c[i])
             .sum()
     }
 
     /// Per term, the side to move's count minus the opponent's, and the side to move's
-    /// tempo terms (1 and the filled squares, gaps included): the score is these
-    /// times the weights.
+    /// own terms (the tempo's 1 and filled squares, gaps included, and its best
+    /// capture): the score is these times the weights.
     pub fn term_differences(&self, pos: &Ataxx) -> [i64; ATAXX_TERM_COUNT] {
         term_differences(pos, &self.used)
     }
@@ -125,7 +129,7 @@ impl AtaxxEval {
 }
 
 /// The count behind each of `side`'s own terms ([`AtaxxTable::TERM_KEYS`] order; the
-/// tempo slots are 0) where `used` says so, 0 elsewhere (material is always counted).
+/// tempo and capture slots are 0) where `used` says so, 0 elsewhere (material is always counted).
 fn side_counts(
     pos: &Ataxx,
     side: Side,
@@ -155,11 +159,14 @@ fn side_counts(
             c[SQUARE_0 + k] = i64::from((own & mask).count_ones());
         }
     }
-    if used[HOLE_1..].iter().any(|&u| u) {
+    if used[HOLE_1..HOLE_1 + 8].iter().any(|&u| u) {
         let holes = hole_counts(own, pos.stones(side.other()), empty);
         for (k, n) in holes.into_iter().enumerate() {
             c[HOLE_1 + k] = i64::from(n);
         }
+    }
+    if used[TERRITORY] {
+        c[TERRITORY] = i64::from(territory(own, pos.stones(side.other()), empty).count_ones());
     }
     c
 }
@@ -175,6 +182,13 @@ fn term_differences(pos: &Ataxx, used: &[bool; ATAXX_TERM_COUNT]) -> [i64; ATAXX
     let mut d: [i64; ATAXX_TERM_COUNT] = std::array::from_fn(|i| a[i] - b[i]);
     d[TEMPO] = 1;
     d[TEMPO_FILLED] = i64::from(49 - pos.empty().count_ones());
+    if used[CAPTURE] {
+        d[CAPTURE] = i64::from(best_capture(
+            pos.stones(me),
+            pos.stones(me.other()),
+            pos.empty(),
+        ));
+    }
     d
 }
 
@@ -198,6 +212,26 @@ pub fn hole_counts(own: u64, opp: u64, empty: u64) -> [u32; 8] {
         out[around - 1] += 1;
     }
     out
+}
+
+/// The empty squares the stones `own` reach (a single or a jump) and the stones `opp`
+/// do not: squares only `own` can fill.
+pub fn territory(own: u64, opp: u64, empty: u64) -> u64 {
+    let reach = |bb: u64| dilate(bb) | jump_reach(bb);
+    reach(own) & empty & !reach(opp)
+}
+
+/// The most stones of `opp` that a move of `own` captures: the largest number of `opp`
+/// stones around an empty square that `own` reaches (a single or a jump).
+pub fn best_capture(own: u64, opp: u64, empty: u64) -> u32 {
+    let mut targets = (dilate(own) | jump_reach(own)) & empty & dilate(opp);
+    let mut best = 0;
+    while targets != 0 {
+        let sq = targets.trailing_zeros() as usize;
+        targets &= targets - 1;
+        best = best.max((neighbours(sq) & opp).count_ones());
+    }
+    best
 }
 
 /// The squares the stones `own` reach with a jump (two squares away).
@@ -532,6 +566,104 @@ mod tests {
         let pos = Ataxx::from_text(&(), "x5o/7/7/3x3/7/7/o5x x 0 1").unwrap();
         assert_eq!(e.side_terms(&pos, Side::First), 3 * 100 + 2 * 7 + 1000);
         assert_eq!(e.side_terms(&pos, Side::Second), 2 * 100 + 2 * 7);
+    }
+
+    #[test]
+    fn territory_is_the_empty_squares_only_one_side_reaches() {
+        // By coordinates: a stone reaches the squares at most two files and two ranks
+        // away (Chebyshev distance 1 or 2).
+        let reaches = |stones: u64, sq: usize| {
+            squares(stones).any(|s| {
+                let (df, dr) = ((s % 7).abs_diff(sq % 7), (s / 7).abs_diff(sq / 7));
+                df.max(dr) >= 1 && df.max(dr) <= 2
+            })
+        };
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let mut nonzero = 0;
+        for _ in 0..5_000 {
+            let a: u64 = rng.random::<u64>() & rng.random::<u64>() & crate::game::ataxx::FULL;
+            let b: u64 = rng.random::<u64>() & crate::game::ataxx::FULL;
+            let (own, opp) = (a & b, a & !b);
+            let empty = !a & crate::game::ataxx::FULL;
+            let want = squares(empty)
+                .filter(|&sq| reaches(own, sq) && !reaches(opp, sq))
+                .fold(0u64, |bb, sq| bb | 1 << sq);
+            assert_eq!(territory(own, opp, empty), want, "{own:#x} {opp:#x}");
+            nonzero += u32::from(want != 0);
+        }
+        assert!(nonzero > 100, "{nonzero}");
+        // The start: a stone in each corner, and each corner stone reaches 8 squares
+        // (3 singles, 5 jumps) that no other stone reaches: 16 a side.
+        let pos = Ataxx::default();
+        let (x, o) = (pos.stones(Side::First), pos.stones(Side::Second));
+        assert_eq!(territory(x, o, pos.empty()).count_ones(), 16);
+        assert_eq!(territory(o, x, pos.empty()).count_ones(), 16);
+        // The term scores the side to move's territory minus the opponent's.
+        let table = AtaxxTable {
+            territory: 5,
+            ..AtaxxTable::material_only()
+        };
+        let e = AtaxxEval::new(&table);
+        let pos = Ataxx::from_text(&(), "x6/7/7/7/7/7/6o x 0 1").unwrap();
+        // x on a7 reaches 8 squares, o on g1 8 others: the same count each.
+        assert_eq!(e.term_differences(&pos)[TERRITORY], 0);
+        let pos = Ataxx::from_text(&(), "xx5/7/7/7/7/7/6o x 0 1").unwrap();
+        // a7 and b7 reach a5-d5, a6-d6, c7, d7: 10 squares.
+        assert_eq!(e.term_differences(&pos)[TERRITORY], 10 - 8);
+        // A stone more (100) and two squares of territory more (5 each).
+        assert_eq!(e.score(&pos), 100 + 5 * 2);
+    }
+
+    #[test]
+    fn capture_is_the_side_to_moves_best_capture() {
+        // Every legal move played: the most stones any of them flips.
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(10);
+        let mut moves = Vec::new();
+        let (mut seen, mut best_seen) = (0, 0);
+        for _ in 0..300 {
+            let mut pos = Ataxx::default();
+            for _ in 0..rng.random_range(0..60) {
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() || pos.outcome().is_some() {
+                    break;
+                }
+                pos.play(moves[rng.random_range(0..moves.len())]);
+            }
+            if pos.outcome().is_some() {
+                continue;
+            }
+            let (me, them) = (pos.side_to_move(), pos.side_to_move().other());
+            pos.legal_moves(&mut moves);
+            let before = pos.stones(them).count_ones();
+            let want = moves
+                .iter()
+                .map(|&mv| {
+                    let mut after = pos;
+                    after.play(mv);
+                    before - after.stones(them).count_ones()
+                })
+                .max()
+                .unwrap_or(0);
+            let got = best_capture(pos.stones(me), pos.stones(them), pos.empty());
+            assert_eq!(got, want, "{}", pos.fen());
+            seen += 1;
+            best_seen = best_seen.max(got);
+        }
+        assert!(seen > 200 && best_seen >= 4, "{seen} {best_seen}");
+        // The side to move's own term: x to move takes the two o stones next to c2.
+        let table = AtaxxTable {
+            capture: 30,
+            ..AtaxxTable::material_only()
+        };
+        let e = AtaxxEval::new(&table);
+        let pos = Ataxx::from_text(&(), "7/7/7/7/7/1oo4/x6 x 0 1").unwrap();
+        assert_eq!(e.term_differences(&pos)[CAPTURE], 2);
+        assert_eq!(e.score(&pos), 100 * (1 - 2) + 30 * 2);
+        let pos = Ataxx::from_text(&(), "7/7/7/7/7/1oo4/x6 o 0 1").unwrap();
+        assert_eq!(e.term_differences(&pos)[CAPTURE], 1);
+        assert_eq!(e.side_terms(&pos, Side::First), 100);
     }
 
     /// Holes square by square: every empty square next to `own` that `opp` reaches

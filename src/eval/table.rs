@@ -264,6 +264,8 @@ weights_by_name!(AtaxxTable {
     hole_6,
     hole_7,
     hole_8,
+    territory,
+    capture,
 });
 
 weights_by_name!(AtaxxEndgame {
@@ -293,6 +295,8 @@ weights_by_name!(AtaxxEndgame {
     hole_6,
     hole_7,
     hole_8,
+    territory,
+    capture,
 });
 
 /// How an m,n,k table turns patterns into a position score.
@@ -630,6 +634,16 @@ pub struct AtaxxTable {
     /// Per hole with 8 own stones around it.
     #[serde(default)]
     pub hole_8: i64,
+    /// Per empty square that one's stones reach (a single or a jump) and the
+    /// opponent's do not: a square only one side can fill. Zero by default: a table
+    /// without it scores as before.
+    #[serde(default)]
+    pub territory: i64,
+    /// For the side to move alone (as the tempo): the stones its best move captures
+    /// now (0 when no move captures). Zero by default: a table without it scores as
+    /// before.
+    #[serde(default)]
+    pub capture: i64,
     /// `[endgame]`: how much each term's weight changes from an empty board to a full
     /// one. A term is worth `weight + endgame.weight × phase`, where the phase is the
     /// share of the playable squares (not gaps) that hold stones: 4/49 at the start, 1
@@ -696,6 +710,10 @@ pub struct AtaxxEndgame {
     pub hole_7: i64,
     /// The change of the term of this name.
     pub hole_8: i64,
+    /// The change of the term of this name.
+    pub territory: i64,
+    /// The change of the term of this name.
+    pub capture: i64,
 }
 
 impl AtaxxEndgame {
@@ -728,12 +746,14 @@ impl AtaxxEndgame {
             self.hole_6,
             self.hole_7,
             self.hole_8,
+            self.territory,
+            self.capture,
         ]
     }
 }
 
 /// How many terms an Ataxx table has ([`AtaxxTable::TERM_KEYS`]).
-pub const ATAXX_TERM_COUNT: usize = 26;
+pub const ATAXX_TERM_COUNT: usize = 28;
 
 impl AtaxxTable {
     /// Material only, 100 per stone.
@@ -767,13 +787,15 @@ impl AtaxxTable {
             hole_6: 0,
             hole_7: 0,
             hole_8: 0,
+            territory: 0,
+            capture: 0,
             endgame: AtaxxEndgame::default(),
         }
     }
 
     /// Every term's name, in the order of [`AtaxxTable::weights`]: the eight scalar
     /// terms, the square classes ([`AtaxxTable::SQUARE_KEYS`]), the holes
-    /// ([`AtaxxTable::HOLE_KEYS`]).
+    /// ([`AtaxxTable::HOLE_KEYS`]), the territory and the side to move's capture.
     pub const TERM_KEYS: [&'static str; ATAXX_TERM_COUNT] = [
         "material",
         "rectangle",
@@ -801,6 +823,8 @@ impl AtaxxTable {
         "hole_6",
         "hole_7",
         "hole_8",
+        "territory",
+        "capture",
     ];
 
     /// The names of the hole terms, in [`AtaxxTable::holes`] order.
@@ -838,7 +862,9 @@ impl AtaxxTable {
         std::array::from_fn(|i| match i {
             0..8 => head[i],
             8..18 => squares[i - 8],
-            _ => holes[i - 18],
+            18..26 => holes[i - 18],
+            26 => self.territory,
+            _ => self.capture,
         })
     }
 

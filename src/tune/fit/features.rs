@@ -583,6 +583,8 @@ mod tests {
                 hole_6: r(-200, 0),
                 hole_7: r(-300, 0),
                 hole_8: r(-400, 0),
+                territory: r(-30, 60),
+                capture: r(-20, 80),
                 ..AtaxxTable::material_only()
             };
             // Every other table has endgame changes: a tapered score, which the
@@ -593,6 +595,8 @@ mod tests {
                 table.endgame.tempo = r(-100, 200);
                 table.endgame.square_b1 = r(-30, 30);
                 table.endgame.hole_3 = r(-50, 50);
+                table.endgame.territory = r(-50, 50);
+                table.endgame.capture = r(-50, 50);
             }
             let w = ataxx_weights(&table);
             let mut eval = AtaxxEval::new(&table);
@@ -673,8 +677,11 @@ mod tests {
         assert_eq!(ataxx_slot_of("table.frontier"), Ok(3));
         assert_eq!(ataxx_slot_of("table.square_d4"), Ok(17));
         assert_eq!(ataxx_slot_of("table.hole_8"), Ok(25));
-        assert_eq!(ataxx_slot_of("table.endgame.material"), Ok(26));
-        assert_eq!(ataxx_slot_of("table.endgame.hole_1"), Ok(26 + 18));
+        assert_eq!(ataxx_slot_of("table.territory"), Ok(26));
+        assert_eq!(ataxx_slot_of("table.capture"), Ok(27));
+        assert_eq!(ataxx_slot_of("table.endgame.material"), Ok(28));
+        assert_eq!(ataxx_slot_of("table.endgame.hole_1"), Ok(28 + 18));
+        assert_eq!(ataxx_slot_of("table.endgame.territory"), Ok(28 + 26));
         assert!(ataxx_slot_of("table.endgame.open_three").is_err());
         assert!(ataxx_slot_of("table.open_three").is_err());
     }
