@@ -882,15 +882,15 @@ fn the_strong_engines_search_the_nodes_the_docs_quote() {
             "ataxx-strong.toml",
             "ataxx-middlegame.txt",
             7,
-            16_999,
-            "ebf 2.13",
+            18_382,
+            "ebf 2.16",
         ),
         (
             "ataxx-strong.toml",
             "ataxx-games.txt",
             7,
-            560_292,
-            "ebf 2.18",
+            626_144,
+            "ebf 2.22",
         ),
     ] {
         let out = bench_output(engine, positions, depth, &[]);
