@@ -16,7 +16,8 @@ use arena::{
 };
 
 use crate::common::{
-    arena_bin, arena_process, data, fixture, run_bad_input, run_ok, shipped_engine, wait_for, write,
+    arena_bin, arena_process, data, fixture, run_bad_input, run_ok, shipped_engine, wait_for,
+    wait_unlocked, write,
 };
 
 /// The game indices of a live PGN file, in file order.
@@ -106,6 +107,10 @@ fn three_engines_play_a_round_robin_into_live_files_that_survive_a_kill() {
     });
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();
+    // The gated engine's helpers may still hold arena's locks for a moment.
+    for path in [&pgn, &sgf, &out.join(".arena.lock")] {
+        wait_unlocked(path);
+    }
     assert_eq!(
         read_records(&out.join("games.jsonl"))
             .unwrap()

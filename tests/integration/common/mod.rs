@@ -89,6 +89,23 @@ pub fn wait_for(child: &mut Child, what: &str, ready: impl Fn() -> bool) {
     }
 }
 
+/// Waits until no process holds the `flock` arena takes on `path` (a results folder's
+/// lock or a live game file). An engine's helper processes are forks of arena that
+/// never exec: for the moment between their fork and the closing of what they do not
+/// need they hold copies of arena's descriptors, and so its locks, which can outlast an
+/// arena killed in that moment on a loaded machine.
+pub fn wait_unlocked(path: &std::path::Path) {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(path).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    // SAFETY: flock(2) on a descriptor this function owns; no memory involved.
+    while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        assert!(Instant::now() < deadline, "{} stays locked", path.display());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Closing the descriptor releases the lock.
+}
+
 /// Waits for `child` (spawned with piped output): its exit code, stdout and stderr.
 pub fn finish(child: Child) -> (Option<i32>, String, String) {
     let out = child.wait_with_output().unwrap();
