@@ -84,7 +84,7 @@ impl AtaxxEval {
     /// The count behind each of `side`'s own terms ([`AtaxxTable::TERM_KEYS`] order;
     /// the tempo and capture slots are 0): only those the table uses, the others 0.
     pub fn side_counts(&self, pos: &Ataxx, side: Side) -> [i64; ATAXX_TERM_COUNT] {
-        side_counts(pos, side, &self.used)
+        side_counts(pos, side, &self.used, &reaches(pos, &self.used))
     }
 
     /// The score of `side`'s terms alone (before subtracting the opponent's), with the
@@ -128,12 +128,26 @@ impl AtaxxEval {
     }
 }
 
+/// The squares each side reaches ([`reach`], by [`Side::index`]) where a used term
+/// needs them (the holes and the territory), else 0: worked out once per position.
+fn reaches(pos: &Ataxx, used: &[bool; ATAXX_TERM_COUNT]) -> [u64; 2] {
+    let mut r = [0; 2];
+    if used[HOLE_1..=TERRITORY].iter().any(|&u| u) {
+        for side in [Side::First, Side::Second] {
+            r[side.index()] = reach(pos.stones(side));
+        }
+    }
+    r
+}
+
 /// The count behind each of `side`'s own terms ([`AtaxxTable::TERM_KEYS`] order; the
-/// tempo and capture slots are 0) where `used` says so, 0 elsewhere (material is always counted).
+/// tempo and capture slots are 0) where `used` says so, 0 elsewhere (material is always
+/// counted); `reach` is [`reaches`] of the position.
 fn side_counts(
     pos: &Ataxx,
     side: Side,
     used: &[bool; ATAXX_TERM_COUNT],
+    reach: &[u64; 2],
 ) -> [i64; ATAXX_TERM_COUNT] {
     let own = pos.stones(side);
     let empty = pos.empty();
@@ -159,14 +173,15 @@ fn side_counts(
             c[SQUARE_0 + k] = i64::from((own & mask).count_ones());
         }
     }
+    let (own_reach, opp_reach) = (reach[side.index()], reach[side.other().index()]);
     if used[HOLE_1..HOLE_1 + 8].iter().any(|&u| u) {
-        let holes = hole_counts(own, pos.stones(side.other()), empty);
+        let holes = holes_reached(own, opp_reach, empty);
         for (k, n) in holes.into_iter().enumerate() {
             c[HOLE_1 + k] = i64::from(n);
         }
     }
     if used[TERRITORY] {
-        c[TERRITORY] = i64::from(territory(own, pos.stones(side.other()), empty).count_ones());
+        c[TERRITORY] = i64::from((own_reach & empty & !opp_reach).count_ones());
     }
     c
 }
@@ -175,9 +190,10 @@ fn side_counts(
 /// tempo terms, where `used` says so (see [`AtaxxEval::term_differences`]).
 fn term_differences(pos: &Ataxx, used: &[bool; ATAXX_TERM_COUNT]) -> [i64; ATAXX_TERM_COUNT] {
     let me = pos.side_to_move();
+    let reach = reaches(pos, used);
     let (a, b) = (
-        side_counts(pos, me, used),
-        side_counts(pos, me.other(), used),
+        side_counts(pos, me, used, &reach),
+        side_counts(pos, me.other(), used, &reach),
     );
     let mut d: [i64; ATAXX_TERM_COUNT] = std::array::from_fn(|i| a[i] - b[i]);
     d[TEMPO] = 1;
@@ -202,7 +218,12 @@ pub fn all_term_differences(pos: &Ataxx) -> [i64; ATAXX_TERM_COUNT] {
 /// squares next to `own` that the stones `opp` reach with a single or a jump; entry
 /// `k` counts those with `k + 1` of `own` around them.
 pub fn hole_counts(own: u64, opp: u64, empty: u64) -> [u32; 8] {
-    let mut holes = dilate(own) & empty & (dilate(opp) | jump_reach(opp));
+    holes_reached(own, reach(opp), empty)
+}
+
+/// [`hole_counts`] with the squares the opponent reaches already worked out.
+fn holes_reached(own: u64, opp_reach: u64, empty: u64) -> [u32; 8] {
+    let mut holes = dilate(own) & empty & opp_reach;
     let mut out = [0u32; 8];
     while holes != 0 {
         let sq = holes.trailing_zeros() as usize;
@@ -217,14 +238,13 @@ pub fn hole_counts(own: u64, opp: u64, empty: u64) -> [u32; 8] {
 /// The empty squares the stones `own` reach (a single or a jump) and the stones `opp`
 /// do not: squares only `own` can fill.
 pub fn territory(own: u64, opp: u64, empty: u64) -> u64 {
-    let reach = |bb: u64| dilate(bb) | jump_reach(bb);
     reach(own) & empty & !reach(opp)
 }
 
 /// The most stones of `opp` that a move of `own` captures: the largest number of `opp`
 /// stones around an empty square that `own` reaches (a single or a jump).
 pub fn best_capture(own: u64, opp: u64, empty: u64) -> u32 {
-    let mut targets = (dilate(own) | jump_reach(own)) & empty & dilate(opp);
+    let mut targets = reach(own) & empty & dilate(opp);
     let mut best = 0;
     while targets != 0 {
         let sq = targets.trailing_zeros() as usize;
@@ -232,6 +252,11 @@ pub fn best_capture(own: u64, opp: u64, empty: u64) -> u32 {
         best = best.max((neighbours(sq) & opp).count_ones());
     }
     best
+}
+
+/// The squares the stones `own` reach with a single or a jump (one or two squares away).
+pub fn reach(own: u64) -> u64 {
+    dilate(own) | jump_reach(own)
 }
 
 /// The squares the stones `own` reach with a jump (two squares away).
