@@ -67,6 +67,8 @@ const HOLE_1: usize = 18;
 const TERRITORY: usize = 26;
 /// The slot of the side to move's best capture (its own, as the tempo terms).
 const CAPTURE: usize = 27;
+/// The exposed stones' slot.
+const EXPOSED: usize = 28;
 
 impl AtaxxEval {
     /// An evaluator with `table`'s weights.
@@ -129,10 +131,10 @@ impl AtaxxEval {
 }
 
 /// The squares each side reaches ([`reach`], by [`Side::index`]) where a used term
-/// needs them (the holes and the territory), else 0: worked out once per position.
+/// needs them (the holes, the territory and the exposed stones), else 0: worked out once per position.
 fn reaches(pos: &Ataxx, used: &[bool; ATAXX_TERM_COUNT]) -> [u64; 2] {
     let mut r = [0; 2];
-    if used[HOLE_1..=TERRITORY].iter().any(|&u| u) {
+    if used[HOLE_1..=TERRITORY].iter().any(|&u| u) || used[EXPOSED] {
         for side in [Side::First, Side::Second] {
             r[side.index()] = reach(pos.stones(side));
         }
@@ -182,6 +184,9 @@ fn side_counts(
     }
     if used[TERRITORY] {
         c[TERRITORY] = i64::from((own_reach & empty & !opp_reach).count_ones());
+    }
+    if used[EXPOSED] {
+        c[EXPOSED] = i64::from((own & dilate(empty & opp_reach)).count_ones());
     }
     c
 }
@@ -638,6 +643,77 @@ mod tests {
         assert_eq!(e.term_differences(&pos)[TERRITORY], 10 - 8);
         // A stone more (100) and two squares of territory more (5 each).
         assert_eq!(e.score(&pos), 100 + 5 * 2);
+    }
+
+    #[test]
+    fn exposed_stones_stand_next_to_an_empty_square_the_opponent_reaches() {
+        // By coordinates: a stone is exposed when an empty square one step from it
+        // (Chebyshev distance 1) is one or two steps from an opponent's stone.
+        let dist = |a: usize, b: usize| (a % 7).abs_diff(b % 7).max((a / 7).abs_diff(b / 7));
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let table = AtaxxTable {
+            exposed: 1,
+            ..AtaxxTable::material_only()
+        };
+        let e = AtaxxEval::new(&table);
+        let mut nonzero = 0;
+        for _ in 0..5_000 {
+            let a: u64 = rng.random::<u64>() & rng.random::<u64>() & crate::game::ataxx::FULL;
+            let b: u64 = rng.random::<u64>() & crate::game::ataxx::FULL;
+            let (own, opp) = (a & b, a & !b);
+            let empty = !a & crate::game::ataxx::FULL;
+            let exposed = |own: u64, opp: u64| {
+                squares(own)
+                    .filter(|&s| {
+                        squares(empty).any(|e| {
+                            dist(s, e) == 1 && squares(opp).any(|o| (1..=2).contains(&dist(o, e)))
+                        })
+                    })
+                    .count() as i64
+            };
+            // A FEN of the board: rank 7 first, one character a square.
+            let board: Vec<String> = (0..7)
+                .rev()
+                .map(|rank| {
+                    (0..7)
+                        .map(|file| {
+                            let bit = 1u64 << (rank * 7 + file);
+                            if own & bit != 0 {
+                                'x'
+                            } else if opp & bit != 0 {
+                                'o'
+                            } else {
+                                '1'
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let pos = Ataxx::from_fen(&format!("{} x 0 1", board.join("/"))).unwrap();
+            let c = e.side_counts(&pos, Side::First);
+            assert_eq!(c[EXPOSED], exposed(own, opp), "{own:#x} {opp:#x}");
+            let d = e.term_differences(&pos)[EXPOSED];
+            assert_eq!(
+                d,
+                exposed(own, opp) - exposed(opp, own),
+                "{own:#x} {opp:#x}"
+            );
+            nonzero += u32::from(d != 0);
+        }
+        assert!(nonzero > 100, "{nonzero}");
+        // x on a7, o on e7: every empty square next to one is three files from the
+        // other, out of its reach.
+        let pos = Ataxx::from_text(&(), "x3o2/7/7/7/7/7/7 x 0 1").unwrap();
+        assert_eq!(e.side_counts(&pos, Side::First)[EXPOSED], 0);
+        assert_eq!(e.side_counts(&pos, Side::Second)[EXPOSED], 0);
+        // x on b7 too: o reaches c7 and c6 next to b7 (not a6 or b6 next to a7), and x
+        // reaches d7 next to e7.
+        let pos = Ataxx::from_text(&(), "xx2o2/7/7/7/7/7/7 x 0 1").unwrap();
+        assert_eq!(e.side_counts(&pos, Side::First)[EXPOSED], 1);
+        assert_eq!(e.side_counts(&pos, Side::Second)[EXPOSED], 1);
+        // A stone more (100), one exposed stone each: the weight cancels.
+        assert_eq!(e.score(&pos), 100);
     }
 
     #[test]

@@ -266,6 +266,7 @@ weights_by_name!(AtaxxTable {
     hole_8,
     territory,
     capture,
+    exposed,
 });
 
 weights_by_name!(AtaxxEndgame {
@@ -297,6 +298,7 @@ weights_by_name!(AtaxxEndgame {
     hole_8,
     territory,
     capture,
+    exposed,
 });
 
 /// How an m,n,k table turns patterns into a position score.
@@ -644,6 +646,11 @@ pub struct AtaxxTable {
     /// before.
     #[serde(default)]
     pub capture: i64,
+    /// Per stone of one's own next to an empty square the opponent reaches (a single
+    /// or a jump): a stone the opponent's next move could take. Zero by default: a
+    /// table without it scores as before.
+    #[serde(default)]
+    pub exposed: i64,
     /// `[endgame]`: how much each term's weight changes from an empty board to a full
     /// one. A term is worth `weight + endgame.weight × phase`, where the phase is the
     /// share of the playable squares (not gaps) that hold stones: 4/49 at the start, 1
@@ -714,6 +721,8 @@ pub struct AtaxxEndgame {
     pub territory: i64,
     /// The change of the term of this name.
     pub capture: i64,
+    /// The change of the term of this name.
+    pub exposed: i64,
 }
 
 impl AtaxxEndgame {
@@ -748,12 +757,13 @@ impl AtaxxEndgame {
             self.hole_8,
             self.territory,
             self.capture,
+            self.exposed,
         ]
     }
 }
 
 /// How many terms an Ataxx table has ([`AtaxxTable::TERM_KEYS`]).
-pub const ATAXX_TERM_COUNT: usize = 28;
+pub const ATAXX_TERM_COUNT: usize = 29;
 
 impl AtaxxTable {
     /// Material only, 100 per stone.
@@ -789,13 +799,14 @@ impl AtaxxTable {
             hole_8: 0,
             territory: 0,
             capture: 0,
+            exposed: 0,
             endgame: AtaxxEndgame::default(),
         }
     }
 
     /// Every term's name, in the order of [`AtaxxTable::weights`]: the eight scalar
     /// terms, the square classes ([`AtaxxTable::SQUARE_KEYS`]), the holes
-    /// ([`AtaxxTable::HOLE_KEYS`]), the territory and the side to move's capture.
+    /// ([`AtaxxTable::HOLE_KEYS`]), the territory, the side to move's capture and the exposed stones.
     pub const TERM_KEYS: [&'static str; ATAXX_TERM_COUNT] = [
         "material",
         "rectangle",
@@ -825,6 +836,7 @@ impl AtaxxTable {
         "hole_8",
         "territory",
         "capture",
+        "exposed",
     ];
 
     /// The names of the hole terms, in [`AtaxxTable::holes`] order.
@@ -864,7 +876,8 @@ impl AtaxxTable {
             8..18 => squares[i - 8],
             18..26 => holes[i - 18],
             26 => self.territory,
-            _ => self.capture,
+            27 => self.capture,
+            _ => self.exposed,
         })
     }
 

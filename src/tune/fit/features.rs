@@ -585,6 +585,7 @@ mod tests {
                 hole_8: r(-400, 0),
                 territory: r(-30, 60),
                 capture: r(-20, 80),
+                exposed: r(-60, 60),
                 ..AtaxxTable::material_only()
             };
             // Every other table has endgame changes: a tapered score, which the
@@ -597,6 +598,7 @@ mod tests {
                 table.endgame.hole_3 = r(-50, 50);
                 table.endgame.territory = r(-50, 50);
                 table.endgame.capture = r(-50, 50);
+                table.endgame.exposed = r(-50, 50);
             }
             let w = ataxx_weights(&table);
             let mut eval = AtaxxEval::new(&table);
@@ -679,9 +681,10 @@ mod tests {
         assert_eq!(ataxx_slot_of("table.hole_8"), Ok(25));
         assert_eq!(ataxx_slot_of("table.territory"), Ok(26));
         assert_eq!(ataxx_slot_of("table.capture"), Ok(27));
-        assert_eq!(ataxx_slot_of("table.endgame.material"), Ok(28));
-        assert_eq!(ataxx_slot_of("table.endgame.hole_1"), Ok(28 + 18));
-        assert_eq!(ataxx_slot_of("table.endgame.territory"), Ok(28 + 26));
+        assert_eq!(ataxx_slot_of("table.exposed"), Ok(28));
+        assert_eq!(ataxx_slot_of("table.endgame.material"), Ok(29));
+        assert_eq!(ataxx_slot_of("table.endgame.hole_1"), Ok(29 + 18));
+        assert_eq!(ataxx_slot_of("table.endgame.territory"), Ok(29 + 26));
         assert!(ataxx_slot_of("table.endgame.open_three").is_err());
         assert!(ataxx_slot_of("table.open_three").is_err());
     }
