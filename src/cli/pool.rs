@@ -13,7 +13,7 @@ use arena::{
     jobs::lock,
     stats::{Anchor, rating_list::RatingList},
     tournament::{
-        pool::Pool,
+        pool::{PairedRow, Pool},
         summary,
         validate::{RunShape, read_checked},
     },
@@ -36,8 +36,15 @@ With several folders (or --list) it prints a rating list of every engine over al
 games, as Ordo does with -W -D: engines are matched by name (an engine of one name must be \
 the same engine in every run.toml), the first player's advantage and the draw rate are \
 fitted and printed with their errors, and a LOS matrix follows; no file is written.\n\
+With --paired ENGINE (one folder or several): every other engine against each opponent it \
+shares with ENGINE, on the openings both played against it with the same colours, as in a \
+gauntlet of variants against one outside engine. Per opening the variant's score minus \
+ENGINE's, averaged, with its 95 % interval: how hard each opening is drops out of the \
+difference (the interval is tighter than that of two overall scores by as much as the two \
+engines' results on an opening go together).\n\
 Examples:\n  arena stats results/gomoku-tables --anchor seed000\n  \
-arena stats results/run-a results/run-b --anchor seed000 --anchor-elo 1500"
+arena stats results/run-a results/run-b --anchor seed000 --anchor-elo 1500\n  \
+arena stats results/gauntlet --paired base"
 )]
 pub struct StatsArgs {
     /// The run's results folder (holding run.toml and games.jsonl); several: a rating
@@ -48,11 +55,19 @@ pub struct StatsArgs {
     pub(crate) rating: RatingArgs,
     #[command(flatten)]
     pub(crate) list: super::ratings::ListArgs,
+    /// Pair every other engine to this one: per opponent, on the openings both met it
+    /// on with the same colours, each one's score and the mean difference per opening
+    /// with its 95 % interval (instead of the standings; no file is written).
+    #[arg(long, value_name = "ENGINE")]
+    pub(crate) paired: Option<String>,
 }
 
 /// `arena stats`: one run's statistics (the files rewritten when it may), or a rating
 /// list over several runs.
 pub fn stats(args: StatsArgs) -> Result<()> {
+    if let Some(base) = &args.paired {
+        return paired(&args, base);
+    }
     if args.dirs.len() > 1 || args.list.wanted() {
         return rating_list(&args);
     }
@@ -92,6 +107,97 @@ pub fn stats(args: StatsArgs) -> Result<()> {
         Err(why) => {
             eprintln!("arena: summary.json and the report are left as they are: {why}")
         }
+    }
+    Ok(())
+}
+
+/// Pairs every engine of the folders' games to `base` and prints the table.
+fn paired(args: &StatsArgs, base: &str) -> Result<()> {
+    if args.rating.sprt.is_some() || args.rating.anchor.is_some() || args.list.wanted() {
+        bail!(
+            "--paired prints the paired differences alone: leave out --sprt, --anchor, \
+             --list, --first-move and --anchor-elo (or run arena stats without --paired)"
+        );
+    }
+    let pool = arena::tournament::pool::pool(&args.dirs)?;
+    for run in pool.runs.iter().filter(|r| r.torn_tail) {
+        eprintln!(
+            "arena: the last line of {} is torn; it is left out",
+            run.dir.join("games.jsonl").display()
+        );
+    }
+    let Some(index) = pool.names.iter().position(|n| n == base) else {
+        bail!(
+            "--paired: no engine '{base}' in these runs (the engines: {})",
+            pool.names.join(", ")
+        );
+    };
+    let rows = pool.paired_to(index);
+    if rows.is_empty() {
+        bail!(
+            "--paired {base}: no other engine met one of {base}'s opponents on one of its \
+             openings with the same colours, so there is nothing to pair (a gauntlet of \
+             several engines against one opponent, or runs on the same openings file, \
+             pair)"
+        );
+    }
+    print_paired(&mut io::stdout().lock(), &pool, base, &rows)?;
+    Ok(())
+}
+
+fn print_paired(
+    out: &mut impl Write,
+    pool: &Pool,
+    base: &str,
+    rows: &[PairedRow],
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "paired to {base}: {} games from {} run{}",
+        pool.games(),
+        pool.runs.len(),
+        if pool.runs.len() == 1 { "" } else { "s" }
+    )?;
+    writeln!(
+        out,
+        "per opponent, the openings where the engine and {base} met it with the same \
+         colours:\neach one's score there, and per opening the engine's score minus \
+         {base}'s, averaged,\nwith its 95 % interval (points in 100; differ: openings \
+         where the two scores differ)"
+    )?;
+    let name_width = |pick: fn(&PairedRow) -> usize, title: &str| {
+        rows.iter()
+            .map(|r| pool.names[pick(r)].len())
+            .max()
+            .unwrap_or(0)
+            .max(title.len())
+    };
+    let ew = name_width(|r| r.engine, "engine");
+    let ow = name_width(|r| r.opponent, "opponent");
+    let bw = base.len().max(7);
+    writeln!(
+        out,
+        "{:<ew$}  {:<ow$}  {:>8}  {:>6}  {:>7}  {:>bw$}  {:>15}",
+        "engine", "opponent", "openings", "differ", "engine", base, "difference"
+    )?;
+    for r in rows {
+        let d = &r.difference;
+        let difference = match d.error {
+            Some(e) => format!("{:+.1} ± {:.1}", 100.0 * d.mean, 100.0 * e),
+            None => format!("{:+.1}", 100.0 * d.mean),
+        };
+        writeln!(
+            out,
+            "{:<ew$}  {:<ow$}  {:>8}  {:>6}  {:>5.1} %  {:>w$.1} %  {:>15}",
+            pool.names[r.engine],
+            pool.names[r.opponent],
+            d.units,
+            d.differing,
+            100.0 * r.engine_score,
+            100.0 * r.base_score,
+            difference,
+            w = bw - 2
+        )?;
     }
     Ok(())
 }

@@ -2,7 +2,8 @@
 //! LOS and draw ratio from game results or colour-swapped game pairs ([`elo`]), the
 //! sequential probability ratio test ([`sprt`]) and its planning ([`sprt_plan`]), and maximum-likelihood ratings of many
 //! players from their pairwise results ([`ratings`]; with colours, a first-move advantage and
-//! a draw rate, [`rating_list`]), and the effective branching factor
+//! a draw rate, [`rating_list`]), the paired difference of two players over shared units
+//! ([`paired`]), and the effective branching factor
 //! of a search from its node counts ([`branching`]).
 //!
 //! This layer owns only numbers. It must not know about tournaments, engines or games:
@@ -11,6 +12,7 @@
 
 pub mod branching;
 pub mod elo;
+pub mod paired;
 pub mod rating_list;
 pub mod ratings;
 pub mod sprt;

@@ -6,7 +6,10 @@
 //!
 //! It knows runs and records; the ratings are [`stats::rating_list`](crate::stats::rating_list)'s.
 
-use std::path::{Path, PathBuf};
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+};
 
 use super::{
     RunError, Tournament,
@@ -15,7 +18,7 @@ use super::{
 };
 use crate::{
     game::GameSpec,
-    stats::{Wdl, rating_list::ColouredResult},
+    stats::{Wdl, paired::PairedDifference, rating_list::ColouredResult},
 };
 
 /// One run of the pool.
@@ -43,12 +46,111 @@ pub struct Pool {
     pub results: Vec<ColouredResult>,
     /// The runs, in the order given.
     pub runs: Vec<PooledRun>,
+    /// Every game, in the runs' order.
+    pub games: Vec<PooledGame>,
+}
+
+/// One game of the pool.
+#[derive(Clone, Debug)]
+pub struct PooledGame {
+    /// Who played black (the first player) and white, indices into [`Pool::names`].
+    pub black: usize,
+    /// See `black`.
+    pub white: usize,
+    /// The opening, as the record gives it.
+    pub opening: String,
+    /// Black's half points (2 a win, 1 a draw, 0 a loss).
+    pub black_half_points: u8,
+}
+
+/// One player's games against one opponent: (opening, played black) -> (half points,
+/// games).
+type Cells<'a> = BTreeMap<(&'a str, bool), (u32, u32)>;
+
+/// An engine against one opponent, paired to the base engine on the openings both played
+/// against that opponent with the same colours ([`Pool::paired_to`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PairedRow {
+    /// The engine, an index into [`Pool::names`].
+    pub engine: usize,
+    /// The opponent.
+    pub opponent: usize,
+    /// The engine's score on the shared openings (a fraction: the mean over openings of
+    /// its mean over the shared colours).
+    pub engine_score: f64,
+    /// The base engine's score there, likewise.
+    pub base_score: f64,
+    /// Per opening, the engine's score minus the base's.
+    pub difference: PairedDifference,
 }
 
 impl Pool {
     /// Games in the pool.
     pub fn games(&self) -> usize {
         self.runs.iter().map(|r| r.games).sum()
+    }
+
+    /// Every other engine paired to `base`: per opponent (neither of the two), the
+    /// openings both met it on with the same colours; on each, each engine's mean score
+    /// over the colours both played (over every game of that opening and colour, when
+    /// an opening was played more than once), and the engine's minus the base's. Rows
+    /// by engine, then opponent, in [`Pool::names`] order; pairings with no shared
+    /// opening are left out.
+    pub fn paired_to(&self, base: usize) -> Vec<PairedRow> {
+        let mut seen: BTreeMap<(usize, usize), Cells> = BTreeMap::new();
+        for g in &self.games {
+            let sides = [
+                (g.black, g.white, true, g.black_half_points),
+                (g.white, g.black, false, 2 - g.black_half_points),
+            ];
+            for (player, opponent, black, half) in sides {
+                let cell = seen
+                    .entry((player, opponent))
+                    .or_default()
+                    .entry((g.opening.as_str(), black))
+                    .or_default();
+                cell.0 += u32::from(half);
+                cell.1 += 1;
+            }
+        }
+        let mean = |(half, games): (u32, u32)| f64::from(half) / 2.0 / f64::from(games);
+        let mut rows = Vec::new();
+        for engine in (0..self.names.len()).filter(|&e| e != base) {
+            for opponent in (0..self.names.len()).filter(|&o| o != base && o != engine) {
+                let (Some(mine), Some(theirs)) =
+                    (seen.get(&(engine, opponent)), seen.get(&(base, opponent)))
+                else {
+                    continue;
+                };
+                // Per opening: the colours both played there.
+                let mut units: BTreeMap<&str, (f64, f64, u32)> = BTreeMap::new();
+                for (&(opening, black), &cell) in mine {
+                    if let Some(&other) = theirs.get(&(opening, black)) {
+                        let unit = units.entry(opening).or_default();
+                        unit.0 += mean(cell);
+                        unit.1 += mean(other);
+                        unit.2 += 1;
+                    }
+                }
+                let scores: Vec<(f64, f64)> = units
+                    .values()
+                    .map(|&(a, b, n)| (a / f64::from(n), b / f64::from(n)))
+                    .collect();
+                let differences: Vec<f64> = scores.iter().map(|(a, b)| a - b).collect();
+                let Some(difference) = PairedDifference::of(&differences) else {
+                    continue;
+                };
+                let n = scores.len() as f64;
+                rows.push(PairedRow {
+                    engine,
+                    opponent,
+                    engine_score: scores.iter().map(|s| s.0).sum::<f64>() / n,
+                    base_score: scores.iter().map(|s| s.1).sum::<f64>() / n,
+                    difference,
+                });
+            }
+        }
+        rows
     }
 }
 
@@ -62,6 +164,7 @@ pub fn pool(dirs: &[PathBuf]) -> Result<Pool, RunError> {
     let mut players: Vec<(String, toml::Table, &Path)> = Vec::new();
     let mut results = Vec::new();
     let mut runs = Vec::new();
+    let mut games = Vec::new();
     for dir in dirs {
         let canonical = dir.canonicalize().map_err(|e| RunError::io(dir, e))?;
         if let Some((_, first)) = seen.iter().find(|(c, _)| *c == canonical) {
@@ -133,6 +236,12 @@ pub fn pool(dirs: &[PathBuf]) -> Result<Pool, RunError> {
                 Some(1) => wdl.draws += 1,
                 _ => wdl.losses += 1,
             }
+            games.push(PooledGame {
+                black: index[r.black],
+                white: index[r.white],
+                opening: r.opening.clone(),
+                black_half_points: r.half_points_of(r.black).unwrap_or(0),
+            });
         }
         results.extend(
             by_colours
@@ -154,6 +263,7 @@ pub fn pool(dirs: &[PathBuf]) -> Result<Pool, RunError> {
         names: players.into_iter().map(|(n, _, _)| n).collect(),
         results,
         runs,
+        games,
     })
 }
 

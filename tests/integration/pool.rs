@@ -309,3 +309,134 @@ fn report_over_two_folders_writes_the_rating_list_stats_prints() {
     let e = run_bad_input(&["report", &a, &b, "--live", "5"]);
     assert!(e.contains("--live"), "{e}");
 }
+
+/// `arena stats --paired` recounted from the records: per opening against the shared
+/// opponent, each engine's mean score over the colours both played, the candidate's
+/// minus the base's, averaged, with a normal 95 % interval.
+fn paired_by_hand(folders: &[&str], base: &str, engine: &str, opponent: &str) -> (usize, f64, f64) {
+    use std::collections::BTreeMap;
+    // (player, opening, played black) -> (points, games)
+    let mut cells: BTreeMap<(String, String, bool), (f64, f64)> = BTreeMap::new();
+    for folder in folders {
+        let text = std::fs::read_to_string(Path::new(folder).join("games.jsonl")).unwrap();
+        for line in text.lines() {
+            let g: serde_json::Value = serde_json::from_str(line).unwrap();
+            let black_points = match g["result"].as_str().unwrap() {
+                "1-0" => 1.0,
+                "0-1" => 0.0,
+                _ => 0.5,
+            };
+            let (b, w) = (
+                g["black_name"].as_str().unwrap(),
+                g["white_name"].as_str().unwrap(),
+            );
+            let opening = g["opening"].as_str().unwrap().to_string();
+            for (me, them, black, points) in [
+                (b, w, true, black_points),
+                (w, b, false, 1.0 - black_points),
+            ] {
+                if them == opponent && (me == base || me == engine) {
+                    let cell = cells
+                        .entry((me.to_string(), opening.clone(), black))
+                        .or_default();
+                    cell.0 += points;
+                    cell.1 += 1.0;
+                }
+            }
+        }
+    }
+    let mut differences = Vec::new();
+    let openings: std::collections::BTreeSet<&String> = cells.keys().map(|k| &k.1).collect();
+    for opening in openings {
+        let (mut mine, mut theirs, mut colours) = (0.0, 0.0, 0.0);
+        for black in [true, false] {
+            let a = cells.get(&(engine.to_string(), opening.clone(), black));
+            let b = cells.get(&(base.to_string(), opening.clone(), black));
+            if let (Some(a), Some(b)) = (a, b) {
+                mine += a.0 / a.1;
+                theirs += b.0 / b.1;
+                colours += 1.0;
+            }
+        }
+        if colours > 0.0 {
+            differences.push((mine - theirs) / colours);
+        }
+    }
+    let n = differences.len() as f64;
+    let mean = differences.iter().sum::<f64>() / n;
+    let sd = (differences.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    (
+        differences.len(),
+        100.0 * mean,
+        100.0 * 1.959963984540054 * sd / n.sqrt(),
+    )
+}
+
+#[test]
+fn paired_differences_equal_a_recount_of_the_games_over_one_or_two_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // A gauntlet of two variants against one opponent, and a third variant against the
+    // same opponent in a run of its own, on the same openings.
+    let g = tictactoe_run(
+        dir,
+        "g",
+        "gauntlet",
+        &[("opp", 2), ("base", 1), ("cand", 4)],
+    );
+    let h = tictactoe_run(dir, "h", "gauntlet", &[("opp", 2), ("cand2", 3)]);
+    let out = run_ok(&["stats", &g, &h, "--paired", "base"]);
+    assert!(
+        out.starts_with("paired to base: 36 games from 2 runs"),
+        "{out}"
+    );
+    let rows: Vec<&str> = out.lines().filter(|l| l.contains(" opp ")).collect();
+    assert_eq!(rows.len(), 2, "one row per variant against opp:\n{out}");
+    let mut moved = 0;
+    for (engine, row) in ["cand", "cand2"].into_iter().zip(&rows) {
+        let (n, mean, error) = paired_by_hand(&[&g, &h], "base", engine, "opp");
+        assert_eq!(n, 6, "six openings");
+        let words: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(words[..3], [engine, "opp", "6"], "{row}");
+        assert_eq!(
+            words[words.len() - 3..],
+            [
+                format!("{mean:+.1}"),
+                "±".to_string(),
+                format!("{error:.1}")
+            ],
+            "{row}"
+        );
+        moved += usize::from(mean != 0.0);
+    }
+    assert!(
+        moved > 0,
+        "the depths should score differently somewhere:\n{out}"
+    );
+    // One folder: the gauntlet's variant alone.
+    let one = run_ok(&["stats", &g, "--paired", "base"]);
+    let row = one.lines().find(|l| l.contains(" opp ")).unwrap();
+    assert!(row.starts_with("cand "), "{one}");
+    assert_eq!(
+        one.lines().filter(|l| l.contains(" opp ")).count(),
+        1,
+        "{one}"
+    );
+}
+
+#[test]
+fn paired_refuses_an_unknown_engine_and_runs_with_nothing_to_pair() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let a = tictactoe_run(dir, "a", "round-robin", &[("d1", 1), ("d2", 2)]);
+    let e = run_bad_input(&["stats", &a, "--paired", "d9"]);
+    assert!(e.contains("no engine 'd9'") && e.contains("d1, d2"), "{e}");
+    // Two engines: no third one for both to meet.
+    let e = run_bad_input(&["stats", &a, "--paired", "d1"]);
+    assert!(e.contains("nothing to pair"), "{e}");
+    let e = run_bad_input(&["stats", &a, "--paired", "d1", "--anchor", "d2"]);
+    assert!(
+        e.contains("--paired prints the paired differences alone"),
+        "{e}"
+    );
+}
