@@ -598,6 +598,40 @@ mod tests {
         assert_eq!(e.side_terms(&pos, Side::Second), 2 * 100 + 2 * 7);
     }
 
+    /// `n` random boards as (own stones, the opponent's, empty squares), no gaps: about
+    /// a quarter of the squares each side's, half empty. The same `seed`, the same boards.
+    fn random_boards(seed: u64, n: usize) -> impl Iterator<Item = (u64, u64, u64)> {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        (0..n).map(move |_| {
+            let a: u64 = rng.random::<u64>() & rng.random::<u64>() & crate::game::ataxx::FULL;
+            let b: u64 = rng.random::<u64>() & crate::game::ataxx::FULL;
+            (a & b, a & !b, !a & crate::game::ataxx::FULL)
+        })
+    }
+
+    /// The position with x's stones `x` and o's `o`, x to move, the rest empty.
+    fn with_stones(x: u64, o: u64) -> Ataxx {
+        let ranks: Vec<String> = (0..7)
+            .rev()
+            .map(|rank| {
+                (0..7)
+                    .map(|file| {
+                        let bit = 1u64 << (rank * 7 + file);
+                        if x & bit != 0 {
+                            'x'
+                        } else if o & bit != 0 {
+                            'o'
+                        } else {
+                            '1'
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Ataxx::from_fen(&format!("{} x 0 1", ranks.join("/"))).unwrap()
+    }
+
     #[test]
     fn territory_is_the_empty_squares_only_one_side_reaches() {
         // By coordinates: a stone reaches the squares at most two files and two ranks
@@ -608,14 +642,8 @@ mod tests {
                 df.max(dr) >= 1 && df.max(dr) <= 2
             })
         };
-        use rand::{RngExt, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         let mut nonzero = 0;
-        for _ in 0..5_000 {
-            let a: u64 = rng.random::<u64>() & rng.random::<u64>() & crate::game::ataxx::FULL;
-            let b: u64 = rng.random::<u64>() & crate::game::ataxx::FULL;
-            let (own, opp) = (a & b, a & !b);
-            let empty = !a & crate::game::ataxx::FULL;
+        for (own, opp, empty) in random_boards(9, 5_000) {
             let want = squares(empty)
                 .filter(|&sq| reaches(own, sq) && !reaches(opp, sq))
                 .fold(0u64, |bb, sq| bb | 1 << sq);
@@ -650,19 +678,13 @@ mod tests {
         // By coordinates: a stone is exposed when an empty square one step from it
         // (Chebyshev distance 1) is one or two steps from an opponent's stone.
         let dist = |a: usize, b: usize| (a % 7).abs_diff(b % 7).max((a / 7).abs_diff(b / 7));
-        use rand::{RngExt, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         let table = AtaxxTable {
             exposed: 1,
             ..AtaxxTable::material_only()
         };
         let e = AtaxxEval::new(&table);
         let mut nonzero = 0;
-        for _ in 0..5_000 {
-            let a: u64 = rng.random::<u64>() & rng.random::<u64>() & crate::game::ataxx::FULL;
-            let b: u64 = rng.random::<u64>() & crate::game::ataxx::FULL;
-            let (own, opp) = (a & b, a & !b);
-            let empty = !a & crate::game::ataxx::FULL;
+        for (own, opp, empty) in random_boards(11, 5_000) {
             let exposed = |own: u64, opp: u64| {
                 squares(own)
                     .filter(|&s| {
@@ -672,25 +694,7 @@ mod tests {
                     })
                     .count() as i64
             };
-            // A FEN of the board: rank 7 first, one character a square.
-            let board: Vec<String> = (0..7)
-                .rev()
-                .map(|rank| {
-                    (0..7)
-                        .map(|file| {
-                            let bit = 1u64 << (rank * 7 + file);
-                            if own & bit != 0 {
-                                'x'
-                            } else if opp & bit != 0 {
-                                'o'
-                            } else {
-                                '1'
-                            }
-                        })
-                        .collect()
-                })
-                .collect();
-            let pos = Ataxx::from_fen(&format!("{} x 0 1", board.join("/"))).unwrap();
+            let pos = with_stones(own, opp);
             let c = e.side_counts(&pos, Side::First);
             assert_eq!(c[EXPOSED], exposed(own, opp), "{own:#x} {opp:#x}");
             let d = e.term_differences(&pos)[EXPOSED];
