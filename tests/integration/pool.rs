@@ -414,7 +414,20 @@ fn paired_differences_equal_a_recount_of_the_games_over_one_or_two_folders() {
         "the depths should score differently somewhere:\n{out}"
     );
     // One folder: the gauntlet's variant alone.
+    // It writes nothing: the folder's files and their bytes stay as they were.
+    let snapshot = |dir: &str| {
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+            .collect();
+        files.sort();
+        files
+    };
+    let before = snapshot(&g);
     let one = run_ok(&["stats", &g, "--paired", "base"]);
+    assert!(before == snapshot(&g), "--paired changed {g}");
     let row = one.lines().find(|l| l.contains(" opp ")).unwrap();
     assert!(row.starts_with("cand "), "{one}");
     assert_eq!(
