@@ -12,7 +12,7 @@ use super::{
     tuning::Tune,
     viewer::Viewer,
 };
-use crate::stats::branching::effective_branching_factor;
+use crate::stats::branching::{deepest_shown, effective_branching_factor};
 
 /// A table: a heading row and rows of cells; the first `left` columns are text
 /// (left-aligned), the rest numbers.
@@ -475,6 +475,12 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
     let dmax = s
         .engines
         .iter()
+        .filter_map(|e| deepest_shown(&e.nodes_by_depth))
+        .max()
+        .unwrap_or(0);
+    let deepest = s
+        .engines
+        .iter()
         .flat_map(|e| e.nodes_by_depth.iter().map(|d| d.0))
         .max()
         .unwrap_or(0);
@@ -505,10 +511,17 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
             rows,
             left: 1,
         }));
-        doc.para(
-            "Mean nodes searched (cumulative) when each depth was completed, over the moves \
-             that completed it.",
-        );
+        let mut note = "Mean nodes searched (cumulative) when each depth was completed, over \
+                        the moves that completed it."
+            .to_string();
+        if deepest > dmax {
+            note.push_str(&format!(
+                " Depths that fewer than a tenth of an engine's moves completed are left out \
+                 (up to depth {deepest}, in positions already decided, where an iteration \
+                 costs next to nothing); summary.json's nodes_by_depth has every depth."
+            ));
+        }
+        doc.para(note);
     }
     doc.figure(&id("nps"));
     let tiny: Vec<&str> = t

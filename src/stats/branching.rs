@@ -20,6 +20,24 @@ pub fn depths_for_ebf(nodes_by_depth: &[(u32, u64, f64)]) -> &[(u32, u64, f64)] 
     &nodes_by_depth[..end]
 }
 
+/// The deepest depth worth showing of a search: the deepest that at least a tenth as many
+/// moves completed as completed the shallowest one. In a position already decided every
+/// iteration costs next to nothing, so a few moves run on to the engine's last depth
+/// (255, or an outside engine's own limit); a table or an axis out to there would spread
+/// a few moves over hundreds of depths and squeeze the ones that say how the engine
+/// searches. None without depths.
+pub fn deepest_shown(nodes_by_depth: &[(u32, u64, f64)]) -> Option<u32> {
+    let &(d0, m0, _) = nodes_by_depth.first()?;
+    Some(
+        nodes_by_depth
+            .iter()
+            .filter(|&&(_, m, _)| 10 * m >= m0)
+            .map(|&(d, _, _)| d)
+            .max()
+            .unwrap_or(d0),
+    )
+}
+
 /// The effective branching factor of a search from its mean cumulative nodes per depth
 /// (`(depth, moves, mean nodes)` as in `summary.json`'s `nodes_by_depth`): the geometric
 /// mean of `N_d / N_(d-1)` over consecutive depths, which is `(N_D / N_1)^(1 / (D - 1))`
@@ -50,5 +68,23 @@ mod tests {
         assert!((ebf - 9.0).abs() < 1e-12, "{ebf}");
         assert_eq!(effective_branching_factor(&[(1, 5, 30.0)]), None);
         assert_eq!(effective_branching_factor(&[]), None);
+    }
+
+    #[test]
+    fn deepest_shown_leaves_out_depths_few_moves_reached() {
+        // 100 moves; 10 reach depth 3 (a tenth: shown), 9 depth 4, 5 depth 255.
+        let by_depth = [
+            (1, 100, 10.0),
+            (2, 60, 40.0),
+            (3, 10, 160.0),
+            (4, 9, 300.0),
+            (255, 5, 400.0),
+        ];
+        assert_eq!(deepest_shown(&by_depth), Some(3));
+        // Not only a prefix: a tenth anywhere counts.
+        let by_depth = [(1, 100, 10.0), (2, 5, 40.0), (3, 10, 160.0)];
+        assert_eq!(deepest_shown(&by_depth), Some(3));
+        assert_eq!(deepest_shown(&[(2, 4, 9.0)]), Some(2));
+        assert_eq!(deepest_shown(&[]), None);
     }
 }

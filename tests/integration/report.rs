@@ -353,6 +353,71 @@ fn shard_runs_write_no_report_and_stats_rewrites_it() {
     assert!(html.contains("0 of 12 games played"));
 }
 
+/// Regression: a move in a decided position completes every depth to the engine's last
+/// (255 here, 128 for Autaxx), and the report's depth table grew a column for each of
+/// them and the plot's axis stretched to 255. Depths that fewer than a tenth of the moves
+/// completed are left out, and said to be; summary.json keeps them.
+#[test]
+fn depths_few_moves_reach_stay_out_of_the_depth_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = small_run(tmp.path(), "deep", &["--no-report"]);
+    let games = dir.join("games.jsonl");
+    let mut rewritten = 0;
+    let text: String = read(&games)
+        .lines()
+        .map(|line| {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            // One move of the first game: cumulative nodes at depths 1 to 255.
+            if rewritten == 0
+                && let Some(st) = v["stats"].as_array_mut().and_then(|a| a.first_mut())
+                && st.get("nodes_at_depth").is_some()
+            {
+                st["nodes_at_depth"] = (1..=255u64).map(|d| 10 * d).collect();
+                st["depth"] = 255.into();
+                st["nodes"] = 2550.into();
+                rewritten += 1;
+            }
+            serde_json::to_string(&v).unwrap() + "\n"
+        })
+        .collect();
+    assert_eq!(
+        rewritten,
+        1,
+        "a move with nodes by depth in {}",
+        games.display()
+    );
+    fs::write(&games, text).unwrap();
+    run_ok(&["stats", dir.to_str().unwrap()]);
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&read(&dir.join("summary.json"))).unwrap();
+    let deepest = summary["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["nodes_by_depth"].as_array().unwrap())
+        .map(|d| d[0].as_u64().unwrap())
+        .max()
+        .unwrap();
+    assert_eq!(deepest, 255, "summary.json keeps every depth");
+    let md = read(&dir.join("report.md"));
+    let head = md
+        .lines()
+        .find(|l| l.starts_with("| engine | EBF |"))
+        .unwrap_or_else(|| panic!("a depth table in {md}"));
+    let columns = head.matches("| depth ").count();
+    assert!(
+        (1..10).contains(&columns),
+        "the depths the engines' moves reach, not 255: {head}"
+    );
+    assert!(!head.contains("depth 255"), "{head}");
+    assert!(
+        md.contains("are left out (up to depth 255"),
+        "the table says what it leaves out: {md}"
+    );
+    check_page(&read(&dir.join("report.html")));
+}
+
 #[test]
 fn bad_folders_are_one_line_errors() {
     let tmp = tempfile::tempdir().unwrap();

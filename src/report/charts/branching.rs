@@ -22,10 +22,23 @@ pub(super) fn nodes_by_depth<DB: DrawingBackend>(
         })
         .collect();
     let (plot_area, legend_area) = beside_legend(area, &legend, 70, WIDTH);
-    let all = s.engines.iter().flat_map(|e| e.nodes_by_depth.iter());
-    let (mut dmax, mut lo, mut hi) = (1u32, f64::MAX, 0.0f64);
-    for &(d, _, n) in all {
-        dmax = dmax.max(d);
+    // Depths few moves reached (decided positions run on to the last depth) would
+    // squeeze the rest into the left edge: the axis ends where the table does.
+    let dmax = s
+        .engines
+        .iter()
+        .filter_map(|e| deepest_shown(&e.nodes_by_depth))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let shown = |e: usize| {
+        s.engines[e]
+            .nodes_by_depth
+            .iter()
+            .filter(move |&&(d, _, _)| d <= dmax)
+    };
+    let (mut lo, mut hi) = (f64::MAX, 0.0f64);
+    for &(_, _, n) in (0..s.engines.len()).flat_map(shown) {
         lo = lo.min(n);
         hi = hi.max(n);
     }
@@ -42,11 +55,11 @@ pub(super) fn nodes_by_depth<DB: DrawingBackend>(
     for &(e, _) in &legend {
         let c = color(e);
         let by_depth = &s.engines[e].nodes_by_depth;
-        let used = depths_for_ebf(by_depth).len();
-        let pts: Vec<(f64, f64)> = by_depth
-            .iter()
-            .map(|&(d, _, n)| (f64::from(d), y.at(n)))
-            .collect();
+        let pts: Vec<(f64, f64)> = shown(e).map(|&(d, _, n)| (f64::from(d), y.at(n))).collect();
+        let used = depths_for_ebf(by_depth).len().min(pts.len());
+        if used == 0 {
+            continue;
+        }
         chart.draw_series(std::iter::once(PathElement::new(
             pts[..used].to_vec(),
             c.stroke_width(3),
