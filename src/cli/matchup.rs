@@ -672,12 +672,16 @@ fn external(cwd: &Path, spec: &Spec<'_>, flags: &Limits) -> Result<Side> {
     })
 }
 
+/// `path` from `cwd`, without its `.` components (`./engine` is `/cwd/engine`, not
+/// `/cwd/./engine`: the recorded command names the engine, and two runs of the same
+/// program must name it alike). `..` stays: through a symbolic link it is not the folder
+/// above.
 fn absolute(cwd: &Path, path: &Path) -> String {
-    if path.is_absolute() {
-        path.display().to_string()
-    } else {
-        cwd.join(path).display().to_string()
-    }
+    cwd.join(path)
+        .components()
+        .collect::<std::path::PathBuf>()
+        .display()
+        .to_string()
 }
 
 /// TOML integers are signed 64-bit.

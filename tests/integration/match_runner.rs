@@ -205,6 +205,44 @@ fn a_gauntlet_plays_only_the_first_engine_against_the_others() {
     }
 }
 
+/// Regression: `cmd=./engine` given in the engine's folder was recorded as
+/// `/that/folder/./engine`, so a later run that named it by its full path was "not the
+/// same engine" to `arena stats --paired` and the rating list. The recorded command
+/// (and the openings file) is the plain absolute path.
+#[test]
+fn a_relative_command_is_recorded_as_a_plain_absolute_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().canonicalize().unwrap();
+    std::fs::copy(arena_bin(), folder.join("engine")).unwrap();
+    let a = shipped_engine("gomoku-seed003-threat.toml");
+    let out = folder.join("out");
+    let status = arena_process()
+        .current_dir(&folder)
+        .args([
+            "match",
+            &a,
+            &format!("cmd=./engine,arg=serve,arg={a},name=served"),
+            "--game",
+            "mnk:9,9,5",
+            "--depth",
+            "1",
+            "--rounds",
+            "1",
+            "--max-plies",
+            "12",
+            "--quiet",
+            "--no-report",
+            "--out",
+            "./out",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let t = Tournament::from_resolved(&out.join("run.toml")).unwrap();
+    let command = &t.engines[1].external().unwrap().command;
+    assert_eq!(*command, folder.join("engine").display().to_string());
+}
+
 /// Issue 45, item 1: an engine's spec carries its own limits, in place of the match's
 /// (node odds): `FILE,nodes=N` gives that engine N nodes a move and no depth limit,
 /// while the others keep --depth; `cmd=...,nodes=N` does the same for an outside
