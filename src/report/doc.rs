@@ -12,7 +12,7 @@ use super::{
     tuning::Tune,
     viewer::Viewer,
 };
-use crate::stats::branching::{deepest_shown, effective_branching_factor};
+use crate::stats::branching::{deepest_shown_of, effective_branching_factor};
 
 /// A table: a heading row and rows of cells; the first `left` columns are text
 /// (left-aligned), the rest numbers.
@@ -472,12 +472,7 @@ fn tournament_sections(doc: &mut Doc, t: &Tour, plot_prefix: &str, link_prefix: 
     doc.heading(&id("search"), "Search effort");
     doc.figure(&id("nodes-per-move"));
     doc.figure(&id("nodes-by-depth"));
-    let dmax = s
-        .engines
-        .iter()
-        .filter_map(|e| deepest_shown(&e.nodes_by_depth))
-        .max()
-        .unwrap_or(0);
+    let dmax = deepest_shown_of(s.engines.iter().map(|e| e.nodes_by_depth.as_slice())).unwrap_or(0);
     let deepest = s
         .engines
         .iter()

@@ -38,6 +38,14 @@ pub fn deepest_shown(nodes_by_depth: &[(u32, u64, f64)]) -> Option<u32> {
     )
 }
 
+/// The deepest depth worth showing of several searches (a report's engines): the
+/// deepest [`deepest_shown`] of any of them, so one table or axis holds them all.
+pub fn deepest_shown_of<'a>(
+    searches: impl IntoIterator<Item = &'a [(u32, u64, f64)]>,
+) -> Option<u32> {
+    searches.into_iter().filter_map(deepest_shown).max()
+}
+
 /// The effective branching factor of a search from its mean cumulative nodes per depth
 /// (`(depth, moves, mean nodes)` as in `summary.json`'s `nodes_by_depth`): the geometric
 /// mean of `N_d / N_(d-1)` over consecutive depths, which is `(N_D / N_1)^(1 / (D - 1))`

@@ -24,11 +24,7 @@ pub(super) fn nodes_by_depth<DB: DrawingBackend>(
     let (plot_area, legend_area) = beside_legend(area, &legend, 70, WIDTH);
     // Depths few moves reached (decided positions run on to the last depth) would
     // squeeze the rest into the left edge: the axis ends where the table does.
-    let dmax = s
-        .engines
-        .iter()
-        .filter_map(|e| deepest_shown(&e.nodes_by_depth))
-        .max()
+    let dmax = deepest_shown_of(s.engines.iter().map(|e| e.nodes_by_depth.as_slice()))
         .unwrap_or(1)
         .max(1);
     let shown = |e: usize| {

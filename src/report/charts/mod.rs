@@ -55,7 +55,7 @@ use super::{
 };
 use crate::stats::{
     Wdl,
-    branching::{deepest_shown, depths_for_ebf, effective_branching_factor},
+    branching::{deepest_shown_of, depths_for_ebf, effective_branching_factor},
 };
 
 /// A drawn plot: its SVG text and PNG bytes, and what the pages say about it.
