@@ -2,22 +2,29 @@
 //! ply of iterative deepening costs, from the mean cumulative nodes per completed depth.
 //! Pure numbers: the callers (reports, `arena bench`) gather the counts.
 
-/// The depths an effective branching factor is measured over: from the shallowest depth,
-/// each following depth while at least half as many moves completed it as completed the
-/// shallowest one (deeper iterations reached by a few moves only would bias the mean).
-pub fn depths_for_ebf(nodes_by_depth: &[(u32, u64, f64)]) -> &[(u32, u64, f64)] {
-    let Some(&(d0, m0, _)) = nodes_by_depth.first() else {
-        return nodes_by_depth;
+/// The depths an effective branching factor is measured over, as indices into
+/// `nodes_by_depth`: from the first depth whose count is below the next one's (a count
+/// that does not grow is not the cost of a deeper iteration: Autaxx reports more nodes at
+/// depth 1 than at depth 2, and an EBF based on its depth 1 would flatter it), each
+/// following depth while at least half as many moves completed it as completed the first
+/// one used (deeper iterations reached by a few moves only would bias the mean).
+pub fn ebf_span(nodes_by_depth: &[(u32, u64, f64)]) -> std::ops::Range<usize> {
+    let consecutive = |i: usize| nodes_by_depth[i + 1].0 == nodes_by_depth[i].0 + 1;
+    let mut start = 0;
+    while start + 1 < nodes_by_depth.len()
+        && consecutive(start)
+        && nodes_by_depth[start].2 >= nodes_by_depth[start + 1].2
+    {
+        start += 1;
+    }
+    let Some(&(_, m0, _)) = nodes_by_depth.get(start) else {
+        return 0..0;
     };
-    let mut end = 1;
-    while end < nodes_by_depth.len() {
-        let (d, m, _) = nodes_by_depth[end];
-        if d != d0 + end as u32 || 2 * m < m0 {
-            break;
-        }
+    let mut end = start + 1;
+    while end < nodes_by_depth.len() && consecutive(end - 1) && 2 * nodes_by_depth[end].1 >= m0 {
         end += 1;
     }
-    &nodes_by_depth[..end]
+    start..end
 }
 
 /// The deepest depth worth showing of a search: the deepest that at least a tenth as many
@@ -48,11 +55,12 @@ pub fn deepest_shown_of<'a>(
 
 /// The effective branching factor of a search from its mean cumulative nodes per depth
 /// (`(depth, moves, mean nodes)` as in `summary.json`'s `nodes_by_depth`): the geometric
-/// mean of `N_d / N_(d-1)` over consecutive depths, which is `(N_D / N_1)^(1 / (D - 1))`
-/// from the shallowest depth 1 to the deepest depth D that at least half the moves
-/// completed. None with fewer than two such depths.
+/// mean of `N_d / N_(d-1)` over consecutive depths, which is `(N_D / N_F)^(1 / (D - F))`
+/// from the first depth F whose count grows (depth 1 in arena's engines) to the deepest
+/// depth D that at least half of F's moves completed ([`ebf_span`]). None with fewer than
+/// two such depths.
 pub fn effective_branching_factor(nodes_by_depth: &[(u32, u64, f64)]) -> Option<f64> {
-    let used = depths_for_ebf(nodes_by_depth);
+    let used = &nodes_by_depth[ebf_span(nodes_by_depth)];
     let (&(d1, _, n1), &(dd, _, nd)) = (used.first()?, used.last()?);
     if dd <= d1 || n1 <= 0.0 || nd <= 0.0 {
         return None;
@@ -75,6 +83,23 @@ mod tests {
         let ebf = effective_branching_factor(&by_depth).unwrap();
         assert!((ebf - 9.0).abs() < 1e-12, "{ebf}");
         assert_eq!(effective_branching_factor(&[(1, 5, 30.0)]), None);
+        // A first depth that counts more than the second (as Autaxx reports) is left out:
+        // 100, 300, 900 from depth 2 on is an EBF of 3, not (900 / 503)^(1/3).
+        let by_depth = [
+            (1, 10, 503.0),
+            (2, 10, 100.0),
+            (3, 10, 300.0),
+            (4, 10, 900.0),
+        ];
+        assert_eq!(ebf_span(&by_depth), 1..4);
+        let ebf = effective_branching_factor(&by_depth).unwrap();
+        assert!((ebf - 3.0).abs() < 1e-12, "{ebf}");
+        // Counts that never grow (a decided position) give no EBF.
+        let by_depth = [(1, 10, 50.0), (2, 10, 50.0), (3, 10, 40.0)];
+        assert_eq!(effective_branching_factor(&by_depth), None);
+        // A gap in the depths ends the span.
+        let by_depth = [(1, 10, 10.0), (2, 10, 40.0), (4, 10, 640.0)];
+        assert_eq!(ebf_span(&by_depth), 0..2);
         assert_eq!(effective_branching_factor(&[]), None);
     }
 

@@ -419,6 +419,44 @@ fn depths_few_moves_reach_stay_out_of_the_depth_table() {
 }
 
 #[test]
+fn the_ebf_starts_where_an_engines_counts_grow() {
+    // Autaxx reports more nodes at depth 1 than at depth 2: an EBF based on depth 1
+    // would flatter it. Every move here counts 503, 100, 300 and 900 nodes by depths 1
+    // to 4: an EBF of 3 from depth 2, where (900 / 503)^(1/3) would say 1.21.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = small_run(tmp.path(), "ebf", &["--no-report"]);
+    let games = dir.join("games.jsonl");
+    let text: String = read(&games)
+        .lines()
+        .map(|line| {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            for st in v["stats"].as_array_mut().into_iter().flatten() {
+                if st.get("nodes_at_depth").is_some() {
+                    st["nodes_at_depth"] = serde_json::json!([503, 100, 300, 900]);
+                    st["depth"] = 4.into();
+                    st["nodes"] = 900.into();
+                }
+            }
+            serde_json::to_string(&v).unwrap() + "\n"
+        })
+        .collect();
+    fs::write(&games, text).unwrap();
+    run_ok(&["stats", dir.to_str().unwrap()]);
+    let md = read(&dir.join("report.md"));
+    let rows: Vec<&str> = md
+        .lines()
+        .skip_while(|l| !l.starts_with("| engine | EBF |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(!rows.is_empty(), "a depth table in {md}");
+    for row in rows {
+        assert_eq!(row.split('|').nth(2).map(str::trim), Some("3.00"), "{row}");
+    }
+    check_page(&read(&dir.join("report.html")));
+}
+
+#[test]
 fn bad_folders_are_one_line_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let missing = tmp.path().join("nope");

@@ -52,17 +52,26 @@ pub(super) fn nodes_by_depth<DB: DrawingBackend>(
         let c = color(e);
         let by_depth = &s.engines[e].nodes_by_depth;
         let pts: Vec<(f64, f64)> = shown(e).map(|&(d, _, n)| (f64::from(d), y.at(n))).collect();
-        let used = depths_for_ebf(by_depth).len().min(pts.len());
-        if used == 0 {
-            continue;
-        }
-        chart.draw_series(std::iter::once(PathElement::new(
-            pts[..used].to_vec(),
-            c.stroke_width(3),
-        )))?;
-        if used < pts.len() {
+        // Solid over the depths the EBF is measured over, dashed before and after them.
+        let span = ebf_span(by_depth);
+        let (start, end) = (span.start.min(pts.len()), span.end.min(pts.len()));
+        if start > 0 {
             chart.draw_series(std::iter::once(DashedPathElement::new(
-                pts[used - 1..].to_vec(),
+                pts[..=start.min(pts.len() - 1)].to_vec(),
+                6,
+                4,
+                c.stroke_width(2),
+            )))?;
+        }
+        if end > start {
+            chart.draw_series(std::iter::once(PathElement::new(
+                pts[start..end].to_vec(),
+                c.stroke_width(3),
+            )))?;
+        }
+        if end > 0 && end < pts.len() {
+            chart.draw_series(std::iter::once(DashedPathElement::new(
+                pts[end - 1..].to_vec(),
                 6,
                 4,
                 c.stroke_width(2),

@@ -55,7 +55,7 @@ use super::{
 };
 use crate::stats::{
     Wdl,
-    branching::{deepest_shown_of, depths_for_ebf, effective_branching_factor},
+    branching::{deepest_shown_of, ebf_span, effective_branching_factor},
 };
 
 /// A drawn plot: its SVG text and PNG bytes, and what the pages say about it.
@@ -632,9 +632,11 @@ pub(crate) fn render_tournament(t: &Tour, prefix: &str) -> Result<Vec<Rendered>,
                       completed each depth, log scale: what move ordering buys shows as a \
                       flatter line. EBF, the effective branching factor, is the geometric \
                       mean of N(d) / N(d−1), that is (N(D) / N(1))^(1/(D−1)), up to the \
-                      deepest depth D that at least half the moves completed (solid); \
-                      depths fewer moves reached are dashed, and depths fewer than a \
-                      tenth of the moves reached are left out."
+                      deepest depth D that at least half the moves completed (solid), \
+                      from the first depth whose count grows (an outside engine may \
+                      report more nodes at depth 1 than at depth 2); depths outside \
+                      that span are dashed, and depths fewer than a tenth of the moves \
+                      reached are left out."
                 .into(),
             size: (WIDTH, 520),
             kind: Kind::Depth(t),
