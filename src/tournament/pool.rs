@@ -190,7 +190,7 @@ pub fn pool(dirs: &[PathBuf]) -> Result<Pool, RunError> {
         }
         let mut index = Vec::new();
         for spec in &t.engines {
-            let entry = resolved_engine(spec);
+            let entry = identity(spec);
             let name = spec.name();
             let i = match players.iter().position(|(n, _, _)| n == name) {
                 Some(i) => {
@@ -268,6 +268,23 @@ pub fn pool(dirs: &[PathBuf]) -> Result<Pool, RunError> {
 }
 
 /// The first key whose values differ between two engine entries: `key: a | b`.
+/// An engine's identity across runs: its resolved entry, with the paths of an outside
+/// engine's `command` and `working_dir` lexically cleaned of `.` components (`/a/./b` is
+/// `/a/b`; runs recorded before arena cleaned them name the same program alike). `..`
+/// stays: through a symbolic link it is not the folder above.
+fn identity(spec: &crate::protocol::EngineSpec) -> toml::Table {
+    let mut entry = resolved_engine(spec);
+    for key in ["command", "working_dir"] {
+        if let Some(toml::Value::String(path)) = entry.get_mut(key)
+            && path.contains('/')
+        {
+            let clean = Path::new(path.as_str()).components().collect::<PathBuf>();
+            *path = clean.display().to_string();
+        }
+    }
+    entry
+}
+
 fn first_difference(a: &toml::Table, b: &toml::Table) -> String {
     difference_at("", a, b).unwrap_or_else(|| "they differ".to_string())
 }

@@ -241,6 +241,20 @@ fn a_relative_command_is_recorded_as_a_plain_absolute_path() {
     let t = Tournament::from_resolved(&out.join("run.toml")).unwrap();
     let command = &t.engines[1].external().unwrap().command;
     assert_eq!(*command, folder.join("engine").display().to_string());
+
+    // A run an older arena recorded with `/folder/./engine` is the same engine: the
+    // two folders rate together.
+    let old = folder.join("old");
+    std::fs::create_dir(&old).unwrap();
+    for file in ["run.toml", "games.jsonl"] {
+        std::fs::copy(out.join(file), old.join(file)).unwrap();
+    }
+    let run = std::fs::read_to_string(old.join("run.toml")).unwrap();
+    let dotted = folder.join(".").join("engine").display().to_string();
+    assert!(run.contains(command.as_str()), "{run}");
+    std::fs::write(old.join("run.toml"), run.replace(command.as_str(), &dotted)).unwrap();
+    let list = run_ok(&["stats", out.to_str().unwrap(), old.to_str().unwrap()]);
+    assert!(list.contains("served"), "{list}");
 }
 
 /// Issue 45, item 1: an engine's spec carries its own limits, in place of the match's
