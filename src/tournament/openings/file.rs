@@ -46,6 +46,22 @@ impl Shipped {
         let name = game.to_string();
         SHIPPED.iter().find(|s| s.game == name)
     }
+
+    /// Whether every opening of `played` (as the records write them: the line of the
+    /// file) is a line of this set: a file of lines taken from it, such as the held-out
+    /// openings docs/experiments.md measures on, is balanced as the set is. False
+    /// without openings.
+    pub fn holds_all<'a>(&self, played: impl IntoIterator<Item = &'a str>) -> bool {
+        let lines: std::collections::HashSet<&str> = self.text.lines().map(str::trim).collect();
+        let mut any = false;
+        for opening in played {
+            if !lines.contains(opening.trim()) {
+                return false;
+            }
+            any = true;
+        }
+        any
+    }
 }
 
 /// The largest opening file read (64 MB: a million Ataxx FENs); a larger one is

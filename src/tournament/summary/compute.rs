@@ -358,7 +358,13 @@ pub fn summarize(
     let differences = differences(&t.engines);
     let mut warnings = replay_warning(replayed_pairs, complete_pairs);
     warnings.extend(confound_warning(&differences));
-    let balanced = t.config.openings.kind == OpeningKind::Balanced;
+    // A file of lines of the shipped balanced set (held-out openings) is balanced too.
+    let balanced = match t.config.openings.kind {
+        OpeningKind::Balanced => true,
+        OpeningKind::File => crate::tournament::openings::Shipped::of(&t.config.game)
+            .is_some_and(|set| set.holds_all(records.iter().map(|r| r.opening.as_str()))),
+        _ => false,
+    };
     // Engines that played alike first: it explains the split pairs that follow.
     let keys: Vec<String> = differences.iter().map(|d| d.key.clone()).collect();
     for (p, (alike, pairs)) in pairings.iter().zip(count_alike(&records, pairings.len())) {
@@ -565,6 +571,34 @@ mod pair_tests {
         let few = summarize(&t, &schedule, &records(9, 0, 0), None);
         assert_eq!(few.pair_shares.split, 9);
         assert!(!few.warnings.iter().any(|w| w.contains("pairs split")));
+    }
+
+    #[test]
+    fn a_file_of_the_shipped_sets_lines_is_the_shipped_set() {
+        // Held-out openings: lines 201 on of the shipped Ataxx set, played from a file.
+        let (mut t, schedule) = tournament(10);
+        t.config.game = "ataxx".parse().unwrap();
+        t.config.openings.kind = OpeningKind::File;
+        let set = Shipped::of(&t.config.game).unwrap();
+        let lines: Vec<&str> = set.text.lines().filter(|l| l.contains('/')).collect();
+        let mut played = records(6, 1, 3);
+        for r in &mut played {
+            r.opening = lines[200 + r.pair as usize].to_string();
+        }
+        let warning = |played: &[GameRecord]| {
+            let s = summarize(&t, &schedule, played, None);
+            s.warnings
+                .into_iter()
+                .find(|w| w.contains("pairs split"))
+                .unwrap()
+        };
+        let w = warning(&played);
+        assert!(w.contains("already the shipped balanced openings"), "{w}");
+        // One opening from elsewhere: the file is not the shipped set.
+        played[0].opening = "x5o/7/7/7/7/7/o5x x 0 1".to_string();
+        assert!(!lines.contains(&played[0].opening.as_str()));
+        let w = warning(&played);
+        assert!(w.contains("use the shipped balanced openings"), "{w}");
     }
 
     #[test]
