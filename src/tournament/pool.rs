@@ -267,7 +267,6 @@ pub fn pool(dirs: &[PathBuf]) -> Result<Pool, RunError> {
     })
 }
 
-/// The first key whose values differ between two engine entries: `key: a | b`.
 /// An engine's identity across runs: its resolved entry, with the paths of an outside
 /// engine's `command` and `working_dir` lexically cleaned of `.` components (`/a/./b` is
 /// `/a/b`; runs recorded before arena cleaned them name the same program alike). `..`
@@ -285,6 +284,7 @@ fn identity(spec: &crate::protocol::EngineSpec) -> toml::Table {
     entry
 }
 
+/// The first key whose values differ between two engine entries: `key: a | b`.
 fn first_difference(a: &toml::Table, b: &toml::Table) -> String {
     difference_at("", a, b).unwrap_or_else(|| "they differ".to_string())
 }

@@ -248,6 +248,52 @@ fn the_summary_shows_split_pairs_and_the_first_players_interval() {
     assert!(md.contains(" of 2 pairs split 1-1 ("), "{md}");
 }
 
+/// docs/matches.md: a file of lines of the shipped balanced set (held-out openings) is
+/// that set: when most pairs split, the warning does not send the run to the set it
+/// already plays, but to a set balanced for its engines.
+#[test]
+fn held_out_lines_of_the_shipped_set_get_the_shipped_sets_advice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = SHIPPED.iter().find(|s| s.game == "gomoku").unwrap();
+    let held: Vec<&str> = set
+        .text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .skip(100)
+        .take(12)
+        .collect();
+    let file = tmp.path().join("held.txt");
+    std::fs::write(&file, held.join("\n") + "\n").unwrap();
+    // One engine against itself: each pair's two games are one game with the colours
+    // swapped, so every decided pair splits.
+    let e = engine("gomoku-seed003-threat");
+    let out = tmp.path().join("held");
+    let printed = run_ok(&[
+        "match",
+        &e,
+        &e,
+        "--depth",
+        "1",
+        "--rounds",
+        "12",
+        "--openings",
+        file.to_str().unwrap(),
+        "--quiet",
+        "--no-report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let warning = printed
+        .lines()
+        .find(|l| l.contains("pairs split 1-1") && l.starts_with("warning"))
+        .unwrap_or_else(|| panic!("a split-pairs warning in {printed}"));
+    assert!(
+        warning.contains("already the shipped balanced openings"),
+        "{warning}"
+    );
+    assert!(!warning.contains("use the shipped"), "{warning}");
+}
+
 /// `arena match --help`: a file of openings in order plays the same games whatever the
 /// seed; `--shuffle` draws the order from `--seed` (the same order for the same seed);
 /// with random openings it is refused, naming the flag.

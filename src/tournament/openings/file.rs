@@ -47,15 +47,35 @@ impl Shipped {
         SHIPPED.iter().find(|s| s.game == name)
     }
 
-    /// Whether every opening of `played` (as the records write them: the line of the
-    /// file) is a line of this set: a file of lines taken from it, such as the held-out
-    /// openings docs/experiments.md measures on, is balanced as the set is. False
-    /// without openings.
-    pub fn holds_all<'a>(&self, played: impl IntoIterator<Item = &'a str>) -> bool {
-        let lines: std::collections::HashSet<&str> = self.text.lines().map(str::trim).collect();
+    /// The start positions of this set as the records write them
+    /// ([`Opening::position`](super::Opening)) on `game`'s board, in every symmetry a
+    /// transform may play them in; empty when the set does not read on that board.
+    pub fn positions(&self, game: &crate::game::GameSpec) -> std::collections::HashSet<String> {
+        crate::with_game!(*game, |G, config| {
+            let list = read_lines::<G, _>(self.path, std::io::Cursor::new(self.text), &config)
+                .unwrap_or_default();
+            let symmetries = G::symmetries(&config);
+            list.iter()
+                .flat_map(|o| {
+                    (0..symmetries).filter_map(|s| G::transformed(&config, &o.position, s).ok())
+                })
+                .collect()
+        })
+    }
+
+    /// Whether every opening of `played` (records' start positions) is one of this set's
+    /// on `game`'s board: a file of lines taken from it, such as the held-out openings
+    /// docs/experiments.md measures on, is balanced as the set is. False without
+    /// openings.
+    pub fn holds_all<'a>(
+        &self,
+        game: &crate::game::GameSpec,
+        played: impl IntoIterator<Item = &'a str>,
+    ) -> bool {
+        let positions = self.positions(game);
         let mut any = false;
         for opening in played {
-            if !lines.contains(opening.trim()) {
+            if !positions.contains(opening) {
                 return false;
             }
             any = true;

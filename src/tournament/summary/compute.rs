@@ -361,8 +361,11 @@ pub fn summarize(
     // A file of lines of the shipped balanced set (held-out openings) is balanced too.
     let balanced = match t.config.openings.kind {
         OpeningKind::Balanced => true,
-        OpeningKind::File => crate::tournament::openings::Shipped::of(&t.config.game)
-            .is_some_and(|set| set.holds_all(records.iter().map(|r| r.opening.as_str()))),
+        OpeningKind::File => {
+            crate::tournament::openings::Shipped::of(&t.config.game).is_some_and(|set| {
+                set.holds_all(&t.config.game, records.iter().map(|r| r.opening.as_str()))
+            })
+        }
         _ => false,
     };
     // Engines that played alike first: it explains the split pairs that follow.
