@@ -162,6 +162,7 @@ fn load(args: &FitArgs) -> Result<Fit> {
                 seed: 1,
                 jobs: 0,
                 selfplay: None,
+                net: None,
                 openings: Default::default(),
                 adjudication: Default::default(),
                 verification: None,

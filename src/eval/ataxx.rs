@@ -4,8 +4,11 @@
 //! keeps no incremental state. Move ordering: stones gained (seed 004's greedy score) and
 //! singles before jumps.
 
+use std::sync::Arc;
+
 use super::{
     Evaluator, MoveKey, OrderFlags, clamp_eval,
+    net::AtaxxNet,
     table::{ATAXX_TERM_COUNT, AtaxxTable},
 };
 use crate::game::{
@@ -54,6 +57,8 @@ pub struct AtaxxEval {
     /// The endgame changes ([`AtaxxTable::endgame`]), or `None` when all are zero (the
     /// score then does not depend on the phase: the tables before `[endgame]`).
     endgame: Option<[i64; ATAXX_TERM_COUNT]>,
+    /// The table's `[net]`, if any: its score is added to the terms'.
+    net: Option<Arc<AtaxxNet>>,
 }
 
 /// Slots of the two tempo terms in [`AtaxxTable::TERM_KEYS`]: the side to move's own,
@@ -80,6 +85,7 @@ impl AtaxxEval {
             weights,
             used: std::array::from_fn(|i| weights[i] != 0 || changes[i] != 0),
             endgame: changes.iter().any(|&v| v != 0).then_some(changes),
+            net: table.net.clone().map(Arc::new),
         }
     }
 
@@ -119,14 +125,25 @@ impl AtaxxEval {
     pub fn score(&self, pos: &Ataxx) -> i64 {
         let d = self.term_differences(pos);
         let base: i64 = self.weights.iter().zip(&d).map(|(w, d)| w * d).sum();
-        match &self.endgame {
+        let terms = match &self.endgame {
             None => base,
             Some(changes) => {
                 let change: i64 = changes.iter().zip(&d).map(|(w, d)| w * d).sum();
                 let (stones, playable) = AtaxxEval::phase(pos);
                 base + change * stones / playable.max(1)
             }
-        }
+        };
+        terms + self.net_score(pos)
+    }
+
+    /// The score of the table's `[net]` (0 without one): see [`super::net`].
+    pub fn net_score(&self, pos: &Ataxx) -> i64 {
+        let Some(net) = &self.net else {
+            return 0;
+        };
+        let me = pos.side_to_move();
+        let (stones, playable) = AtaxxEval::phase(pos);
+        net.score(pos.stones(me), pos.stones(me.other()), stones, playable)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod ataxx;
 pub mod cells;
 mod memo;
 pub mod mnk;
+pub mod net;
 pub mod patterns;
 pub mod table;
 pub mod threats;

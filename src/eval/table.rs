@@ -8,7 +8,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::patterns::{PATTERN_COUNT, Pattern};
+use super::{
+    net::{AtaxxNet, NetError},
+    patterns::{PATTERN_COUNT, Pattern},
+};
 use crate::config::{self, ConfigError};
 
 /// Number of combinations a cell can make: the per-cell terms of the `lines` score
@@ -85,7 +88,10 @@ impl Table {
     fn validate(&self) -> Result<(), TableError> {
         match self {
             Table::Mnk(t) => t.validate(),
-            Table::Ataxx(_) => Ok(()),
+            Table::Ataxx(t) => match &t.net {
+                Some(net) => net.validate().map_err(TableError::Net),
+                None => Ok(()),
+            },
         }
     }
 
@@ -160,6 +166,9 @@ pub enum TableError {
         /// The value, as TOML writes it.
         value: String,
     },
+    /// A bad `[net]` section of an Ataxx table.
+    #[error("{0}")]
+    Net(NetError),
 }
 
 impl TableError {
@@ -169,6 +178,7 @@ impl TableError {
             TableError::Defence(_) => "defence",
             TableError::Unread(key) => key,
             TableError::NoNumber { key, .. } => key,
+            TableError::Net(_) => "net",
         }
     }
 }
@@ -657,6 +667,10 @@ pub struct AtaxxTable {
     /// on a full board. All 0 by default: the table scores as before.
     #[serde(default)]
     pub endgame: AtaxxEndgame,
+    /// `[net]`: a small network whose score is added to the terms' (see
+    /// [`super::net`]). None by default: the table scores as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<AtaxxNet>,
 }
 
 /// The `[endgame]` section of an [`AtaxxTable`]: per term, the change of its weight
@@ -801,6 +815,7 @@ impl AtaxxTable {
             capture: 0,
             exposed: 0,
             endgame: AtaxxEndgame::default(),
+            net: None,
         }
     }
 

@@ -381,6 +381,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             }
             self.plies[ply].played = Some(mv);
             let undo = pos.play(mv);
+            self.tt.prefetch(pos.hash());
             self.eval.played(pos, mv);
             let new_depth = depth - 1 + i32::from(singular_move == Some(mv));
             let score = if searched == 0 {

@@ -33,11 +33,17 @@ use serde::{Deserialize, Serialize};
 use super::{
     features::{SlotError, ataxx_slot_of, mnk_slot_of},
     model::Loss,
+    net::NetLayout,
 };
 use crate::{
     config::{self, ConfigError, top_level_line},
     engine::EngineConfig,
-    eval::{Table, patterns::Pattern, table::MnkEvaluation},
+    eval::{
+        Table,
+        net::{AtaxxNet, MAX_HIDDEN},
+        patterns::Pattern,
+        table::MnkEvaluation,
+    },
     protocol::EngineSpec,
     tune::{
         base::{JobBase, JobRead, apply_set, job_file, resolved_job},
@@ -147,7 +153,42 @@ job_config! {
         /// Self-play games to generate first.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub selfplay: Option<SelfplayConfig>,
+        /// Ataxx: fit the table's `[net]` too (a new one when the table has none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub net: Option<NetConfig>,
     }
+}
+
+/// The `[net]` section of a fit config: the table's net is fitted with its weights
+/// (docs/fitting.md, "A net on top of the table").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetConfig {
+    /// Hidden units of a new net (default: the table's net's, else 32). A table with a
+    /// net of another size is an error: its net is the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<usize>,
+    /// Adam's step for the net's numbers, in their own units (decays with `lr`).
+    #[serde(default = "default_net_lr")]
+    pub lr: f64,
+}
+
+fn default_net_lr() -> f64 {
+    0.002
+}
+
+/// Hidden units of a new net when `[net]` gives none.
+pub const DEFAULT_HIDDEN: usize = 32;
+
+/// The net a fit fits, resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetFit {
+    /// Its shape.
+    pub layout: NetLayout,
+    /// Its numbers at the start, in the fit's units: the table's net, or a new one.
+    pub start: Vec<f64>,
+    /// Adam's step for them.
+    pub lr: f64,
 }
 
 /// The Ataxx `quiet_gain` when a config has none.
@@ -215,6 +256,8 @@ pub struct Fit {
     pub data: Vec<PathBuf>,
     /// The game, the base engine's file and where the config came from.
     pub job: JobBase,
+    /// The table's `[net]`, when fitted.
+    pub net: Option<NetFit>,
 }
 
 job_file!(Fit, FitConfig, Fit, "the fit reads");
@@ -277,7 +320,9 @@ impl Fit {
                 return Err(read.at(read.key_line(key), format!("key `{key}`: {why}")));
             }
         }
-        let params = resolve_params(engine, &config.params, read.text)
+        let net = resolve_net(engine, config.net.as_ref(), config.seed)
+            .map_err(|m| read.at(config::line_of(read.text, "[net]"), m))?;
+        let params = resolve_params(engine, &config.params, read.text, net.is_some())
             .map_err(|(line, m)| read.at(line.or(read.key_line("params")), m))?;
         if let Some(s) = &config.selfplay {
             let line = config::line_of(read.text, "[selfplay]");
@@ -346,8 +391,54 @@ impl Fit {
             games,
             data,
             job: read.job,
+            net,
         })
     }
+}
+
+/// The net of a fit with `[net]` (None without): the table's own as the start, or a new
+/// one drawn by the fit's seed.
+fn resolve_net(
+    engine: &EngineConfig,
+    config: Option<&NetConfig>,
+    seed: u64,
+) -> Result<Option<NetFit>, String> {
+    let Some(config) = config else {
+        return Ok(None);
+    };
+    let Some(Table::Ataxx(table)) = &engine.table else {
+        return Err(format!(
+            "[net]: '{}' has an m,n,k table; only Ataxx tables have a net",
+            engine.name
+        ));
+    };
+    if !(config.lr > 0.0 && config.lr <= 1.0) {
+        return Err(format!("[net] lr: {} is outside (0, 1]", config.lr));
+    }
+    let own = table.net.as_ref().map(|n| n.hidden);
+    let hidden = match (config.hidden, own) {
+        (Some(h), Some(o)) if h != o => {
+            return Err(format!(
+                "[net] hidden: {h}, but the table's net has {o} hidden units and is where                  the fit starts (leave `hidden` out, or fit a table without a net)"
+            ));
+        }
+        (Some(h), _) => h,
+        (None, Some(o)) => o,
+        (None, None) => DEFAULT_HIDDEN,
+    };
+    if hidden == 0 || hidden > MAX_HIDDEN {
+        return Err(format!("[net] hidden: {hidden} is outside 1..={MAX_HIDDEN}"));
+    }
+    let layout = NetLayout { hidden };
+    let start = match &table.net {
+        Some(net) => NetLayout::from_table(net),
+        None => layout.start(seed),
+    };
+    Ok(Some(NetFit {
+        layout,
+        start,
+        lr: config.lr,
+    }))
 }
 
 impl Fit {
@@ -386,14 +477,23 @@ impl Fit {
         toml::to_string(&tree).expect("a resolved fit serialises")
     }
 
-    /// The base engine with the parameters set to `values`, named `name`.
-    pub fn engine_with(&self, name: &str, values: &[f64]) -> Result<EngineConfig, ValueRefused> {
+    /// The base engine with the parameters set to `values` and its table's `[net]` to
+    /// `net` (when given), named `name`.
+    pub fn engine_with(
+        &self,
+        name: &str,
+        values: &[f64],
+        net: Option<&AtaxxNet>,
+    ) -> Result<EngineConfig, ValueRefused> {
         let mut engine = self.base.clone();
         engine.name = name.to_string();
         for (p, &v) in self.params.iter().zip(values) {
             engine
                 .set(&p.name, number(v, p.integer))
                 .map_err(|e| ValueRefused::new(&p.name, v, e))?;
+        }
+        if let (Some(net), Some(Table::Ataxx(table))) = (net, engine.table.as_mut()) {
+            table.net = Some(net.clone());
         }
         Ok(engine)
     }
@@ -447,6 +547,7 @@ fn resolve_params(
     engine: &EngineConfig,
     params: &Params,
     text: &str,
+    net: bool,
 ) -> Result<Vec<FitParam>, (Option<usize>, String)> {
     let items: Vec<ParamItem> = match params {
         Params::All(s) if s == "all" => {
@@ -460,8 +561,13 @@ fn resolve_params(
         }
         Params::List(items) => items.clone(),
     };
-    if items.is_empty() {
-        return Err((None, "key `params`: name at least one parameter".into()));
+    if items.is_empty() && !net {
+        return Err((
+            None,
+            "key `params`: name at least one parameter (or fit a net alone: `params = []` \
+             with [net])"
+                .into(),
+        ));
     }
     let numeric = engine.numeric_params();
     let mut out: Vec<FitParam> = Vec::new();

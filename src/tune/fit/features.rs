@@ -92,6 +92,8 @@ pub struct AtaxxFeatures {
     pub terms: [i16; ATAXX_TERM_COUNT],
     /// Stones on the board over playable squares: 0 empty, 1 full.
     pub phase: f32,
+    /// The side to move's stones and the opponent's (the inputs of a table's `[net]`).
+    pub stones: [u64; 2],
 }
 
 /// The ring of a cell: 0 on the edge, one more per step towards the centre.
@@ -148,9 +150,11 @@ pub fn points_features(eval: &MnkEval, pos: &Mnk) -> [Vec<PointCell>; 2] {
 pub fn ataxx_features(pos: &Ataxx) -> AtaxxFeatures {
     let d = all_term_differences(pos);
     let (stones, playable) = AtaxxEval::phase(pos);
+    let me = pos.side_to_move();
     AtaxxFeatures {
         terms: std::array::from_fn(|i| d[i] as i16),
         phase: stones as f32 / playable.max(1) as f32,
+        stones: [pos.stones(me), pos.stones(me.other())],
     }
 }
 

@@ -10,6 +10,7 @@
 pub mod config;
 pub mod features;
 pub mod model;
+pub mod net;
 pub mod positions;
 pub mod runner;
 pub mod stream;

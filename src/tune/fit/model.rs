@@ -12,8 +12,9 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::features::{
-    AtaxxFeatures, LINES_WIDTH, LinesFeatures, PointCell, mnk_slot, point_score,
+use super::{
+    features::{AtaxxFeatures, LINES_WIDTH, LinesFeatures, PointCell, mnk_slot, point_score},
+    net::NetLayout,
 };
 use crate::eval::patterns::PATTERN_COUNT;
 
@@ -228,6 +229,11 @@ impl Dataset {
                         grad[n + j] += factor * phase * v;
                     }
                 }
+                // The table's [net], when the weights hold one after the terms.
+                if let Some(layout) = NetLayout::of_len(w.len() - 2 * n) {
+                    let g = if factor != 0.0 { &mut grad[2 * n..] } else { &mut [][..] };
+                    e += layout.eval_grad(&w[2 * n..], f.stones, phase, factor, g);
+                }
                 e
             }
         }
@@ -346,6 +352,21 @@ pub struct FreeParam {
     pub min: f64,
     /// Highest value.
     pub max: f64,
+    /// Adam's step for it as a multiple of the fit's (1 for a table's weights, whose
+    /// step is a fraction of their range; a net's numbers step in their own units).
+    pub step: f64,
+}
+
+impl FreeParam {
+    /// A table's weight in `slot`, within `min..=max`.
+    pub fn weight(slot: usize, min: f64, max: f64) -> FreeParam {
+        FreeParam {
+            slot,
+            min,
+            max,
+            step: 1.0,
+        }
+    }
 }
 
 /// Settings of the weight fit.
@@ -414,7 +435,7 @@ impl Adam {
             self.v[j] = BETA2 * self.v[j] + (1.0 - BETA2) * g * g;
             let m_hat = self.m[j] / (1.0 - BETA1.powi(t));
             let v_hat = self.v[j] / (1.0 - BETA2.powi(t));
-            self.u[j] = (self.u[j] - lr * m_hat / (v_hat.sqrt() + EPS)).clamp(0.0, 1.0);
+            self.u[j] = (self.u[j] - lr * p.step * m_hat / (v_hat.sqrt() + EPS)).clamp(0.0, 1.0);
         }
     }
 }
@@ -668,11 +689,7 @@ mod tests {
             .iter()
             .map(|&slot| {
                 let v = planted[slot];
-                FreeParam {
-                    slot,
-                    min: v - 2.0 * v.abs() - 1.0,
-                    max: v + 2.0 * v.abs() + 1.0,
-                }
+                FreeParam::weight(slot, v - 2.0 * v.abs() - 1.0, v + 2.0 * v.abs() + 1.0)
             })
             .collect();
         let start: Vec<f64> = params

@@ -20,13 +20,14 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     config::{Fit, FitParam},
-    features::{ataxx_weights, mnk_weights},
+    features::{ATAXX_SLOTS, ataxx_weights, mnk_weights},
+    net::NetLayout,
     model::{Adam, FreeParam, Loss, Settings, fit_k, full_weights, lr_at, run_epoch},
     positions::{Counts, FeatureSource, Positions, Selection, read_positions},
     stream::{StreamSpec, Streamed},
 };
 use crate::{
-    eval::Table,
+    eval::{Table, net::AtaxxNet},
     game::GameSpec,
     jobs::{
         JobOptions,
@@ -133,13 +134,14 @@ impl FitState {
         dir: &Path,
         epochs: u64,
         params: &[FitParam],
+        fitted: usize,
     ) -> Result<Option<FitState>, TuneError> {
         let path = dir.join(STATE_FILE);
         let Some((state, text)) = read_json::<FitState>(&path, "a fit checkpoint")? else {
             return Ok(None);
         };
         state
-            .check(epochs, params)
+            .check(epochs, params, fitted)
             .map_err(|(key, why)| damaged(&path, &text, key, why))?;
         Ok(Some(state))
     }
@@ -148,9 +150,14 @@ impl FitState {
     /// positive, finite K; as many epochs as the fit has at most, and a loss row for
     /// each, numbered in order, whose values (one per parameter, or none in older
     /// checkpoints) lie within the parameters' ranges; an optimiser with one finite value
-    /// per parameter (u in 0..=1, second moments not negative) that has taken a step for
-    /// each epoch done.
-    fn check(&self, epochs: u64, params: &[FitParam]) -> Result<(), (&'static str, String)> {
+    /// per fitted number (`fitted`: the parameters and a fitted net's numbers; u in
+    /// 0..=1, second moments not negative) that has taken a step for each epoch done.
+    fn check(
+        &self,
+        epochs: u64,
+        params: &[FitParam],
+        fitted: usize,
+    ) -> Result<(), (&'static str, String)> {
         let k = f64::from_bits(self.k_bits);
         if !(k.is_finite() && k > 0.0) {
             return Err(("k_bits", format!("K = {k} is not a positive number")));
@@ -219,10 +226,10 @@ impl FitState {
         }
         let adam = &self.adam;
         for (key, values) in [("u", &adam.u), ("m", &adam.m), ("v", &adam.v)] {
-            if values.len() != params.len() {
+            if values.len() != fitted {
                 return Err((
                     key,
-                    format!("{} values for {} parameters", values.len(), params.len()),
+                    format!("{} values for {fitted} fitted numbers", values.len()),
                 ));
             }
             if let Some(x) = values.iter().find(|x| !x.is_finite()) {
@@ -344,7 +351,12 @@ fn base_weights(fit: &Fit) -> Result<(Vec<f64>, FeatureSource), TuneError> {
             },
         )),
         (Some(Table::Ataxx(t)), GameSpec::Ataxx) => {
-            Ok((ataxx_weights(t).to_vec(), FeatureSource::Ataxx))
+            let mut w = ataxx_weights(t).to_vec();
+            // A fitted net's numbers follow the table's weights.
+            if let Some(net) = &fit.net {
+                w.extend_from_slice(&net.start);
+            }
+            Ok((w, FeatureSource::Ataxx))
         }
         _ => Err(TuneError::Input(format!(
             "the engine '{}' has no table for {}",
@@ -353,15 +365,38 @@ fn base_weights(fit: &Fit) -> Result<(Vec<f64>, FeatureSource), TuneError> {
     }
 }
 
+/// The fitted numbers: the named parameters, then a fitted net's (each stepping
+/// `[net] lr` in its own units, whatever its range).
 fn free_params(fit: &Fit) -> Vec<FreeParam> {
-    fit.params
+    let mut params: Vec<FreeParam> = fit
+        .params
         .iter()
-        .map(|p| FreeParam {
-            slot: p.slot,
-            min: p.min,
-            max: p.max,
-        })
-        .collect()
+        .map(|p| FreeParam::weight(p.slot, p.min, p.max))
+        .collect();
+    if let Some(net) = &fit.net {
+        for i in 0..net.layout.len() {
+            let (min, max) = net.layout.bounds(i);
+            params.push(FreeParam {
+                slot: ATAXX_SLOTS + i,
+                min,
+                max,
+                step: net.lr / (fit.config.lr * (max - min)),
+            });
+        }
+    }
+    params
+}
+
+/// How many numbers a fit fits: its parameters and a fitted net's.
+fn fitted_count(fit: &Fit) -> usize {
+    fit.params.len() + fit.net.as_ref().map_or(0, |n| n.layout.len())
+}
+
+/// The fitted net of the fit's numbers `theta` (all of them, the named first), rounded
+/// to the table's units; None when the fit has no net.
+fn fitted_net(fit: &Fit, theta: &[f64]) -> Option<AtaxxNet> {
+    let net = fit.net.as_ref()?;
+    Some(net.layout.to_table(&theta[fit.params.len()..]))
 }
 
 /// The values the fitted table takes: θ, whole numbers rounded.
@@ -423,7 +458,7 @@ pub fn run(
         .map_err(|e| TuneError::Input(format!("cannot start {jobs} worker threads: {e}")))?;
 
     let folder = JobFolder::claim(out, "arena fit", "fit", options.resume, &resolved)?;
-    let existing = FitState::read(out, fit.config.epochs, &fit.params)?;
+    let existing = FitState::read(out, fit.config.epochs, &fit.params, fitted_count(fit))?;
 
     let interrupted = || FitOutcome {
         ending: FitEnding::Interrupted,
@@ -492,10 +527,15 @@ pub fn run(
             epoch: 0,
             train,
             validation,
-            values: params.iter().map(|p| w[p.slot]).collect(),
+            values: params[..fit.params.len()].iter().map(|p| w[p.slot]).collect(),
         })
     };
-    let start_theta: Vec<f64> = fit.params.iter().map(|p| p.start).collect();
+    let start_theta: Vec<f64> = fit
+        .params
+        .iter()
+        .map(|p| p.start)
+        .chain(fit.net.iter().flat_map(|n| n.start.iter().copied()))
+        .collect();
     let mut state = match existing {
         Some(s) => {
             if s.config != resolved {
@@ -609,9 +649,17 @@ fn write_outputs(
     verification: Option<VerificationReport>,
 ) -> Result<FitReport, TuneError> {
     let params = free_params(fit);
-    let values = table_values(fit, &state.adam.theta(&params));
+    let theta = state.adam.theta(&params);
+    let values = table_values(fit, &theta);
+    let net = fitted_net(fit, &theta);
     let k = f64::from_bits(state.k_bits);
-    let w = full_weights(base, &params, &values);
+    // The losses of what is written: the values rounded, the net in the table's units.
+    let rounded: Vec<f64> = values
+        .iter()
+        .copied()
+        .chain(net.iter().flat_map(NetLayout::from_table))
+        .collect();
+    let w = full_weights(base, &params, &rounded);
     let loss = fit.config.loss;
     let (train, validation) = data.losses(&w, k, loss)?;
     let final_loss = EpochRow {
@@ -652,10 +700,13 @@ fn write_outputs(
     }
     let table_values: Vec<(String, toml::Value)> =
         set_weights.iter().chain(&named).cloned().collect();
-    let text = tuned_table_named(table_path, &table_header, &table_values, "-fitted")?;
+    let mut text = tuned_table_named(table_path, &table_header, &table_values, "-fitted")?;
+    if let Some(net) = &net {
+        text = with_net(&text, net)?;
+    }
     write_atomic(&out.join(TABLE_FILE), &text)?;
     let engine = fit
-        .engine_with(&format!("{}-fitted", fit.base.name), &values)
+        .engine_with(&format!("{}-fitted", fit.base.name), &values, net.as_ref())
         .map_err(|e| TuneError::Input(e.to_string()))?;
     // The table weights of `set` are in fitted.toml, which the engine points at: only
     // the rest is the fit's own and not written.
@@ -709,6 +760,22 @@ fn write_outputs(
     write_report(&out.join(REPORT_FILE), &report)?;
     write_atomic(&out.join(TRAJECTORY_FILE), &trajectory(fit, &state.history))?;
     Ok(report)
+}
+
+/// The table file's text `text` with its `[net]` section replaced by `net` (written at
+/// the end, one input's row of numbers a line).
+fn with_net(text: &str, net: &AtaxxNet) -> Result<String, TuneError> {
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| TuneError::Input(e.message().to_string()))?;
+    doc.remove("net");
+    let mut out = doc.to_string();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&net.to_toml());
+    Ok(out)
 }
 
 /// The `table.*` values of the fit's `set` that are not fitted, as the base engine holds
@@ -816,7 +883,9 @@ impl Verifiable for Fit {
     }
 
     fn engines(&self, out: &Path) -> Result<[EngineSpec; 2], TuneError> {
-        let Some(state) = FitState::read(out, self.config.epochs, &self.params)? else {
+        let Some(state) =
+            FitState::read(out, self.config.epochs, &self.params, fitted_count(self))?
+        else {
             return Err(TuneError::Input(format!(
                 "{}: no fit to verify (no state.json)",
                 out.display()
@@ -833,8 +902,9 @@ impl Verifiable for Fit {
             .iter()
             .map(|p| p.value)
             .collect();
+        let net = fitted_net(self, &state.adam.theta(&free_params(self)));
         let fitted = self
-            .engine_with(&format!("{}-fitted", self.base.name), &values)
+            .engine_with(&format!("{}-fitted", self.base.name), &values, net.as_ref())
             .map_err(|e| TuneError::Input(e.to_string()))?;
         Ok([fitted.into(), self.base.clone().into()])
     }

@@ -72,8 +72,8 @@ impl Family {
     fn record(self) -> usize {
         let features = match self {
             Family::Lines => 2 * LINES_WIDTH * 2,
-            // The term differences, then the phase (an f32).
-            Family::Ataxx => ATAXX_TERM_COUNT * 2 + 4,
+            // The term differences, then the phase (an f32) and both sides' stones.
+            Family::Ataxx => ATAXX_TERM_COUNT * 2 + 4 + 16,
         };
         features + 6
     }
@@ -152,6 +152,9 @@ fn encode(row: &Row, record: &Record, out: &mut Vec<u8>) {
                 out.extend_from_slice(&v.to_le_bytes());
             }
             out.extend_from_slice(&f.phase.to_le_bytes());
+            for bb in f.stones {
+                out.extend_from_slice(&bb.to_le_bytes());
+            }
         }
     }
     out.extend_from_slice(&record.score.unwrap_or(0).to_le_bytes());
@@ -402,9 +405,13 @@ impl Streamed {
                 }
                 Family::Ataxx => {
                     let at = 2 * ATAXX_TERM_COUNT;
+                    let u64_at = |i: usize| {
+                        u64::from_le_bytes(r[i..i + 8].try_into().expect("eight bytes"))
+                    };
                     ataxx.push(AtaxxFeatures {
                         terms: std::array::from_fn(|i| i16_at(r, i)),
                         phase: f32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]]),
+                        stones: [u64_at(at + 4), u64_at(at + 12)],
                     });
                 }
             }
