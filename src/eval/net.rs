@@ -155,7 +155,10 @@ impl AtaxxNet {
         out.push_str("]\n");
         out.push_str(&format!("bias = [{}]\n", list(&self.bias)));
         out.push_str(&format!("output = [{}]\n", list(&self.output)));
-        out.push_str(&format!("output_endgame = [{}]\n", list(&self.output_endgame)));
+        out.push_str(&format!(
+            "output_endgame = [{}]\n",
+            list(&self.output_endgame)
+        ));
         out.push_str(&format!("output_bias = [{}]\n", list(&self.output_bias)));
         out
     }
@@ -275,9 +278,19 @@ mod tests {
         );
         let mut net = two_units();
         net.hidden = 0;
-        assert!(net.validate().unwrap_err().to_string().starts_with("key `net.hidden`: 0"));
+        assert!(
+            net.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("key `net.hidden`: 0")
+        );
         let mut net = two_units();
         net.output_bias = [0, -20_000];
-        assert!(net.validate().unwrap_err().to_string().contains("`net.output_bias`: number 1"));
+        assert!(
+            net.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("`net.output_bias`: number 1")
+        );
     }
 }

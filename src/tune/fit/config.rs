@@ -427,7 +427,9 @@ fn resolve_net(
         (None, None) => DEFAULT_HIDDEN,
     };
     if hidden == 0 || hidden > MAX_HIDDEN {
-        return Err(format!("[net] hidden: {hidden} is outside 1..={MAX_HIDDEN}"));
+        return Err(format!(
+            "[net] hidden: {hidden} is outside 1..={MAX_HIDDEN}"
+        ));
     }
     let layout = NetLayout { hidden };
     let start = match &table.net {

@@ -231,7 +231,11 @@ impl Dataset {
                 }
                 // The table's [net], when the weights hold one after the terms.
                 if let Some(layout) = NetLayout::of_len(w.len() - 2 * n) {
-                    let g = if factor != 0.0 { &mut grad[2 * n..] } else { &mut [][..] };
+                    let g = if factor != 0.0 {
+                        &mut grad[2 * n..]
+                    } else {
+                        &mut [][..]
+                    };
                     e += layout.eval_grad(&w[2 * n..], f.stones, phase, factor, g);
                 }
                 e

@@ -27,14 +27,14 @@ pub struct NetLayout {
 impl NetLayout {
     /// Numbers in the slice: the input weights (`INPUTS` × `hidden`), the hidden biases,
     /// the output weights on an empty board, on a full one, and the two output biases.
-    pub fn len(self) -> usize {
+    pub fn numbers(self) -> usize {
         (INPUTS + 3) * self.hidden + 2
     }
 
     /// The layout of a slice of `len` numbers, if one has it.
     pub fn of_len(len: usize) -> Option<NetLayout> {
         let hidden = len.checked_sub(2)? / (INPUTS + 3);
-        (hidden > 0 && NetLayout { hidden }.len() == len).then_some(NetLayout { hidden })
+        (hidden > 0 && NetLayout { hidden }.numbers() == len).then_some(NetLayout { hidden })
     }
 
     fn bias(self) -> usize {
@@ -66,7 +66,11 @@ impl NetLayout {
     /// The numbers of `net` in fit units.
     pub fn from_table(net: &AtaxxNet) -> Vec<f64> {
         let one = ONE as f64;
-        let input = net.input.iter().chain(&net.bias).map(|&v| f64::from(v) / one);
+        let input = net
+            .input
+            .iter()
+            .chain(&net.bias)
+            .map(|&v| f64::from(v) / one);
         let output = net
             .output
             .iter()
@@ -82,7 +86,7 @@ impl NetLayout {
     /// the fit starts at the table's own score.
     pub fn start(self, seed: u64) -> Vec<f64> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut w = vec![0.0; self.len()];
+        let mut w = vec![0.0; self.numbers()];
         for v in &mut w[..self.bias()] {
             *v = rng.random_range(-0.17..0.17);
         }
@@ -94,15 +98,18 @@ impl NetLayout {
 
     /// The fitted numbers `w` as the table's section, rounded to its units.
     pub fn to_table(self, w: &[f64]) -> AtaxxNet {
-        let round = |v: f64, unit: f64, max: i64| {
-            (v * unit).round().clamp(-max as f64, max as f64) as i32
-        };
+        let round =
+            |v: f64, unit: f64, max: i64| (v * unit).round().clamp(-max as f64, max as f64) as i32;
         let h = self.hidden;
         let input = |r: std::ops::Range<usize>| -> Vec<i32> {
-            w[r].iter().map(|&v| round(v, ONE as f64, MAX_INPUT)).collect()
+            w[r].iter()
+                .map(|&v| round(v, ONE as f64, MAX_INPUT))
+                .collect()
         };
         let output = |r: std::ops::Range<usize>| -> Vec<i32> {
-            w[r].iter().map(|&v| round(v, OUTPUT_UNIT, MAX_OUTPUT)).collect()
+            w[r].iter()
+                .map(|&v| round(v, OUTPUT_UNIT, MAX_OUTPUT))
+                .collect()
         };
         let ob = output(self.output_bias()..self.output_bias() + 2);
         AtaxxNet {
@@ -159,7 +166,10 @@ impl NetLayout {
         }
         let score = OUTPUT_UNIT * ((1.0 - phase) * mg + phase * eg);
         if factor != 0.0 {
-            let (fm, fe) = (factor * OUTPUT_UNIT * (1.0 - phase), factor * OUTPUT_UNIT * phase);
+            let (fm, fe) = (
+                factor * OUTPUT_UNIT * (1.0 - phase),
+                factor * OUTPUT_UNIT * phase,
+            );
             grad[self.output_bias()] += fm;
             grad[self.output_bias() + 1] += fe;
             // Back into the hidden sums, where the clip passes them.
@@ -203,7 +213,7 @@ mod tests {
     }
 
     fn random_net(layout: NetLayout, rng: &mut ChaCha8Rng) -> Vec<f64> {
-        (0..layout.len())
+        (0..layout.numbers())
             .map(|_| rng.random_range(-0.3..0.3))
             .collect()
     }
@@ -255,7 +265,10 @@ mod tests {
             let filled = i64::from((stones[0] | stones[1]).count_ones());
             let fit = layout.eval_grad(&w, stones, filled as f64 / 49.0, 0.0, &mut []);
             let engine = table.score(stones[0], stones[1], filled, 49);
-            assert!((fit - engine as f64).abs() < 1.0, "fit {fit} engine {engine}");
+            assert!(
+                (fit - engine as f64).abs() < 1.0,
+                "fit {fit} engine {engine}"
+            );
         }
     }
 
@@ -263,7 +276,7 @@ mod tests {
     fn a_started_net_adds_nothing_and_layouts_read_back() {
         let layout = NetLayout { hidden: 32 };
         let w = layout.start(3);
-        assert_eq!(w.len(), layout.len());
+        assert_eq!(w.len(), layout.numbers());
         assert_eq!(NetLayout::of_len(w.len()), Some(layout));
         assert_eq!(NetLayout::of_len(w.len() + 1), None);
         assert_eq!(NetLayout::of_len(0), None);

@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 use super::{
     config::{Fit, FitParam},
     features::{ATAXX_SLOTS, ataxx_weights, mnk_weights},
-    net::NetLayout,
     model::{Adam, FreeParam, Loss, Settings, fit_k, full_weights, lr_at, run_epoch},
+    net::NetLayout,
     positions::{Counts, FeatureSource, Positions, Selection, read_positions},
     stream::{StreamSpec, Streamed},
 };
@@ -374,7 +374,7 @@ fn free_params(fit: &Fit) -> Vec<FreeParam> {
         .map(|p| FreeParam::weight(p.slot, p.min, p.max))
         .collect();
     if let Some(net) = &fit.net {
-        for i in 0..net.layout.len() {
+        for i in 0..net.layout.numbers() {
             let (min, max) = net.layout.bounds(i);
             params.push(FreeParam {
                 slot: ATAXX_SLOTS + i,
@@ -389,7 +389,7 @@ fn free_params(fit: &Fit) -> Vec<FreeParam> {
 
 /// How many numbers a fit fits: its parameters and a fitted net's.
 fn fitted_count(fit: &Fit) -> usize {
-    fit.params.len() + fit.net.as_ref().map_or(0, |n| n.layout.len())
+    fit.params.len() + fit.net.as_ref().map_or(0, |n| n.layout.numbers())
 }
 
 /// The fitted net of the fit's numbers `theta` (all of them, the named first), rounded
@@ -527,7 +527,10 @@ pub fn run(
             epoch: 0,
             train,
             validation,
-            values: params[..fit.params.len()].iter().map(|p| w[p.slot]).collect(),
+            values: params[..fit.params.len()]
+                .iter()
+                .map(|p| w[p.slot])
+                .collect(),
         })
     };
     let start_theta: Vec<f64> = fit

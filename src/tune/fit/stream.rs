@@ -405,9 +405,8 @@ impl Streamed {
                 }
                 Family::Ataxx => {
                     let at = 2 * ATAXX_TERM_COUNT;
-                    let u64_at = |i: usize| {
-                        u64::from_le_bytes(r[i..i + 8].try_into().expect("eight bytes"))
-                    };
+                    let u64_at =
+                        |i: usize| u64::from_le_bytes(r[i..i + 8].try_into().expect("eight bytes"));
                     ataxx.push(AtaxxFeatures {
                         terms: std::array::from_fn(|i| i16_at(r, i)),
                         phase: f32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]]),
