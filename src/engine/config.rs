@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::TimeControl;
 use crate::{
     config::{self, ConfigError, ParamError},
-    eval::{EVAL_LIMIT, OrderFlags, Table, mnk::Shape, table::TableError},
+    eval::{EVAL_LIMIT, OrderFlags, Table, mnk::Shape, net, table::TableError},
     game::GameSpec,
     search::{
         Limits, SearchParams, SearchSettings,
@@ -676,9 +676,12 @@ impl EngineConfig {
         tree
     }
 
-    /// Every numeric parameter: (name, value, is_integer).
+    /// Every numeric parameter: (name, value, is_integer). An Ataxx table's `[net]` is
+    /// data, not parameters: its numbers are not listed.
     pub fn numeric_params(&self) -> Vec<(String, f64, bool)> {
-        config::numeric_params(&self.params())
+        let mut params = config::numeric_params(&self.params());
+        params.retain(|(name, _, _)| !net::is_param(name));
+        params
     }
 
     /// The value of a named parameter.
@@ -759,6 +762,7 @@ impl EngineConfig {
     /// section) through its TOML form ([`EngineConfig::with_param_through_toml`]). The
     /// messages are [`config::set_path`]'s.
     fn with_param(&self, name: &str, value: toml::Value) -> Result<EngineConfig, EngineError> {
+        net::refuse_param(name).map_err(EngineError::Value)?;
         if name == "name" {
             let name = value
                 .as_str()
@@ -831,6 +835,7 @@ impl EngineConfig {
         name: &str,
         value: toml::Value,
     ) -> Result<EngineConfig, EngineError> {
+        net::refuse_param(name).map_err(EngineError::Value)?;
         let mut tree = self.params();
         config::set_path(&mut tree, name, value)?;
         let search: SearchConfig = match tree.remove("search") {
@@ -954,7 +959,10 @@ mod tests {
             );
             if let Some(table) = &engine.table {
                 // Every number of the table is a weight it sets itself.
-                for (name, value, _) in config::numeric_params(&config::to_table(table)) {
+                for (name, value, _) in config::numeric_params(&config::to_table(table))
+                    .into_iter()
+                    .filter(|(name, _, _)| !name.starts_with("net."))
+                {
                     let weight = table.weight(&name).unwrap_or_else(|| panic!("{name}"));
                     assert_eq!(
                         weight.as_float().or(weight.as_integer().map(|i| i as f64)),

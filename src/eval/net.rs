@@ -33,6 +33,23 @@ pub const MAX_INPUT: i64 = 64 * ONE;
 /// The largest magnitude of an output weight or output bias (100 stones of 100).
 pub const MAX_OUTPUT: i64 = 10_000;
 
+/// Whether the named parameter `name` is an Ataxx table's `[net]` or a number in it.
+pub fn is_param(name: &str) -> bool {
+    name == "table.net" || name.starts_with("table.net.")
+}
+
+/// A table's `[net]` is data that `arena fit` writes, not a parameter: setting it by
+/// name (`--set`, `set =`, a tune) is refused with this message.
+pub fn refuse_param(name: &str) -> Result<(), String> {
+    if is_param(name) {
+        return Err(format!(
+            "`{name}`: a table's [net] is data that `arena fit` writes, not a parameter to \
+             set (fit it with a [net] section in a fit config)"
+        ));
+    }
+    Ok(())
+}
+
 /// The `[net]` section of an Ataxx table (see the module's documentation).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -140,7 +157,7 @@ impl AtaxxNet {
     pub fn to_toml(&self) -> String {
         let list = |v: &[i32]| v.iter().map(i32::to_string).collect::<Vec<_>>().join(", ");
         let mut out = String::from(
-            "# A net on top of the terms (docs/tables.md, \"A net on top of the terms\"):\n\
+            "# A net on top of the terms (docs/configs.md, docs/fitting.md):\n\
              # the input weights and hidden biases in 1/1024ths of a unit's activation, one\n\
              # row a square (the side to move's stones a1..g7, then the opponent's); the\n\
              # outputs in table units at full activation, on an empty and a full board.\n\

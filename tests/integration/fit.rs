@@ -358,6 +358,7 @@ fn the_shipped_fit_configs_run() {
         names,
         [
             "fit-ataxx-datagen.toml",
+            "fit-ataxx-net.toml",
             "fit-ataxx.toml",
             "fit-gomoku-cells.toml",
             "fit-gomoku-modern.toml",
@@ -366,7 +367,7 @@ fn the_shipped_fit_configs_run() {
         ]
     );
     for name in &names {
-        if name == "fit-ataxx-datagen.toml" {
+        if name == "fit-ataxx-datagen.toml" || name == "fit-ataxx-net.toml" {
             shipped_datagen_fit_runs(&root, name, tmp.path());
             continue;
         }
@@ -413,7 +414,7 @@ fn the_shipped_fit_configs_run() {
 /// A fit config that reads `arena datagen` output runs as its comment says: in a copy of
 /// the repository's configs, after the datagen command it names (with fewer positions).
 fn shipped_datagen_fit_runs(root: &Path, name: &str, tmp: &Path) {
-    let repo = tmp.join("repo");
+    let repo = tmp.join(format!("repo-{name}"));
     let configs = repo.join("configs");
     for dir in ["engines", "tables/ataxx", "tables/gomoku"] {
         std::fs::create_dir_all(configs.join(dir)).unwrap();
@@ -479,6 +480,19 @@ fn shipped_datagen_fit_runs(root: &Path, name: &str, tmp: &Path) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r = report(&out);
     assert_eq!(r.game, "ataxx");
+    if name == "fit-ataxx-net.toml" {
+        // The net alone: no named parameter, the table's [net] written and played.
+        assert!(r.params.is_empty(), "{:?}", r.params);
+        let table = read(&out.join("fitted.toml"));
+        assert!(table.contains("\n[net]\nhidden = 32\n"), "{table}");
+        let o = arena()
+            .args(["bench", "--depth", "2"])
+            .arg(out.join("fitted-engine.toml"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        return;
+    }
     let fitted: Vec<&str> = r.params.iter().map(|p| p.name.as_str()).collect();
     for p in [
         "table.hole_8",
@@ -865,4 +879,129 @@ fn fit_reads_games_given_besides_a_config() {
     ]);
     // 8 self-play games and the 36 of the tournament.
     assert!(stdout.contains("from 44 games"), "{stdout}");
+}
+
+/// `[net]` in a fit config: a new net fitted on `arena datagen` positions lowers the
+/// loss, is the same on one and two threads, goes into `fitted.toml` as the table's
+/// `[net]` (which the fitted engine plays, and which a second fit starts from), and bad
+/// `[net]` sections and tables name the key.
+#[test]
+fn a_net_fit_writes_the_net_the_engine_plays() {
+    let tmp = tempfile::tempdir().unwrap();
+    // ataxx-modern's table has no net: the fit draws a new one.
+    let engine = format!(
+        "{}/configs/engines/ataxx-modern.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let data = tmp.path().join("data");
+    run_ok(&[
+        "datagen",
+        &engine,
+        "--positions",
+        "3000",
+        "--depth",
+        "1",
+        "--format",
+        "text",
+        "--seed",
+        "4",
+        "--quiet",
+        "--out",
+        data.to_str().unwrap(),
+    ]);
+    let text = |engine: &str, net: &str| {
+        format!(
+            "name = \"net-fit\"\nengine = \"{engine}\"\nset = {{ \"search.tt_mb\" = 1 }}\n\
+             data = [\"{}\"]\nparams = []\nepochs = 3\nbatch = 256\nvalidation = 0.1\n\
+             seed = 2\n\n[net]\n{net}\n",
+            data.display()
+        )
+    };
+    let config = crate::common::write(
+        tmp.path(),
+        "net.toml",
+        &text(&engine, "hidden = 4\nlr = 0.01"),
+    );
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    fit(&[&config, "--verify-pairs", "0", "-j", "1"], &one);
+    fit(&[&config, "--verify-pairs", "0", "-j", "2"], &two);
+    let r = report(&one);
+    assert!(r.params.is_empty());
+    let (first, last) = (&r.history[0], r.history.last().unwrap());
+    assert!(
+        last.train < first.train,
+        "the net lowers the training loss: {} -> {}",
+        first.train,
+        last.train
+    );
+    let table = read(&one.join("fitted.toml"));
+    assert_eq!(
+        table,
+        read(&two.join("fitted.toml")),
+        "threads change nothing"
+    );
+    assert_eq!(fitted(&one), fitted(&two));
+    let Table::Ataxx(t) = Table::load(&one.join("fitted.toml")).unwrap() else {
+        panic!("an Ataxx table")
+    };
+    let net = t.net.expect("the fitted table has a net");
+    assert_eq!(net.hidden, 4);
+    assert!(
+        net.output.iter().any(|&o| o != 0),
+        "the fit moved the outputs"
+    );
+    // The engine plays it: its node count differs from the table's without the net.
+    let bench = |engine: &Path| {
+        let out = run_ok(&["bench", engine.to_str().unwrap(), "--depth", "3"]);
+        out.lines()
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_ne!(
+        bench(&one.join("fitted-engine.toml")),
+        bench(Path::new(&engine))
+    );
+
+    // A second fit starts from the fitted net; `hidden` must agree with it.
+    let fitted_engine = one.join("fitted-engine.toml").display().to_string();
+    let again = crate::common::write(tmp.path(), "again.toml", &text(&fitted_engine, "lr = 0.01"));
+    let out = tmp.path().join("again");
+    fit(&[&again, "--verify-pairs", "0", "--epochs", "1"], &out);
+    // (K is fitted again for the start, so the loss is near, not equal to, the end's.)
+    let start = report(&out).history[0].train;
+    assert!(
+        start < (first.train + last.train) / 2.0,
+        "the second fit starts where the first ended: {start} after {} -> {}",
+        first.train,
+        last.train
+    );
+    let bad = crate::common::write(tmp.path(), "bad.toml", &text(&fitted_engine, "hidden = 8"));
+    let e = run_bad_input(&["fit", &bad, "--out", tmp.path().join("x").to_str().unwrap()]);
+    assert!(
+        e.contains("bad.toml:") && e.contains("[net] hidden: 8"),
+        "{e}"
+    );
+    assert!(e.contains("has 4 hidden units"), "{e}");
+    let gomoku = crate::common::write(
+        tmp.path(),
+        "gomoku.toml",
+        &text(&seed003_engine(), "hidden = 4"),
+    );
+    let e = run_bad_input(&[
+        "fit",
+        &gomoku,
+        "--out",
+        tmp.path().join("y").to_str().unwrap(),
+    ]);
+    assert!(e.contains("only Ataxx tables have a net"), "{e}");
+
+    // A table whose net lost a number is refused, naming the key.
+    let broken = table.replacen("output = [", "output = [1, ", 1);
+    std::fs::write(one.join("fitted.toml"), broken).unwrap();
+    let e = run_bad_input(&["bench", one.join("fitted-engine.toml").to_str().unwrap()]);
+    assert!(e.contains("net.output") && e.contains("5 numbers"), "{e}");
 }

@@ -882,15 +882,15 @@ fn the_strong_engines_search_the_nodes_the_docs_quote() {
             "ataxx-strong.toml",
             "ataxx-middlegame.txt",
             7,
-            18_382,
-            "ebf 2.16",
+            22_303,
+            "ebf 2.23",
         ),
         (
             "ataxx-strong.toml",
             "ataxx-games.txt",
             7,
-            626_144,
-            "ebf 2.22",
+            647_162,
+            "ebf 2.23",
         ),
     ] {
         let out = bench_output(engine, positions, depth, &[]);

@@ -419,7 +419,8 @@ fn resolve_net(
     let hidden = match (config.hidden, own) {
         (Some(h), Some(o)) if h != o => {
             return Err(format!(
-                "[net] hidden: {h}, but the table's net has {o} hidden units and is where                  the fit starts (leave `hidden` out, or fit a table without a net)"
+                "[net] hidden: {h}, but the table's net has {o} hidden units and is where \
+                 the fit starts (leave `hidden` out, or fit a table without a net)"
             ));
         }
         (Some(h), _) => h,
