@@ -12,7 +12,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::eval::net::{AtaxxNet, INPUTS, MAX_HIDDEN, MAX_INPUT, MAX_OUTPUT, ONE};
+use crate::eval::net::{AtaxxNet, INPUTS, MAX_INPUT, MAX_OUTPUT, ONE};
 
 /// Table units per fit unit of an output weight.
 const OUTPUT_UNIT: f64 = 100.0;
@@ -135,9 +135,9 @@ impl NetLayout {
         grad: &mut [f64],
     ) -> f64 {
         let h = self.hidden;
-        let mut acc_buf = [0.0f64; MAX_HIDDEN];
-        let acc = &mut acc_buf[..h];
-        acc.copy_from_slice(&w[self.bias()..self.output()]);
+        // The hidden sums (then, for the gradient, their derivatives in place): as long
+        // as the net, not a buffer of the largest one zeroed for every position.
+        let mut acc = w[self.bias()..self.output()].to_vec();
         let inputs = |f: &mut dyn FnMut(usize)| {
             for (side, base) in [(stones[0], 0), (stones[1], 49)] {
                 let mut b = side;
@@ -173,16 +173,17 @@ impl NetLayout {
             grad[self.output_bias()] += fm;
             grad[self.output_bias() + 1] += fe;
             // Back into the hidden sums, where the clip passes them.
-            let mut dacc_buf = [0.0f64; MAX_HIDDEN];
-            let dacc = &mut dacc_buf[..h];
             for j in 0..h {
                 let a = acc[j].clamp(0.0, 1.0);
                 grad[self.output() + j] += fm * a;
                 grad[self.output_endgame() + j] += fe * a;
-                if acc[j] > 0.0 && acc[j] < 1.0 {
-                    dacc[j] = fm * om[j] + fe * oe[j];
-                }
+                acc[j] = if acc[j] > 0.0 && acc[j] < 1.0 {
+                    fm * om[j] + fe * oe[j]
+                } else {
+                    0.0
+                };
             }
+            let dacc = &acc;
             for j in 0..h {
                 grad[self.bias() + j] += dacc[j];
             }
