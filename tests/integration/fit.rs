@@ -941,6 +941,23 @@ fn a_net_fit_writes_the_net_the_engine_plays() {
         "threads change nothing"
     );
     assert_eq!(fitted(&one), fitted(&two));
+    // `symmetries = true`: the same net on any number of threads, not the net without.
+    let turned = crate::common::write(
+        tmp.path(),
+        "turned.toml",
+        &text(&engine, "hidden = 4\nlr = 0.01\nsymmetries = true"),
+    );
+    let (t1, t2) = (tmp.path().join("t1"), tmp.path().join("t2"));
+    fit(&[&turned, "--verify-pairs", "0", "-j", "1"], &t1);
+    fit(&[&turned, "--verify-pairs", "0", "-j", "2"], &t2);
+    let turned_table = read(&t1.join("fitted.toml"));
+    assert_eq!(turned_table, read(&t2.join("fitted.toml")));
+    assert_ne!(
+        turned_table, table,
+        "the symmetries change what the net sees"
+    );
+    let h = &report(&t1).history;
+    assert!(h.last().unwrap().train < h[0].train, "{h:?}");
     let Table::Ataxx(t) = Table::load(&one.join("fitted.toml")).unwrap() else {
         panic!("an Ataxx table")
     };

@@ -171,6 +171,11 @@ pub struct NetConfig {
     /// Adam's step for the net's numbers, in their own units (decays with `lr`).
     #[serde(default = "default_net_lr")]
     pub lr: f64,
+    /// Each training step shows the net every position in one of the board's eight
+    /// symmetries (turned or mirrored), drawn by the seed: eight times the positions for
+    /// the net to learn from, and a net that scores a position and its mirror alike.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub symmetries: bool,
 }
 
 fn default_net_lr() -> f64 {
@@ -189,6 +194,8 @@ pub struct NetFit {
     pub start: Vec<f64>,
     /// Adam's step for them.
     pub lr: f64,
+    /// Whether each step shows the net the positions in drawn symmetries.
+    pub symmetries: bool,
 }
 
 /// The Ataxx `quiet_gain` when a config has none.
@@ -441,6 +448,7 @@ fn resolve_net(
         layout,
         start,
         lr: config.lr,
+        symmetries: config.symmetries,
     }))
 }
 

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     features::{AtaxxFeatures, LINES_WIDTH, LinesFeatures, PointCell, mnk_slot, point_score},
-    net::NetLayout,
+    net::{NetLayout, symmetric, symmetry_of},
 };
 use crate::eval::patterns::PATTERN_COUNT;
 
@@ -143,13 +143,21 @@ impl Dataset {
 
     /// Score of position `i` under the full weight vector `w`.
     pub fn eval(&self, i: usize, w: &[f64]) -> f64 {
-        self.eval_grad(i, w, 0.0, &mut [])
+        self.eval_grad(i, w, 0.0, &mut [], 0)
     }
 
     /// Score of position `i` under `w`; adds `factor · ∂score/∂w` to `grad` unless
-    /// `factor` is 0.
+    /// `factor` is 0. An Ataxx table's `[net]` sees the stones under board symmetry
+    /// `symmetry` (0 as they are; the terms are the same in every symmetry).
     #[inline]
-    fn eval_grad(&self, i: usize, w: &[f64], factor: f64, grad: &mut [f64]) -> f64 {
+    fn eval_grad(
+        &self,
+        i: usize,
+        w: &[f64],
+        factor: f64,
+        grad: &mut [f64],
+        symmetry: usize,
+    ) -> f64 {
         match &self.features {
             Features::Empty => 0.0,
             Features::Lines(x) => {
@@ -236,7 +244,8 @@ impl Dataset {
                     } else {
                         &mut [][..]
                     };
-                    e += layout.eval_grad(&w[2 * n..], f.stones, phase, factor, g);
+                    let stones = symmetric(f.stones, symmetry);
+                    e += layout.eval_grad(&w[2 * n..], stones, phase, factor, g);
                 }
                 e
             }
@@ -253,6 +262,20 @@ impl Dataset {
         loss: Loss,
         with_grad: bool,
     ) -> (f64, Vec<f64>) {
+        self.loss_in(idx, w, k, loss, with_grad, None)
+    }
+
+    /// [`Dataset::loss`], with an Ataxx net seeing each position `i` in the board
+    /// symmetry [`symmetry_of`]`(key, i)` when `symmetries` holds a key.
+    pub fn loss_in(
+        &self,
+        idx: Option<&[u32]>,
+        w: &[f64],
+        k: f64,
+        loss: Loss,
+        with_grad: bool,
+        symmetries: Option<u64>,
+    ) -> (f64, Vec<f64>) {
         let n = idx.map_or(self.len(), <[u32]>::len);
         if n == 0 {
             return (0.0, vec![0.0; w.len()]);
@@ -265,11 +288,12 @@ impl Dataset {
                 for j in c * CHUNK..n.min((c + 1) * CHUNK) {
                     let i = idx.map_or(j, |idx| idx[j] as usize);
                     let y = f64::from(self.labels[i]);
-                    let e = self.eval(i, w);
+                    let symmetry = symmetries.map_or(0, |key| symmetry_of(key, i));
+                    let e = self.eval_grad(i, w, 0.0, &mut [], symmetry);
                     let (l, dl) = loss.of(e, y, k);
                     sum += l;
                     if with_grad && dl != 0.0 {
-                        self.eval_grad(i, w, dl, &mut grad);
+                        self.eval_grad(i, w, dl, &mut grad, symmetry);
                     }
                 }
                 (sum, grad)
@@ -384,6 +408,9 @@ pub struct Settings {
     pub batch: usize,
     /// Seed of each epoch's order of positions.
     pub seed: u64,
+    /// An Ataxx net sees each position of a step in a board symmetry drawn by the seed,
+    /// the epoch and the position (`[net] symmetries`).
+    pub symmetries: bool,
 }
 
 /// Adam's state, in coordinates `u = (θ − min) / (max − min)`.
@@ -484,9 +511,14 @@ pub fn run_epoch(
     epoch: u64,
 ) {
     let order = epoch_order(train.len(), settings.seed, epoch);
+    let symmetries = settings.symmetries.then(|| {
+        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed ^ 0x5E77_1C4E);
+        rng.set_stream(epoch);
+        rng.random::<u64>()
+    });
     for batch in order.chunks(settings.batch.max(1)) {
         let w = full_weights(base, params, &adam.theta(params));
-        let (_, grad) = train.loss(Some(batch), &w, k, settings.loss, true);
+        let (_, grad) = train.loss_in(Some(batch), &w, k, settings.loss, true, symmetries);
         let g: Vec<f64> = params.iter().map(|p| grad[p.slot]).collect();
         adam.step(params, &g, settings.lr);
     }
@@ -707,6 +739,7 @@ mod tests {
             lr: 0.003,
             batch: 256,
             seed: 5,
+            symmetries: false,
         };
         let mut adam = Adam::new(&params, &start);
         let epochs = 300;
@@ -726,6 +759,93 @@ mod tests {
                 p.slot
             );
         }
+    }
+
+    #[test]
+    fn a_net_sees_positions_in_their_symmetries_when_asked() {
+        let data = ataxx_data(2000, 31);
+        let layout = NetLayout { hidden: 4 };
+        let n = ATAXX_SLOTS / 2;
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let mut terms = vec![0.0; 2 * n];
+        terms[..3].copy_from_slice(&[100.0, 3.0, 4.0]);
+        let with = |net: Vec<f64>| -> Vec<f64> { terms.iter().copied().chain(net).collect() };
+        // A net whose input weights depend only on a square's distances from the centre
+        // file and rank (either way round) scores every symmetry of a board alike.
+        let mut symmetric_net: Vec<f64> = (0..layout.numbers())
+            .map(|_| rng.random_range(-0.3..0.3))
+            .collect();
+        let ring: Vec<f64> = (0..layout.hidden * 16)
+            .map(|_| rng.random_range(-0.3..0.3))
+            .collect();
+        for sq in 0..49 {
+            let (f, r) = ((sq % 7) as i32 - 3, (sq / 7) as i32 - 3);
+            let (a, b) = (f.abs().min(r.abs()), f.abs().max(r.abs()));
+            for side in 0..2 {
+                for j in 0..layout.hidden {
+                    let v = ring[(a * 4 + b) as usize * layout.hidden + j] * (1 - 2 * side) as f64;
+                    symmetric_net[(side * 49 + sq) * layout.hidden + j] = v;
+                }
+            }
+        }
+        let w = with(symmetric_net);
+        let k = 1.0 / data.mean_abs_eval(&w);
+        let plain = data.loss(None, &w, k, Loss::Mse, true);
+        let turned = data.loss_in(None, &w, k, Loss::Mse, true, Some(9));
+        assert!(
+            (plain.0 - turned.0).abs() < 1e-12,
+            "{} {}",
+            plain.0,
+            turned.0
+        );
+        // A net that is not symmetric scores the turned positions otherwise, and each
+        // position as the net scores its own symmetry (drawn by the key alone).
+        let w = with(
+            (0..layout.numbers())
+                .map(|_| rng.random_range(-0.3..0.3))
+                .collect(),
+        );
+        let (plain, turned) = (
+            data.loss(None, &w, k, Loss::Mse, false).0,
+            data.loss_in(None, &w, k, Loss::Mse, false, Some(9)).0,
+        );
+        assert!((plain - turned).abs() > 1e-6, "{plain} {turned}");
+        let Features::Ataxx(x) = &data.features else {
+            unreachable!()
+        };
+        let by_hand: f64 = (0..data.len())
+            .map(|i| {
+                let f = &x[i];
+                let mut e = 0.0;
+                for (j, &v) in f.terms.iter().enumerate() {
+                    e += (w[j] + f64::from(f.phase) * w[n + j]) * f64::from(v);
+                }
+                let stones = symmetric(f.stones, symmetry_of(9, i));
+                e += layout.eval_grad(&w[2 * n..], stones, f64::from(f.phase), 0.0, &mut []);
+                Loss::Mse.of(e, f64::from(data.labels[i]), k).0
+            })
+            .sum::<f64>()
+            / data.len() as f64;
+        assert!((turned - by_hand).abs() < 1e-12, "{turned} {by_hand}");
+        // An epoch with symmetries is fixed by the seed, and moves the net otherwise.
+        let params: Vec<FreeParam> = (2 * n..w.len())
+            .map(|slot| FreeParam::weight(slot, -2.0, 2.0))
+            .collect();
+        let start: Vec<f64> = params.iter().map(|p| w[p.slot]).collect();
+        let epoch = |symmetries: bool| {
+            let settings = Settings {
+                loss: Loss::Mse,
+                lr: 0.01,
+                batch: 128,
+                seed: 3,
+                symmetries,
+            };
+            let mut adam = Adam::new(&params, &start);
+            run_epoch(&data, &w, &params, k, &settings, &mut adam, 1);
+            adam.theta(&params)
+        };
+        assert_eq!(epoch(true), epoch(true));
+        assert_ne!(epoch(true), epoch(false));
     }
 
     #[test]

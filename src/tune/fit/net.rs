@@ -12,7 +12,52 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::eval::net::{AtaxxNet, INPUTS, MAX_INPUT, MAX_OUTPUT, ONE};
+use std::sync::LazyLock;
+
+use crate::{
+    eval::net::{AtaxxNet, INPUTS, MAX_INPUT, MAX_OUTPUT, ONE},
+    tournament::openings::symmetric_cell,
+};
+
+/// The symmetries of the 7×7 board (numbered as [`symmetric_cell`]'s).
+pub const SYMMETRIES: usize = 8;
+
+/// Where each square goes under each symmetry (square = rank × 7 + file).
+static SQUARE_MAPS: LazyLock<[[u8; 49]; SYMMETRIES]> = LazyLock::new(|| {
+    let mut maps = [[0; 49]; SYMMETRIES];
+    for (s, map) in maps.iter_mut().enumerate() {
+        for (sq, to) in map.iter_mut().enumerate() {
+            let (file, rank) = symmetric_cell(sq as i32 % 7, sq as i32 / 7, 7, 7, s);
+            *to = (rank * 7 + file) as u8;
+        }
+    }
+    maps
+});
+
+/// Both sides' stones under symmetry `symmetry` of the board (0 leaves them).
+pub fn symmetric(stones: [u64; 2], symmetry: usize) -> [u64; 2] {
+    if symmetry == 0 {
+        return stones;
+    }
+    let map = &SQUARE_MAPS[symmetry];
+    stones.map(|mut b| {
+        let mut out = 0u64;
+        while b != 0 {
+            out |= 1 << map[b.trailing_zeros() as usize];
+            b &= b - 1;
+        }
+        out
+    })
+}
+
+/// The symmetry position `i` is seen in by a training step keyed `key`: fixed by the key
+/// and the position alone, so the same on any number of threads.
+pub fn symmetry_of(key: u64, i: usize) -> usize {
+    let mut z = key ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    ((z ^ (z >> 31)) % SYMMETRIES as u64) as usize
+}
 
 /// Table units per fit unit of an output weight.
 const OUTPUT_UNIT: f64 = 100.0;
@@ -287,5 +332,63 @@ mod tests {
         assert_eq!(layout.start(3), w, "the start depends on the seed alone");
         assert_ne!(layout.start(4), w);
         assert_eq!(layout.to_table(&w).score(stones[0], stones[1], 30, 49), 0);
+    }
+
+    #[test]
+    fn the_eight_symmetries_are_the_boards() {
+        let name = |sq: usize| format!("{}{}", (b'a' + (sq % 7) as u8) as char, sq / 7 + 1);
+        let single = |sq: usize, s: usize| symmetric([1 << sq, 0], s)[0].trailing_zeros();
+        // a1 goes to each corner, b1 to each of the eight squares next to a corner's
+        // edge, d4 stays: the images of a1, b1 and d4 under 0..8.
+        let images = |sq: usize| -> Vec<String> {
+            (0..SYMMETRIES)
+                .map(|s| name(single(sq, s) as usize))
+                .collect()
+        };
+        assert_eq!(
+            images(0),
+            ["a1", "g1", "a7", "g7", "a1", "g1", "a7", "g7"],
+            "a1"
+        );
+        assert_eq!(
+            images(1),
+            ["b1", "f1", "b7", "f7", "a2", "g2", "a6", "g6"],
+            "b1"
+        );
+        assert!(images(24).iter().all(|s| s == "d4"));
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        for _ in 0..200 {
+            let stones = random_stones(&mut rng);
+            assert_eq!(symmetric(stones, 0), stones);
+            let mut seen = std::collections::HashSet::new();
+            for s in 0..SYMMETRIES {
+                let t = symmetric(stones, s);
+                // A bijection of the squares that keeps the sides apart.
+                assert_eq!(t[0].count_ones(), stones[0].count_ones());
+                assert_eq!(t[1].count_ones(), stones[1].count_ones());
+                assert_eq!(t[0] & t[1], 0);
+                assert_eq!((t[0] | t[1]) >> 49, 0);
+                seen.insert(t);
+            }
+            // A random board has no symmetry of its own: eight distinct images.
+            assert_eq!(seen.len(), SYMMETRIES);
+            // A quarter turn four times is the identity; a mirror twice.
+            let quarter = (0..4).fold(stones, |b, _| symmetric(b, 5));
+            assert_eq!(quarter, stones);
+            assert_eq!(symmetric(symmetric(stones, 4), 4), stones);
+        }
+        // Each key draws the eight about equally often over positions.
+        let mut count = [0usize; SYMMETRIES];
+        for i in 0..80_000 {
+            count[symmetry_of(77, i)] += 1;
+        }
+        assert!(
+            count.iter().all(|&c| (9_400..10_600).contains(&c)),
+            "{count:?}"
+        );
+        assert_ne!(
+            (0..64).map(|i| symmetry_of(1, i)).collect::<Vec<_>>(),
+            (0..64).map(|i| symmetry_of(2, i)).collect::<Vec<_>>()
+        );
     }
 }

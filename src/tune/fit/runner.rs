@@ -614,6 +614,7 @@ pub fn run(
             lr: lr_at(fit.config.lr, epoch, fit.config.epochs),
             batch: fit.config.batch,
             seed: fit.config.seed,
+            symmetries: fit.net.as_ref().is_some_and(|n| n.symmetries),
         };
         let mut adam = state.adam.clone();
         pool.install(|| data.run_epoch(&base, &params, k, &settings, &mut adam, epoch))?;
