@@ -484,7 +484,7 @@ fn shipped_datagen_fit_runs(root: &Path, name: &str, tmp: &Path) {
         // The net alone: no named parameter, the table's [net] written and played.
         assert!(r.params.is_empty(), "{:?}", r.params);
         let table = read(&out.join("fitted.toml"));
-        assert!(table.contains("\n[net]\nhidden = 32\n"), "{table}");
+        assert!(table.contains("\n[net]\nhidden = 64\n"), "{table}");
         let o = arena()
             .args(["bench", "--depth", "2"])
             .arg(out.join("fitted-engine.toml"))

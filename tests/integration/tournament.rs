@@ -882,14 +882,14 @@ fn the_strong_engines_search_the_nodes_the_docs_quote() {
             "ataxx-strong.toml",
             "ataxx-middlegame.txt",
             7,
-            22_303,
-            "ebf 2.23",
+            21_676,
+            "ebf 2.22",
         ),
         (
             "ataxx-strong.toml",
             "ataxx-games.txt",
             7,
-            647_162,
+            636_736,
             "ebf 2.23",
         ),
     ] {
