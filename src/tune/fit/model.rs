@@ -781,9 +781,9 @@ mod tests {
         for sq in 0..49 {
             let (f, r) = ((sq % 7) as i32 - 3, (sq / 7) as i32 - 3);
             let (a, b) = (f.abs().min(r.abs()), f.abs().max(r.abs()));
-            for side in 0..2 {
+            for (side, sign) in [(0, 1.0), (1, -1.0)] {
                 for j in 0..layout.hidden {
-                    let v = ring[(a * 4 + b) as usize * layout.hidden + j] * (1 - 2 * side) as f64;
+                    let v = ring[(a * 4 + b) as usize * layout.hidden + j] * sign;
                     symmetric_net[(side * 49 + sq) * layout.hidden + j] = v;
                 }
             }
