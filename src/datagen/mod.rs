@@ -3,9 +3,9 @@
 //! index; options from flags or a datagen config, [`config`]), played as a tournament
 //! plays them (the same game loop, seeds and
 //! opening files), each position written with the side to move, the search score from
-//! its view and the game's result, in the formats the field reads ([`format`]); the
+//! its view and the game's result, in the formats the field reads ([`format`](mod@format)); the
 //! output a pure function of (engine, seed, options) under depth or node limits for any
-//! number of threads or shards, resumable after a kill ([`run`]).
+//! number of threads or shards, resumable after a kill ([`run`](mod@run)).
 //!
 //! Positions are not written when the game is being decided by force or when they add
 //! nothing: the opening and the random plies (never searched), positions at or after a

@@ -1,5 +1,5 @@
 //! Game names as users write them (`gomoku`, `mnk:9,9,5,exact`, `ataxx`) and the
-//! [`with_game!`](crate::with_game) macro that turns one into a concrete [`Game`] type.
+//! [`with_game!`](crate::with_game) macro that turns one into a concrete [`Game`](crate::game::Game) type.
 
 use std::{fmt, str::FromStr};
 

@@ -1,12 +1,12 @@
 //! One generic negamax alpha-beta for any [`Game`] with any [`Evaluator`], one file per
 //! concern (the shape of viridithas's search):
-//! - [`driver`]: iterative deepening, aspiration windows, the root, threat search at the
+//! - `driver`: iterative deepening, aspiration windows, the root, threat search at the
 //!   root, the random root choice;
-//! - [`negamax`]: the node search, every pruning and reduction rule inline and readable
+//! - `negamax`: the node search, every pruning and reduction rule inline and readable
 //!   top to bottom (principal variation search, mate-distance pruning, null move,
 //!   reverse futility, futility, late-move pruning and reductions, internal iterative
 //!   reduction, forced-move knowledge and threat search at the leaves);
-//! - [`picker`]: the staged move picker (table move, killers and the counter move, then
+//! - `picker`: the staged move picker (table move, killers and the counter move, then
 //!   the list, or only the moves a threat forces);
 //! - [`history`]: killers and the history table;
 //! - [`params`]: every margin, reduction and depth limit, by name;

@@ -70,7 +70,7 @@ const LIMIT_KEYS: [&str; 4] = [
 /// The settings that differ between `engines` (names excepted), in key order, the
 /// weight table first. An outside engine is compared as a whole: its settings are its
 /// own, so with one in the run the first difference is [`OUTSIDE_KEY`] (`built-in` or
-/// the outside program, per engine). After it come the limits ([`LIMIT_KEYS`]) that
+/// the outside program, per engine). After it come the limits (`LIMIT_KEYS`) that
 /// differ across every engine, the built-in engines' other settings that differ between
 /// them, and the outside engines' program and options that differ between them (`-` for
 /// an engine a key does not apply to).

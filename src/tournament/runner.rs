@@ -1,5 +1,5 @@
 //! The parallel runner: games across the worker threads of the job pool
-//! ([`pool`](crate::jobs::pool); one game per worker at a time,
+//! ([`pool`]; one game per worker at a time,
 //! engines built per worker, reset between games, and kept while their tables fit a
 //! small budget, so memory does not grow with the number of engines), one writer that
 //! appends each finished game to `games.jsonl` and flushes it before the game counts,
@@ -10,7 +10,7 @@
 //! computed per game as it starts, resumed results are streamed (checked record by
 //! record against the schedule), and while playing it keeps per-pairing counts and one
 //! bit per finished game, not records. It holds the results folder's lock (see
-//! [`lock`](crate::jobs::lock)) from before it reads the results until it returns.
+//! [`lock`]) from before it reads the results until it returns.
 
 use std::{
     collections::HashMap,

@@ -1,9 +1,9 @@
 //! The base engine of a job (tune, fit) as its config gives it, read the same way for
 //! every job: the run name checked, the engine file loaded, its game checked and its
-//! `set` table applied ([`resolve_engine`], [`apply_set`]), the one
-//! [`crate::config::ConfigFile`] reading that does it ([`job_file`]), what every resolved
+//! `set` table applied (`resolve_engine`, `apply_set`), the one
+//! [`crate::config::ConfigFile`] reading that does it (`job_file`), what every resolved
 //! job then holds ([`JobBase`]), and the resolved text, with the base engine's every
-//! parameter, that a checkpoint is resumed under ([`resolved_job`]).
+//! parameter, that a checkpoint is resumed under (`resolved_job`).
 //!
 //! It knows engines and games; it knows nothing of SPSA or of fitting, nor of the
 //! config modules that use it.

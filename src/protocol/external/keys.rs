@@ -1,4 +1,4 @@
-//! The keys of an outside engine, declared once. [`outside_keys!`] holds the list (name,
+//! The keys of an outside engine, declared once. `outside_keys!` holds the list (name,
 //! type as written, type once resolved, how it resolves, its name in `arena match`'s
 //! `cmd=...` and whether it is a named parameter, one line of doc) and hands it to a
 //! generator macro, which writes from it: the fields of the written forms (an engine

@@ -2,7 +2,7 @@
 //! ([`gomocup`], for Piskvork and c-gomoku-cli) and UAI ([`uai`], for cuteataxx).
 //!
 //! The loops are generic over the input (`BufRead`) and output (`Write`), so tests feed
-//! them recorded transcripts. The input is read on a thread of its own ([`Inbox`]) and
+//! them recorded transcripts. The input is read on a thread of its own (`Inbox`) and
 //! searches run on theirs, so the loop sees every command as it comes: `stop` (UAI) and
 //! `END` (Gomocup) interrupt a search at once, `isready` is answered at once, and the
 //! other commands sent during a search wait for it to end, in order. The end of input

@@ -215,13 +215,13 @@ pub enum SlotError {
          position can fit it"
     )]
     PointWeight,
-    /// A line weight of a `points` table with a [points] section (the pattern's key).
+    /// A line weight of a `points` table with a `[points]` section (the pattern's key).
     #[error(
         "is a line weight: this `points` table has a [points] section, which its evaluation \
          reads instead (fit table.points.{0})"
     )]
     LineWeight(String),
-    /// A point weight of a `points` table without a [points] section (the pattern's key).
+    /// A point weight of a `points` table without a `[points]` section (the pattern's key).
     #[error(
         "this `points` table has no [points] section: its point weights are its line \
          weights (fit table.{0})"
