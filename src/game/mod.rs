@@ -21,6 +21,24 @@ pub use self::{
     spec::{GameSpec, GameSpecError},
 };
 
+/// Cell `(x, y)` of a `width` × `height` board under symmetry `symmetry`: 0 the identity,
+/// 1 a mirror left-right, 2 top-bottom, 3 a half turn; on a square board also 4 the
+/// main-diagonal mirror, 5 a quarter turn, 6 three quarters, 7 the anti-diagonal mirror.
+/// The first four keep any board's shape, the last four only a square's.
+pub fn symmetric_cell(x: i32, y: i32, width: i32, height: i32, symmetry: usize) -> (i32, i32) {
+    let (mx, my) = (width - 1 - x, height - 1 - y);
+    match symmetry {
+        0 => (x, y),
+        1 => (mx, y),
+        2 => (x, my),
+        3 => (mx, my),
+        4 => (y, x),
+        5 => (height - 1 - y, x),
+        6 => (y, width - 1 - x),
+        _ => (height - 1 - y, width - 1 - x),
+    }
+}
+
 /// One of the two players. `First` moves first: black (`x`) in both families.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Side {
@@ -318,5 +336,41 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
             played.push(mv);
         }
         Ok(played)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::symmetric_cell;
+
+    #[test]
+    fn symmetric_cells_map_a_board_onto_itself() {
+        // Each symmetry maps the cells of the board one to one onto its cells; the two
+        // quarter turns undo each other and every other symmetry undoes itself.
+        for (w, h, count) in [(15, 15, 8), (7, 7, 8), (9, 6, 4), (1, 4, 4)] {
+            for s in 0..count {
+                let mut seen = vec![false; (w * h) as usize];
+                for y in 0..h {
+                    for x in 0..w {
+                        let (tx, ty) = symmetric_cell(x, y, w, h, s);
+                        assert!((0..w).contains(&tx) && (0..h).contains(&ty), "{w}x{h} {s}");
+                        let i = (ty * w + tx) as usize;
+                        assert!(!seen[i], "{w}x{h} symmetry {s} maps two cells to {tx},{ty}");
+                        seen[i] = true;
+                        let inverse = match s {
+                            5 => 6,
+                            6 => 5,
+                            s => s,
+                        };
+                        assert_eq!(symmetric_cell(tx, ty, w, h, inverse), (x, y), "{s}");
+                    }
+                }
+            }
+        }
+        // Known images on 15x15: a1 is (0, 0); the quarter turn takes it to (14, 0).
+        assert_eq!(symmetric_cell(0, 0, 15, 15, 1), (14, 0));
+        assert_eq!(symmetric_cell(0, 0, 15, 15, 5), (14, 0));
+        assert_eq!(symmetric_cell(3, 1, 15, 15, 4), (1, 3));
+        assert_eq!(symmetric_cell(3, 1, 15, 15, 7), (13, 11));
     }
 }

@@ -6,25 +6,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use super::{LineError, OpeningGame};
-use crate::game::{Game, Mnk, MnkConfig};
-
-/// Cell `(x, y)` of a `width` × `height` board under symmetry `symmetry`: 0 the identity,
-/// 1 a mirror left-right, 2 top-bottom, 3 a half turn; on a square board also 4 the
-/// main-diagonal mirror, 5 a quarter turn, 6 three quarters, 7 the anti-diagonal mirror.
-/// The first four keep any board's shape, the last four only a square's.
-pub fn symmetric_cell(x: i32, y: i32, width: i32, height: i32, symmetry: usize) -> (i32, i32) {
-    let (mx, my) = (width - 1 - x, height - 1 - y);
-    match symmetry {
-        0 => (x, y),
-        1 => (mx, y),
-        2 => (x, my),
-        3 => (mx, my),
-        4 => (y, x),
-        5 => (height - 1 - y, x),
-        6 => (y, width - 1 - x),
-        _ => (height - 1 - y, width - 1 - x),
-    }
-}
+use crate::game::{Game, Mnk, MnkConfig, symmetric_cell};
 
 impl OpeningGame for Mnk {
     fn symmetries(config: &MnkConfig) -> usize {

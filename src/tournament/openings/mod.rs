@@ -26,7 +26,6 @@ pub use self::{
     book::{DISTINCT_WINDOW, OpeningBook, generate},
     error::{LineError, OpeningError},
     file::{MAX_OPENING_LINE, MAX_OPENINGS_FILE, SHIPPED, Shipped, listed, read_file},
-    games::symmetric_cell,
     played::{
         Band, BandError, Judged, MAX_CANDIDATES, PlayError, PlayEvent, PlayJudge, PlayProgress,
         default_margin, judge_seed, play_balanced,

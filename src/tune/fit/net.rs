@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 
 use crate::{
     eval::net::{AtaxxNet, INPUTS, MAX_INPUT, MAX_OUTPUT, ONE},
-    tournament::openings::symmetric_cell,
+    game::symmetric_cell,
 };
 
 /// The symmetries of the 7×7 board (numbered as [`symmetric_cell`]'s).
