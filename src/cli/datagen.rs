@@ -53,7 +53,9 @@ any engines (outside ones too), from results folders of `arena run` or `arena ma
 (their games.jsonl, checked against their run.toml), each labelled with the score the \
 mover's search reported and the game's result: an outside engine's search as a teacher. \
 --player NAME keeps one engine's positions, --decisive-above N counts a score beyond ±N \
-as a forced result (engines that report a win as cp 999000), --keep-forcing keeps the \
+as a forced result (engines that report a win as cp 999000), --score-scale F turns an \
+engine's units into the table's (PentaZen's open three is 364, a gomoku table's about \
+10,000: F = 27), --keep-forcing keeps the \
 positions with a capture swing or a four, --skip-moves N leaves out each game's first N \
 moves, --dedup-window 0 keeps every duplicate. The same records give the same bytes; \
 docs/training-data.md has a recipe and what each choice cost.
@@ -104,6 +106,12 @@ pub struct DatagenArgs {
     /// positions at its leaves.
     #[arg(long)]
     keep_forcing: bool,
+    /// With --from-games: multiply each recorded score by F (rounded) before --score-clip,
+    /// into the units of the table the data will fit: an outside engine's units are its
+    /// own (PentaZen's open three is worth 364, a gomoku table's about 10,000).
+    /// --decisive-above reads the scores as recorded. Default 1.
+    #[arg(long, value_name = "F")]
+    score_scale: Option<f64>,
     /// With --from-games: leave out the positions before each game's first N moves
     /// (after its opening).
     #[arg(long, value_name = "N")]
@@ -185,10 +193,12 @@ pub fn datagen(args: DatagenArgs) -> Result<()> {
         || args.decisive_above.is_some()
         || args.keep_forcing
         || args.skip_moves.is_some()
+        || args.score_scale.is_some()
     {
         bail!(
-            "--player, --decisive-above, --keep-forcing and --skip-moves choose positions of \
-             games already played: give them with --from-games DIR"
+            "--player, --decisive-above, --keep-forcing, --skip-moves and --score-scale \
+             choose and label positions of games already played: give them with \
+             --from-games DIR"
         );
     }
     // A datagen config gives defaults for every flag; the flags given override them.
@@ -365,6 +375,7 @@ fn from_games(args: &DatagenArgs) -> Result<()> {
         skip_moves: args.skip_moves.unwrap_or(0),
         format: args.format.unwrap_or(Format::Text),
         score_clip: args.score_clip.unwrap_or(DEFAULT_SCORE_CLIP),
+        score_scale: args.score_scale.unwrap_or(1.0),
         dedup_window: args.dedup_window.unwrap_or(DEFAULT_DEDUP_WINDOW),
     };
     let out = args.out.clone().unwrap_or_else(|| {

@@ -43,6 +43,9 @@ use crate::{
     with_game,
 };
 
+/// The largest `--score-scale`.
+pub const MAX_SCORE_SCALE: f64 = 1000.0;
+
 /// What to read and how to write it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FromGames {
@@ -61,6 +64,8 @@ pub struct FromGames {
     pub format: Format,
     /// Scores are clipped to ±this.
     pub score_clip: i32,
+    /// Scores are multiplied by this first (see [`Labelling`]); 1: as recorded.
+    pub score_scale: f64,
     /// Duplicates are dropped within windows of this many games (0: none are).
     pub dedup_window: u64,
 }
@@ -103,6 +108,12 @@ impl FromGames {
             ));
         }
         format::check_clip(self.format, self.score_clip).map_err(RunError::Input)?;
+        if !(self.score_scale > 0.0 && self.score_scale <= MAX_SCORE_SCALE) {
+            return Err(RunError::Input(format!(
+                "--score-scale: {} is not a number above 0 and at most {MAX_SCORE_SCALE}",
+                self.score_scale
+            )));
+        }
         if self.decisive_above.is_some_and(|a| a < 1) {
             return Err(RunError::Input(
                 "--decisive-above: must be at least 1".into(),
@@ -152,6 +163,9 @@ impl FromGames {
             "score_clip".into(),
             toml::Value::Integer(self.score_clip.into()),
         );
+        if self.score_scale != 1.0 {
+            t.insert("score_scale".into(), toml::Value::Float(self.score_scale));
+        }
         t.insert(
             "dedup_window".into(),
             toml::Value::Integer(i64::try_from(self.dedup_window).unwrap_or(i64::MAX)),
@@ -330,6 +344,7 @@ fn replay_game<G: DatagenGame>(
                 .map_err(|e| (*line, GameError::Evaluator(e.clone())))?;
             let labels = Labelling {
                 clip: fg.score_clip,
+                score_scale: fg.score_scale,
                 decisive_above: fg.decisive_above,
                 keep_forcing: fg.keep_forcing,
                 skip_moves: fg.skip_moves,

@@ -1241,6 +1241,44 @@ fn datagen_from_games_writes_the_recorded_scores_of_the_positions_asked_for() {
         );
     }
     assert!(kept.len() < lines.len());
+    // --score-scale multiplies each score (rounded, halves away from zero) and keeps the
+    // same positions and results; --decisive-above reads the scores as recorded.
+    for (scale, decisive) in [("0.5", None), ("2.5", None), ("0.5", Some("300"))] {
+        let scaled = dir.path().join(format!("scaled-{scale}-{decisive:?}"));
+        let base = match decisive {
+            Some(d) => {
+                let plain = dir.path().join(format!("plain-{d}"));
+                from_games(&plain, &["--from-games", g, "--decisive-above", d]);
+                text_lines(&plain.join("positions.txt"))
+            }
+            None => lines.clone(),
+        };
+        let mut args = vec!["--from-games", g, "--score-scale", scale];
+        if let Some(d) = decisive {
+            args.extend(["--decisive-above", d]);
+        }
+        from_games(&scaled, &args);
+        let got = text_lines(&scaled.join("positions.txt"));
+        assert_eq!(got.len(), base.len(), "{scale}");
+        let f: f64 = scale.parse().unwrap();
+        let mut changed = 0;
+        for (a, b) in base.iter().zip(&got) {
+            assert_eq!((&a.0, a.2), (&b.0, b.2), "{scale}");
+            let want = ((a.1 as f64 * f).round() as i64).clamp(-32_000, 32_000);
+            assert_eq!(b.1, want, "{scale}: {}", a.0);
+            changed += usize::from(a.1 != b.1);
+        }
+        assert!(
+            changed > base.len() / 2,
+            "{scale}: {changed} of {}",
+            base.len()
+        );
+        let options = std::fs::read_to_string(scaled.join("datagen.toml")).unwrap();
+        assert!(
+            options.contains(&format!("score_scale = {scale}")),
+            "{options}"
+        );
+    }
     // --skip-moves leaves out each game's first moves.
     let late = dir.path().join("late");
     from_games(&late, &["--from-games", g, "--skip-moves", "10"]);
@@ -1328,6 +1366,22 @@ fn datagen_from_games_refuses_what_it_cannot_read_and_overwrites_nothing() {
         ),
         (vec!["--from-games", a, "--format", "bin"], "c-gomoku-cli"),
         (vec!["--from-games", a, "--decisive-above", "0"], "0"),
+        (
+            vec!["--from-games", a, "--score-scale", "0"],
+            "--score-scale",
+        ),
+        (
+            vec!["--from-games", a, "--score-scale", "nan"],
+            "--score-scale",
+        ),
+        (
+            vec!["--from-games", a, "--score-scale", "1001"],
+            "at most 1000",
+        ),
+        (
+            vec![&ataxx, "--games", "1", "--score-scale", "2"],
+            "--from-games",
+        ),
         (
             vec![&ataxx, "--games", "1", "--player", "x"],
             "--from-games",

@@ -118,10 +118,14 @@ pub(super) fn one_game<G: DatagenGame>(
 }
 
 /// Which positions of a record are written, and how their scores are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Labelling {
     /// Scores are clipped to ±this.
     pub clip: i32,
+    /// Each score is multiplied by this (rounded to the nearest whole number, halves away
+    /// from zero) before the clip: an outside engine's units into the table's. A score
+    /// is checked against `decisive_above` before, in the engine's own units.
+    pub score_scale: f64,
     /// A score beyond ±this counts as a forced result, as a mate score does (outside
     /// engines that report a win as a large `cp`); `None`: only mate scores do.
     pub decisive_above: Option<i32>,
@@ -142,11 +146,24 @@ impl Labelling {
     pub fn own(clip: i32) -> Labelling {
         Labelling {
             clip,
+            score_scale: 1.0,
             decisive_above: None,
             keep_forcing: false,
             skip_moves: 0,
             sides: [true, true],
         }
+    }
+
+    /// A recorded score in the units of the data: scaled, then clipped.
+    fn label(&self, score: i32) -> i32 {
+        let scaled = if self.score_scale == 1.0 {
+            score
+        } else {
+            (f64::from(score) * self.score_scale)
+                .round()
+                .clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
+        };
+        scaled.clamp(-self.clip, self.clip)
     }
 
     fn is_decisive(&self, score: i32) -> bool {
@@ -228,7 +245,7 @@ pub fn samples_of<G: DatagenGame>(
                     } else {
                         String::new()
                     },
-                    score: score.clamp(-labels.clip, labels.clip),
+                    score: labels.label(score),
                     result: half_points(first, pos.side_to_move()),
                     key: pos.hash(),
                     board: pos.board(),
