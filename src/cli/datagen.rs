@@ -54,8 +54,8 @@ any engines (outside ones too), from results folders of `arena run` or `arena ma
 mover's search reported and the game's result: an outside engine's search as a teacher. \
 --player NAME keeps one engine's positions, --decisive-above N counts a score beyond ±N \
 as a forced result (engines that report a win as cp 999000), --score-scale F turns an \
-engine's units into the table's (PentaZen's open three is 364, a gomoku table's about \
-10,000: F = 27), --keep-forcing keeps the \
+engine's units into the table's (F = the K that fits the engine's scores to its results \
+over the K a fit finds for the table; docs/training-data.md), --keep-forcing keeps the \
 positions with a capture swing or a four, --skip-moves N leaves out each game's first N \
 moves, --dedup-window 0 keeps every duplicate. The same records give the same bytes; \
 docs/training-data.md has a recipe and what each choice cost.
@@ -108,8 +108,9 @@ pub struct DatagenArgs {
     keep_forcing: bool,
     /// With --from-games: multiply each recorded score by F (rounded) before --score-clip,
     /// into the units of the table the data will fit: an outside engine's units are its
-    /// own (PentaZen's open three is worth 364, a gomoku table's about 10,000).
-    /// --decisive-above reads the scores as recorded. Default 1.
+    /// own. F is the ratio of the K that fits the engine's scores to its games' results
+    /// to the K `arena fit` finds for the table. --decisive-above reads the scores as
+    /// recorded. Default 1.
     #[arg(long, value_name = "F")]
     score_scale: Option<f64>,
     /// With --from-games: leave out the positions before each game's first N moves

@@ -175,7 +175,8 @@ impl Info {
 /// (`Depth 26-2 | Eval 52 | Time 120ms | Node 17K | Speed 140K | PV h8 i9`) and
 /// PentaZen (`dep 11-16 ev 160 nd 241k tm 184 sp 112`) print them, keys in any case,
 /// `|` optional: `depth`/`dep` (the nominal depth before a `-`), `node`/`nodes`/`nd`
-/// (with `K`, `M`, `G` suffixes), `eval`/`ev`/`score` (centi-units), `time`/`tm`
+/// (with `K`, `M`, `G` suffixes), `eval`/`ev`/`score` (centi-units; PentaZen's `+v5`, a
+/// win in 5 plies, and `-v4`, a loss in 4, are forced results in moves), `time`/`tm`
 /// (milliseconds, `ms` or `s` suffix). The first key must be a depth or node count, so
 /// a sentence is never taken for figures.
 pub fn parse_message(text: &str) -> Option<Info> {
@@ -209,7 +210,9 @@ pub fn parse_message(text: &str) -> Option<Info> {
                 info.nodes.is_some()
             }
             "eval" | "ev" | "score" => {
-                if let Ok(cp) = value.trim_start_matches('+').parse::<i32>() {
+                if let Some(mate) = plies_to_result(value) {
+                    info.score = Some(mate);
+                } else if let Ok(cp) = value.trim_start_matches('+').parse::<i32>() {
                     info.score = Some(ProtocolScore::Cp(cp));
                 }
                 true
@@ -223,6 +226,19 @@ pub fn parse_message(text: &str) -> Option<Info> {
         i += if known { 2 } else { 1 };
     }
     (info.depth.is_some() || info.nodes.is_some()).then_some(info)
+}
+
+/// PentaZen's forced results: `+vN` a win in N plies, `-vN` a loss in N, as moves
+/// (`mate` counts the mover's moves: N plies are N / 2 of them, rounded up).
+fn plies_to_result(text: &str) -> Option<ProtocolScore> {
+    let (sign, rest) = match text.as_bytes().first()? {
+        b'+' => (1, &text[1..]),
+        b'-' => (-1, &text[1..]),
+        _ => return None,
+    };
+    let plies: u32 = rest.strip_prefix(['v', 'V'])?.parse().ok()?;
+    let moves = i32::try_from(plies.div_ceil(2)).ok().filter(|&m| m > 0)?;
+    Some(ProtocolScore::Mate(sign * moves))
 }
 
 /// A count with an optional SI suffix: `17K`, `241k`, `1.2M`, `3G`, `450`.
@@ -462,6 +478,22 @@ mod tests {
                 Some(184)
             )
         );
+        // PentaZen's forced results: a win in 5 plies is a mate in 3 moves, a loss in 4
+        // plies a mate in -2; `+v0` and a bare `v5` are no score.
+        for (text, want) in [
+            (
+                "dep 9-20 ev +v5 nd 1m tm 40 sp 25",
+                Some(ProtocolScore::Mate(3)),
+            ),
+            ("dep 7 ev -v4 nd 10k", Some(ProtocolScore::Mate(-2))),
+            ("dep 7 ev -v1 nd 10k", Some(ProtocolScore::Mate(-1))),
+            ("dep 7 ev +v0 nd 10k", None),
+            ("dep 7 ev v5 nd 10k", None),
+        ] {
+            let info = parse_message(text).unwrap();
+            assert_eq!(info.score, want, "{text}");
+            assert!(info.nodes.is_some(), "{text}");
+        }
         let big = parse_message("Depth 9 | Node 1.5M | Eval -30").unwrap();
         assert_eq!(
             (big.nodes, big.score),
