@@ -21,7 +21,7 @@ use crate::{
     engine::MoveReport,
     search::{
         Iteration,
-        score::{WIN, plies_to_end, win_in},
+        score::{MAX_PLY, WIN, plies_to_end, win_in},
     },
 };
 
@@ -228,17 +228,20 @@ pub fn parse_message(text: &str) -> Option<Info> {
     (info.depth.is_some() || info.nodes.is_some()).then_some(info)
 }
 
-/// PentaZen's forced results: `+vN` a win in N plies, `-vN` a loss in N, as moves
-/// (`mate` counts the mover's moves: N plies are N / 2 of them, rounded up).
+/// PentaZen's forced results: `+vN` a win in N plies, `-vN` a loss in N, as the search
+/// score of that result in the protocol's form (as arena's own search reports one).
 fn plies_to_result(text: &str) -> Option<ProtocolScore> {
-    let (sign, rest) = match text.as_bytes().first()? {
-        b'+' => (1, &text[1..]),
-        b'-' => (-1, &text[1..]),
+    let (win, rest) = match text.as_bytes().first()? {
+        b'+' => (true, &text[1..]),
+        b'-' => (false, &text[1..]),
         _ => return None,
     };
-    let plies: u32 = rest.strip_prefix(['v', 'V'])?.parse().ok()?;
-    let moves = i32::try_from(plies.div_ceil(2)).ok().filter(|&m| m > 0)?;
-    Some(ProtocolScore::Mate(sign * moves))
+    let plies: usize = rest.strip_prefix(['v', 'V'])?.parse().ok()?;
+    if plies == 0 {
+        return None;
+    }
+    let score = win_in(plies.min(MAX_PLY - 1));
+    Some(ProtocolScore::from_search(if win { score } else { -score }))
 }
 
 /// A count with an optional SI suffix: `17K`, `241k`, `1.2M`, `3G`, `450`.
