@@ -653,7 +653,8 @@ impl Game for Ataxx {
         h
     }
 
-    /// Reads `b2` (single), `a1a3` (jump: distance exactly 2) or `0000` (pass).
+    /// Reads `b2` (single), `a1a3` (jump: distance exactly 2) or `0000` (pass; `pass`,
+    /// as ataxx.cpp writes it, and `null`, as libataxx reads it, are read too).
     fn parse_move(&self, text: &str) -> Result<AtaxxMove, MoveError> {
         let t = text.trim();
         let syntax = |why: &str| MoveError::Syntax {
@@ -661,7 +662,7 @@ impl Game for Ataxx {
             why: why.to_string(),
         };
         match t.len() {
-            4 if t == "0000" => Ok(AtaxxMove::Pass),
+            4 if matches!(t, "0000" | "pass" | "null") => Ok(AtaxxMove::Pass),
             2 => parse_square(t)
                 .map(|s| AtaxxMove::Single(s as u8))
                 .ok_or_else(|| syntax("not a square a1..g7")),
@@ -755,8 +756,14 @@ mod tests {
         assert_eq!(p.parse_move("b2").unwrap(), AtaxxMove::Single(8));
         assert_eq!(p.parse_move("a1a3").unwrap(), AtaxxMove::Jump(0, 14));
         assert_eq!(p.parse_move("0000").unwrap(), AtaxxMove::Pass);
+        // ataxx.cpp writes its pass `pass`, libataxx reads `null` too: both are `0000`.
+        for pass in ["pass", "null", " pass "] {
+            assert_eq!(p.parse_move(pass).unwrap(), AtaxxMove::Pass, "{pass}");
+            assert_eq!(p.format_move(p.parse_move(pass).unwrap()), "0000");
+        }
         for bad in [
-            "g1f2", "g1g1", "00000", "h1", "a8", "a1a4", "", "b2b", "000",
+            "g1f2", "g1g1", "00000", "h1", "a8", "a1a4", "", "b2b", "000", "PASS", "pas", "passs",
+            "f1h1",
         ] {
             assert!(p.parse_move(bad).is_err(), "{bad} must be rejected");
         }

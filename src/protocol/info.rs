@@ -145,11 +145,18 @@ impl Info {
                 }
                 "score" => {
                     let kind = words.next()?;
-                    let value = i32::try_from(number(&mut words)?).ok()?;
-                    info.score = Some(match kind {
-                        "cp" | "eval" => ProtocolScore::Cp(value),
-                        "mate" => ProtocolScore::Mate(value),
-                        _ => return None,
+                    info.score = Some(match kind.parse::<i64>() {
+                        // `score 48` without a unit, as Zataxx and ataxx.cpp print it: the
+                        // engine's own units, read as centi-units.
+                        Ok(bare) => ProtocolScore::Cp(i32::try_from(bare).ok()?),
+                        Err(_) => {
+                            let value = i32::try_from(number(&mut words)?).ok()?;
+                            match kind {
+                                "cp" | "eval" => ProtocolScore::Cp(value),
+                                "mate" => ProtocolScore::Mate(value),
+                                _ => return None,
+                            }
+                        }
                     });
                     while matches!(words.peek(), Some(&("lowerbound" | "upperbound"))) {
                         words.next();
@@ -175,10 +182,11 @@ impl Info {
 /// (`Depth 26-2 | Eval 52 | Time 120ms | Node 17K | Speed 140K | PV h8 i9`) and
 /// PentaZen (`dep 11-16 ev 160 nd 241k tm 184 sp 112`) print them, keys in any case,
 /// `|` optional: `depth`/`dep` (the nominal depth before a `-`), `node`/`nodes`/`nd`
-/// (with `K`, `M`, `G` suffixes), `eval`/`ev`/`score` (centi-units; PentaZen's `+v5`, a
-/// win in 5 plies, and `-v4`, a loss in 4, are forced results in moves), `time`/`tm`
-/// (milliseconds, `ms` or `s` suffix). The first key must be a depth or node count, so
-/// a sentence is never taken for figures.
+/// (with `K`, `M`, `G` suffixes), `eval`/`ev`/`score` (centi-units; PentaZen's `+v5` and
+/// Rapfi's `+M5`, a win in 5 plies, and `-v4` / `-M4`, a loss in 4, are forced results
+/// in moves), `time`/`tm` (milliseconds, `ms` or `s` suffix). The first key must be a
+/// depth, a node count or Rapfi's leading `Speed`, and a depth or a node count must be
+/// read, so a sentence is never taken for figures.
 pub fn parse_message(text: &str) -> Option<Info> {
     if text.trim().is_empty() {
         return None;
@@ -192,7 +200,11 @@ pub fn parse_message(text: &str) -> Option<Info> {
         .collect();
     let key = |w: &str| w.trim_end_matches(':').to_ascii_lowercase();
     let first = key(words.first()?);
-    if !matches!(first.as_str(), "depth" | "dep" | "node" | "nodes" | "nd") {
+    // Rapfi 0.43 begins with its speed: `Speed 853K | Depth 8-7 | Eval +M11 | Node 2560`.
+    if !matches!(
+        first.as_str(),
+        "depth" | "dep" | "node" | "nodes" | "nd" | "speed"
+    ) {
         return None;
     }
     let mut info = Info::default();
@@ -228,15 +240,16 @@ pub fn parse_message(text: &str) -> Option<Info> {
     (info.depth.is_some() || info.nodes.is_some()).then_some(info)
 }
 
-/// PentaZen's forced results: `+vN` a win in N plies, `-vN` a loss in N, as the search
-/// score of that result in the protocol's form (as arena's own search reports one).
+/// Forced results in plies, PentaZen's `+vN` (a win in N plies) and `-vN` (a loss in N)
+/// and Rapfi's `+MN` and `-MN`, as the search score of that result in the protocol's
+/// form (as arena's own search reports one).
 fn plies_to_result(text: &str) -> Option<ProtocolScore> {
     let (win, rest) = match text.as_bytes().first()? {
         b'+' => (true, &text[1..]),
         b'-' => (false, &text[1..]),
         _ => return None,
     };
-    let plies: usize = rest.strip_prefix(['v', 'V'])?.parse().ok()?;
+    let plies: usize = rest.strip_prefix(['v', 'V', 'M'])?.parse().ok()?;
     if plies == 0 {
         return None;
     }
@@ -429,6 +442,19 @@ mod tests {
         assert!(Info::parse("Depth 5-12 | Eval 35", true).is_none());
         assert!(Info::parse("depth five", true).is_none());
         assert!(Info::parse("score xx 3", false).is_none());
+        // A score without a unit (Zataxx, ataxx.cpp) is the engine's centi-units, and the
+        // rest of the line is still read.
+        let i = Info::parse(
+            "depth 12 seldepth 15 score -48 time 89 nodes 242474 nps 2724426 pv b6",
+            false,
+        )
+        .unwrap();
+        assert_eq!(i.score, Some(ProtocolScore::Cp(-48)));
+        assert_eq!(
+            (i.depth, i.nodes, i.time_ms),
+            (Some(12), Some(242474), Some(89))
+        );
+        assert!(Info::parse("depth 3 score 99999999999 nodes 5", false).is_none());
         let it = Iteration {
             depth: 2,
             score: win_in(3),
@@ -504,12 +530,25 @@ mod tests {
         );
         let ours = parse_message("depth 2 score cp 5 nodes 42 pv 7,7").unwrap();
         assert_eq!((ours.depth, ours.nodes), (Some(2), Some(42)));
-        // A mate score in the engine's own words is no number: the rest still counts.
+        // Rapfi's forced results are plies too, and Rapfi 0.43 puts its speed first.
         let mate = parse_message("Depth 12 | Eval +M5 | Node 900").unwrap();
         assert_eq!(
             (mate.depth, mate.score, mate.nodes),
+            (Some(12), Some(ProtocolScore::Mate(3)), Some(900))
+        );
+        let rapfi =
+            parse_message("Speed 853K | Depth 8-7 | Eval -M4 | Node 2560 | Time 3ms").unwrap();
+        assert_eq!(
+            (rapfi.depth, rapfi.score, rapfi.nodes, rapfi.time_ms),
+            (Some(8), Some(ProtocolScore::Mate(-2)), Some(2560), Some(3))
+        );
+        // A mate score in words the parser does not know is no number: the rest counts.
+        let odd = parse_message("Depth 12 | Eval #5 | Node 900").unwrap();
+        assert_eq!(
+            (odd.depth, odd.score, odd.nodes),
             (Some(12), None, Some(900))
         );
+        assert!(parse_message("Speed is what counts").is_none());
         for free in [
             "PentaZen 0.4.17 by Sun Yuliang",
             "hello",

@@ -385,6 +385,73 @@ fn an_illegal_move_restarts_the_engine() {
     }
 }
 
+/// Regression: ataxx.cpp writes its pass `bestmove pass`, and every game in which it had
+/// to pass was lost as `fault: garbage 'bestmove pass'` (24 of 200 games of a gauntlet at
+/// 4+0.04). `pass` (and libataxx's `null`) now read as `0000`; a pass written so while a
+/// move exists is still an illegal move, not garbage.
+#[test]
+fn an_ataxx_pass_may_be_written_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let served = served_file(tmp.path(), "ataxx");
+    // x moves first and has no move (every square within two of a7 is taken), for as
+    // long as the game lasts: o fills the board while x passes.
+    let file = write(tmp.path(), "pass.txt", "xoo4/ooo4/ooo4/7/7/7/7 x 0 1\n");
+    let text = format!(
+        "name = \"pass\"\ngame = \"ataxx\"\nformat = \"gauntlet\"\nrounds = 1\nseed = 3\n\n\
+         [openings]\nkind = \"file\"\nfile = \"{file}\"\n\n{}{}",
+        ataxx_healthy(),
+        script_engine(
+            "passer",
+            "uai",
+            "faulty-uai.sh",
+            &["pass", arena_bin(), &served],
+            ""
+        )
+    );
+    let config = write(tmp.path(), "pass.toml", &text);
+    let out = tmp.path().join("out");
+    run_to(&config, &out);
+    let games = records(&out);
+    assert_eq!(games.len(), 2, "{games:?}");
+    for r in &games {
+        assert!(
+            r.reason != "illegal-move" && !r.reason.starts_with("fault"),
+            "{r:?}"
+        );
+        // Every move of x is a pass, recorded as 0000, whoever played it.
+        let passes = r.moves.iter().step_by(2).filter(|m| *m == "0000").count();
+        assert_eq!(passes, r.moves.len().div_ceil(2), "{r:?}");
+        assert!(passes >= 20, "{r:?}");
+    }
+    let logs: String = ["logs/passer-w0.log", "logs/passer-w1.log"]
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(out.join(f)).ok())
+        .collect();
+    assert!(logs.contains("< bestmove pass"), "{logs}");
+
+    // A pass written `pass` while a move exists is an illegal move.
+    let text = format!(
+        "{}{}{}",
+        gauntlet("illegal-pass", "ataxx", 1),
+        ataxx_healthy(),
+        script_engine(
+            "illegal",
+            "uai",
+            "faulty-uai.sh",
+            &["illegal-pass", arena_bin(), &served],
+            ""
+        )
+    );
+    let config = write(tmp.path(), "illegal-pass.toml", &text);
+    let out = tmp.path().join("out-illegal");
+    run_to(&config, &out);
+    let games = records(&out);
+    assert!(
+        !games.is_empty() && games.iter().all(|r| r.reason == "illegal-move"),
+        "{games:?}"
+    );
+}
+
 /// `arena serve ARGS` fed `input`: its exit code, output and errors.
 fn serve(args: &[&str], input: &[u8], answers: usize) -> (Option<i32>, String, String) {
     let out = serve_script(args, &[(input, answers)]);
