@@ -396,22 +396,32 @@ fn an_ataxx_pass_may_be_written_pass() {
     // x moves first and has no move (every square within two of a7 is taken), for as
     // long as the game lasts: o fills the board while x passes.
     let file = write(tmp.path(), "pass.txt", "xoo4/ooo4/ooo4/7/7/7/7 x 0 1\n");
-    let text = format!(
-        "name = \"pass\"\ngame = \"ataxx\"\nformat = \"gauntlet\"\nrounds = 1\nseed = 3\n\n\
-         [openings]\nkind = \"file\"\nfile = \"{file}\"\n\n{}{}",
-        ataxx_healthy(),
-        script_engine(
-            "passer",
-            "uai",
-            "faulty-uai.sh",
-            &["pass", arena_bin(), &served],
-            ""
-        )
+    // The healthy engine against the wrapper in `mode`, under `header`: the records and
+    // the results folder.
+    let play = |mode: &str, header: String| {
+        let text = format!(
+            "{header}{}{}",
+            ataxx_healthy(),
+            script_engine(
+                "passer",
+                "uai",
+                "faulty-uai.sh",
+                &[mode, arena_bin(), &served],
+                ""
+            )
+        );
+        let config = write(tmp.path(), &format!("{mode}.toml"), &text);
+        let out = tmp.path().join(format!("out-{mode}"));
+        run_to(&config, &out);
+        (records(&out), out)
+    };
+    let (games, out) = play(
+        "pass",
+        format!(
+            "name = \"pass\"\ngame = \"ataxx\"\nformat = \"gauntlet\"\nrounds = 1\nseed = 3\n\n\
+             [openings]\nkind = \"file\"\nfile = \"{file}\"\n\n"
+        ),
     );
-    let config = write(tmp.path(), "pass.toml", &text);
-    let out = tmp.path().join("out");
-    run_to(&config, &out);
-    let games = records(&out);
     assert_eq!(games.len(), 2, "{games:?}");
     for r in &games {
         assert!(
@@ -430,22 +440,7 @@ fn an_ataxx_pass_may_be_written_pass() {
     assert!(logs.contains("< bestmove pass"), "{logs}");
 
     // A pass written `pass` while a move exists is an illegal move.
-    let text = format!(
-        "{}{}{}",
-        gauntlet("illegal-pass", "ataxx", 1),
-        ataxx_healthy(),
-        script_engine(
-            "illegal",
-            "uai",
-            "faulty-uai.sh",
-            &["illegal-pass", arena_bin(), &served],
-            ""
-        )
-    );
-    let config = write(tmp.path(), "illegal-pass.toml", &text);
-    let out = tmp.path().join("out-illegal");
-    run_to(&config, &out);
-    let games = records(&out);
+    let (games, _) = play("illegal-pass", gauntlet("illegal-pass", "ataxx", 1));
     assert!(
         !games.is_empty() && games.iter().all(|r| r.reason == "illegal-move"),
         "{games:?}"
