@@ -438,6 +438,26 @@ fn an_ataxx_pass_may_be_written_pass() {
         .filter_map(|f| std::fs::read_to_string(out.join(f)).ok())
         .collect();
     assert!(logs.contains("< bestmove pass"), "{logs}");
+    // Its scores came without `cp` (`score 12`, as ataxx.cpp and Zataxx write them):
+    // every move it made still has its depth, nodes and score in the records.
+    assert!(
+        logs.contains(" score ") && !logs.contains("score cp"),
+        "{logs}"
+    );
+    let mut made = 0;
+    for r in &games {
+        let first = usize::from(r.black_name != "passer");
+        for (mv, stat) in r.moves.iter().zip(&r.stats).skip(first).step_by(2) {
+            if mv != "0000" {
+                made += 1;
+                assert!(
+                    stat.depth >= 1 && stat.nodes > 0 && stat.score.is_some(),
+                    "{mv}: {stat:?}"
+                );
+            }
+        }
+    }
+    assert!(made >= 20, "{games:?}");
 
     // A pass written `pass` while a move exists is an illegal move.
     let (games, _) = play("illegal-pass", gauntlet("illegal-pass", "ataxx", 1));
